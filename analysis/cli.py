@@ -1,0 +1,5 @@
+"""`iclscale report` and `iclscale laws`."""
+
+
+def add_commands(commands) -> None:
+    pass

@@ -1,0 +1,170 @@
+"""The `iclscale` command: the one place that composes the trainer, sweeps and analysis.
+
+Heavy imports (torch, ray, altair) happen inside the command that needs them. A mistake the user
+can make ends with one line on stderr and exit status 2 (UserError), never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Sequence
+
+from iclscale.errors import UserError
+
+EXIT_USER_ERROR = 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `iclscale studies | head` ends quietly
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args) or 0
+    except UserError as error:
+        print(f"iclscale: error: {error}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("iclscale: interrupted", file=sys.stderr)
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="iclscale", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    studies = commands.add_parser("studies", help="list the studies and their params")
+    studies.add_argument("name", nargs="?", help="show only this study")
+    studies.set_defaults(handler=cmd_studies)
+
+    train = commands.add_parser("train", help="train one config and print its final metrics")
+    train.add_argument("study")
+    train.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a param (repeatable); eval-role params choose the eval point",
+    )
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--record-every", type=int, default=100, metavar="STEPS")
+    train.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
+    train.add_argument("--json", action="store_true", help="print one JSON object")
+    train.add_argument("--out", metavar="DIR", help="also write a result store (runs and curves) to DIR")
+    train.set_defaults(handler=cmd_train)
+
+    add_sweep_commands(commands)
+    add_analysis_commands(commands)
+    return parser
+
+
+# studies --------------------------------------------------------------------------------------
+def cmd_studies(args: argparse.Namespace) -> None:
+    from iclscale.registry import all_studies, study_info
+
+    infos = [study_info(args.name)] if args.name else list(all_studies())
+    for info in infos:
+        print(f"{info.name}: {info.title}\n  paper: {info.paper}")
+        width = max(len(p.name) for p in info.params)
+        for p in info.params:
+            default = "null" if p.default is None else json.dumps(p.default)
+            print(f"  {p.name:<{width}}  {p.role:<5}  default {default:<10}  {p.allowed()}")
+            print(f"  {'':<{width}}  {p.meaning}")
+        print()
+
+
+# train ----------------------------------------------------------------------------------------
+def parse_sets(info, sets: Sequence[str]) -> dict:
+    values = {}
+    for item in sets:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep or not name:
+            raise UserError(f"--set {item!r}: expected NAME=VALUE")
+        if name in values:
+            raise UserError(f"--set {name}: given twice")
+        values[name] = info.param(name, f"--set {name}").parse(text, f"--set {name}")
+    return values
+
+
+def cmd_train(args: argparse.Namespace) -> None:
+    from iclscale.registry import study_info
+
+    info = study_info(args.study)
+    config, point = info.resolve(parse_sets(info, args.sets), args.seed, "--set")
+    if args.record_every < 1:
+        raise UserError(f"--record-every must be a positive integer, got {args.record_every}")
+    device = _device(args.device)
+
+    from iclscale.training import train_pack
+
+    result = train_pack(info, [config], [point], args.record_every, device)
+    metrics = result.final_metrics(0, point)
+    summary = {
+        "study": info.name,
+        "run_id": config.run_id,
+        "seed": config.seed,
+        "status": result.status[0],
+        "params": config.as_dict(),
+        "eval": dict(point),
+        "wall_time_s": round(result.wall_time, 3),
+        "device": result.device,
+        **metrics,
+    }
+    if args.out:
+        from sweeps.store import write_single_run
+
+        write_single_run(args.out, info, config, point, result)
+        summary["out"] = args.out
+    if args.json:
+        print(json.dumps(_json_safe(summary)))
+        return
+    print(
+        f"{info.name}  run {config.run_id}  seed {config.seed}  {result.status[0]}  "
+        f"{result.wall_time:.2f} s on {result.device}"
+    )
+    for name, value in metrics.items():
+        print(f"  {name:<24} {value:.6g}")
+    if args.out:
+        print(f"wrote {args.out}")
+
+
+def _device(name: str):
+    import torch
+
+    if name not in ("auto", "cpu", "cuda") and not name.startswith("cuda:"):
+        raise UserError(f"--device must be auto, cpu or cuda[:N], got {name!r}")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise UserError(f"--device {name}: no CUDA device is available on this machine")
+    from iclscale.training import resolve_device
+
+    return resolve_device(name)
+
+
+def _json_safe(value):
+    """JSON has no NaN or infinity: write them as null."""
+    if isinstance(value, dict):
+        return {key: _json_safe(v) for key, v in value.items()}
+    if (isinstance(value, float) and value != value) or value in (float("inf"), float("-inf")):
+        return None
+    return value
+
+
+# sweep and analysis commands (filled by the sweeps and analysis packages) ---------------------
+def add_sweep_commands(commands) -> None:
+    from sweeps.cli import add_commands
+
+    add_commands(commands)
+
+
+def add_analysis_commands(commands) -> None:
+    from analysis.cli import add_commands
+
+    add_commands(commands)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

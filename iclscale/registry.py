@@ -1,0 +1,95 @@
+"""The study registry: declarations (torch-free) and their implementations (loaded on demand).
+
+Each study package has a torch-free `declaration.py` holding a `StudyInfo` (name, paper, params)
+and an implementation class named there as "module:Class". Listing studies, validating a sweep
+file and planning packs read only declarations; training loads the implementation.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from iclscale.errors import UserError
+from iclscale.params import Config, EvalPoint, Param, Role, coerce_seed, eval_point
+
+if TYPE_CHECKING:
+    from iclscale.study import Study
+
+Check = Callable[[Mapping[str, Any]], str | None]
+"""A cross-param constraint: returns a message when a full assignment is not allowed."""
+
+
+@dataclass(frozen=True)
+class StudyInfo:
+    name: str
+    title: str
+    paper: str
+    params: tuple[Param, ...]
+    implementation: str
+    checks: tuple[Check, ...] = ()
+
+    def __post_init__(self) -> None:
+        names = [p.name for p in self.params]
+        duplicated = {n for n in names if names.count(n) > 1}
+        if duplicated:
+            raise ValueError(f"study {self.name}: params declared twice: {sorted(duplicated)}")
+
+    def param(self, name: str, where: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        known = ", ".join(p.name for p in self.params)
+        raise UserError(f"{where}: unknown param {name!r} for study {self.name}; known params: {known}")
+
+    def names(self, *roles: Role) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params if p.role in roles)
+
+    def defaults(self, *roles: Role) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params if p.role in roles}
+
+    def check(self, values: Mapping[str, Any], where: str) -> None:
+        for check in self.checks:
+            message = check(values)
+            if message:
+                raise UserError(f"{where}: {message}")
+
+    def resolve(self, values: Mapping[str, Any], seed: int, where: str) -> tuple[Config, EvalPoint]:
+        """Validate an assignment (any roles, typed values) and fill in defaults.
+
+        Returns the config (shape and train params, seed) and the eval point (eval params).
+        """
+        full = self.defaults("shape", "train", "eval")
+        for name, value in values.items():
+            full[name] = self.param(name, where).coerce(value, where)
+        self.check(full, where)
+        training = {n: full[n] for n in self.names("shape", "train")}
+        evaluation = {n: full[n] for n in self.names("eval")}
+        return Config(self.name, tuple(training.items()), coerce_seed(seed, where)), eval_point(evaluation)
+
+    def load(self) -> Study:
+        module_name, _, attr = self.implementation.partition(":")
+        return getattr(importlib.import_module(module_name), attr)(self)
+
+
+def _declarations() -> dict[str, StudyInfo]:
+    from iclscale.studies import DECLARATIONS
+
+    return {info.name: info for info in DECLARATIONS}
+
+
+def study_names() -> list[str]:
+    return sorted(_declarations())
+
+
+def study_info(name: str) -> StudyInfo:
+    studies = _declarations()
+    if name not in studies:
+        raise UserError(f"unknown study {name!r}; known studies: {', '.join(sorted(studies))}")
+    return studies[name]
+
+
+def all_studies() -> Iterable[StudyInfo]:
+    return (_declarations()[name] for name in study_names())

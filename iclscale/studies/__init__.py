@@ -1,0 +1,5 @@
+"""Every study's declaration, in one explicit list (no string registries that can disagree)."""
+
+from iclscale.studies.softmax_window.declaration import SOFTMAX_WINDOW, SOFTMAX_WINDOW_ORACLE
+
+DECLARATIONS = (SOFTMAX_WINDOW, SOFTMAX_WINDOW_ORACLE)

@@ -1,0 +1,1 @@
+"""Sweeps: sweep files, planning into packs, execution on Ray Tune (or inline), the result store."""

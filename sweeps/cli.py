@@ -1,0 +1,5 @@
+"""`iclscale sweep plan|run|status`."""
+
+
+def add_commands(commands) -> None:
+    pass
