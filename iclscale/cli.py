@@ -115,9 +115,9 @@ def cmd_train(args: argparse.Namespace) -> None:
         **metrics,
     }
     if args.out:
-        from sweeps.store import write_single_run
+        from sweeps.execute import write_single_run
 
-        write_single_run(args.out, info, config, point, result)
+        write_single_run(args.out, info, config, point, result, args.record_every)
         summary["out"] = args.out
     if args.json:
         print(json.dumps(_json_safe(summary)))

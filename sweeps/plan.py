@@ -1,0 +1,87 @@
+"""Planning: a sweep's configs grouped into packs, minus whatever the store already holds."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from iclscale.params import Config, EvalPoint
+from sweeps.spec import Sweep
+from sweeps.store import FAILED, eval_key
+
+
+@dataclass
+class PackPlan:
+    """One unit of work (a Ray Tune trial): configs with equal shape params, trained together."""
+
+    pack_id: str
+    configs: list[Config]
+    eval_points: list[EvalPoint]
+    missing: set[tuple[str, str]] = field(default_factory=set)
+    """(run_id, eval_key) rows to write; a config already stored at some eval points writes only the rest."""
+    fresh: set[str] = field(default_factory=set)
+    """run_ids with nothing stored yet: their eval-independent curves are written too."""
+
+    @property
+    def steps(self) -> int:
+        return int(self.configs[0].as_dict().get("steps", 0))
+
+
+@dataclass
+class Plan:
+    sweep: Sweep
+    configs: list[Config]
+    eval_points: list[EvalPoint]
+    packs: list[PackPlan]
+    stored: dict[str, int]
+    """Configs already stored, by status: a config counts as stored once all its eval points are."""
+
+    @property
+    def model_steps(self) -> int:
+        """Config-steps still to train (a pack of K configs for T steps is K·T)."""
+        return sum(len(p.configs) * p.steps for p in self.packs)
+
+    @property
+    def total_model_steps(self) -> int:
+        return sum(int(c.as_dict().get("steps", 0)) for c in self.configs)
+
+
+def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str]) -> Plan:
+    configs = sweep.configs()
+    points = sweep.eval_points()
+    keys = [eval_key(p) for p in points]
+    shape_names = sweep.study.names("shape")
+    groups: dict[tuple, list[Config]] = defaultdict(list)
+    counts = {"ok": 0, "diverged": 0, "failed": 0}
+    missing_of: dict[str, set[tuple[str, str]]] = {}
+    fresh: set[str] = set()
+    for config in dict.fromkeys(configs):  # a config listed twice (e.g. overlapping cases) runs once
+        statuses = [stored.get((config.run_id, k)) for k in keys]
+        missing = {(config.run_id, k) for k, s in zip(keys, statuses, strict=True) if s in (None, FAILED)}
+        if all(s is None or s == FAILED for s in statuses):
+            fresh.add(config.run_id)
+        if not missing:
+            counts["diverged" if "diverged" in statuses else "ok"] += 1
+            continue
+        if any(s == FAILED for s in statuses):
+            counts["failed"] += 1
+        missing_of[config.run_id] = missing
+        groups[config.shape_key(shape_names)].append(config)
+
+    packs = []
+    size = sweep.resources.pack_size
+    for members in groups.values():
+        for start in range(0, len(members), size):
+            chunk = members[start : start + size]
+            missing = set().union(*(missing_of[c.run_id] for c in chunk))
+            packs.append(PackPlan(pack_id(sweep, chunk, keys), chunk, points, missing,
+                                  {c.run_id for c in chunk} & fresh))  # fmt: skip
+    return Plan(sweep, configs, points, packs, counts)
+
+
+def pack_id(sweep: Sweep, configs: list[Config], keys: list[str]) -> str:
+    """A content hash: the same pack of the same sweep always gets the same id (and fragment name)."""
+    payload = json.dumps([sweep.study.name, sorted(c.run_id for c in configs), sorted(keys)])
+    return hashlib.sha256(payload.encode()).hexdigest()[:16]
