@@ -22,10 +22,16 @@ def add_commands(commands) -> None:
     run = sub.add_parser("run", help="run a sweep; re-running resumes, training only what is not stored")
     run.add_argument("file")
     run.add_argument("--out", metavar="DIR", help="results directory or URI (default results/<name>)")
-    run.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port (default: start a "
-                                       "local Ray instance on loopback)")  # fmt: skip
-    run.add_argument("--executor", choices=("ray", "inline"), default="ray",
-                     help="ray (default) or inline (this process, for debugging)")  # fmt: skip
+    run.add_argument(
+        "--address",
+        help="join a Ray cluster: auto, host:port or ray://host:port (default: start a local Ray instance on loopback)",
+    )
+    run.add_argument(
+        "--executor",
+        choices=("ray", "inline"),
+        default="ray",
+        help="ray (default) or inline (this process, for debugging)",
+    )
     run.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
     run.add_argument("--retries", type=int, default=2, help="retries of a failed trial before it is stored as failed")
     run.add_argument("--quiet", action="store_true", help="no progress output")
@@ -71,17 +77,20 @@ def describe_plan(plan, out: str) -> str:
     sweep = plan.sweep
     grid_points = len(plan.configs) // len(sweep.seeds)
     stored = plan.stored["ok"] + plan.stored["diverged"]
+    to_run = sum(len(p.configs) for p in plan.packs)
     sizes = Counter(len(p.configs) for p in plan.packs)
     size_text = ", ".join(f"{n}×{size}" for size, n in sorted(sizes.items(), reverse=True)) or "none"
-    return "\n".join([
-        f"sweep {sweep.name} ({sweep.study.name}): {len(plan.configs)} configs = {grid_points} grid points × "
-        f"{len(sweep.seeds)} seeds; {len(plan.eval_points)} eval points each",
-        f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
-        f"to run: {sum(len(p.configs) for p in plan.packs)} configs ({plan.stored['failed']} retried after failing)",
-        f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
-        f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}",
-        f"output: {out}",
-    ])  # fmt: skip
+    return "\n".join(
+        [
+            f"sweep {sweep.name} ({sweep.study.name}): {len(plan.configs)} configs = {grid_points} grid points × "
+            f"{len(sweep.seeds)} seeds; {len(plan.eval_points)} eval points each",
+            f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
+            f"to run: {to_run} configs ({plan.stored['failed']} retried after failing)",
+            f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
+            f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}",
+            f"output: {out}",
+        ]
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> None:
@@ -98,8 +107,9 @@ def cmd_run(args: argparse.Namespace) -> None:
     location = Location(out)
     frozen = read_frozen_sweep(location) if location.exists() else None
     if frozen and frozen.get("study") != sweep.study.name:
-        raise UserError(f"{out} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; "
-                        "choose another --out")  # fmt: skip
+        raise UserError(
+            f"{out} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; choose another --out"
+        )
     plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
     if not args.quiet:
         print(describe_plan(plan, location.uri), flush=True)
@@ -148,13 +158,18 @@ def status_counts(out: str) -> dict[str, Any]:
             counts["diverged"] += 1
         else:
             counts["ok"] += 1
-    return {"sweep": sweep.name, "configs": sum(counts.values()), **{s: counts[s] for s in
-            ("ok", "diverged", "failed", "missing")}}  # fmt: skip
+    return {
+        "sweep": sweep.name,
+        "configs": sum(counts.values()),
+        **{s: counts[s] for s in ("ok", "diverged", "failed", "missing")},
+    }
 
 
 def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
-    return (f"{name}: {counts['configs']} configs: {counts['ok']} ok, {counts['diverged']} diverged, "
-            f"{counts['failed']} failed, {counts['missing']} missing  ({out})")  # fmt: skip
+    return (
+        f"{name}: {counts['configs']} configs: {counts['ok']} ok, {counts['diverged']} diverged, "
+        f"{counts['failed']} failed, {counts['missing']} missing  ({out})"
+    )
 
 
 def cmd_status(args: argparse.Namespace) -> None:

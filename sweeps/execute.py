@@ -40,9 +40,12 @@ def fragment_name(pack: PackPlan, failed: bool = False) -> str:
 
 
 def run_pack(
-    context: SweepContext, pack: PackPlan, device: str = "auto", node: str | None = None,
+    context: SweepContext,
+    pack: PackPlan,
+    device: str = "auto",
+    node: str | None = None,
     progress: Callable[[int, int], None] | None = None,
-) -> dict[str, int]:  # fmt: skip
+) -> dict[str, int]:
     """Train one pack and commit its fragment. A retried trial whose fragment is already
     committed does nothing, so a pack is never stored twice."""
     from iclscale.training import resolve_device, train_pack
@@ -63,8 +66,13 @@ def run_pack(
 def pack_rows(context: SweepContext, info: StudyInfo, pack: PackPlan, result, provenance: Provenance):
     """The runs rows (one per config and missing eval point) and curve rows of a trained pack."""
     reserved = {*KEY_COLUMNS, *STATUS_COLUMNS, *PROVENANCE_COLUMNS, *(p.name for p in info.params)}
-    extra = {"pack_id": pack.pack_id, "pack_size": len(pack.configs), "wall_time_s": result.wall_time,
-             **vars(provenance), "finished_at": now()}  # fmt: skip
+    extra = {
+        "pack_id": pack.pack_id,
+        "pack_size": len(pack.configs),
+        "wall_time_s": result.wall_time,
+        **vars(provenance),
+        "finished_at": now(),
+    }
     runs, curves = [], []
     keys = {point: eval_key(point) for point in pack.eval_points}
     for k, config in enumerate(pack.configs):
@@ -84,23 +92,48 @@ def pack_rows(context: SweepContext, info: StudyInfo, pack: PackPlan, result, pr
                 continue  # eval-independent curves are already stored from an earlier run
             if point is not None and (config.run_id, keys[point]) not in pack.missing:
                 continue
-            curves.append({"run_id": config.run_id, "sweep": context.sweep, "step": step, "metric": metric,
-                           "value": value, "eval_key": None if point is None else keys[point],
-                           **(blank_point if point is None else dict(point))})  # fmt: skip
+            curves.append(
+                {
+                    "run_id": config.run_id,
+                    "sweep": context.sweep,
+                    "step": step,
+                    "metric": metric,
+                    "value": value,
+                    "eval_key": None if point is None else keys[point],
+                    **(blank_point if point is None else dict(point)),
+                }
+            )
     return runs, curves
 
 
 def failed_rows(context: SweepContext, info: StudyInfo, pack: PackPlan, error: str, provenance: Provenance):
-    extra = {"pack_id": pack.pack_id, "pack_size": len(pack.configs), "wall_time_s": None, **vars(provenance),
-             "finished_at": now()}  # fmt: skip
+    extra = {
+        "pack_id": pack.pack_id,
+        "pack_size": len(pack.configs),
+        "wall_time_s": None,
+        **vars(provenance),
+        "finished_at": now(),
+    }
     rows = []
     for config in pack.configs:
         for point in pack.eval_points:
             key = eval_key(point)
             if (config.run_id, key) in pack.missing:
-                rows.append({"run_id": config.run_id, "sweep": context.sweep, "study": info.name, "seed": config.seed,
-                             "eval_key": key, **config.as_dict(), **dict(point), "status": FAILED, "error": error,
-                             "diverged_step": None, **extra})  # fmt: skip
+                rows.append(
+                    {
+                        "run_id": config.run_id,
+                        "sweep": context.sweep,
+                        "study": info.name,
+                        "seed": config.seed,
+                        "eval_key": key,
+                        **config.as_dict(),
+                        **dict(point),
+                        "status": FAILED,
+                        "error": error,
+                        "diverged_step": None,
+                        **extra,
+                    }
+                )
     return rows
 
 
@@ -121,8 +154,9 @@ def remove_superseded_failures(location: Location) -> None:
 
     keys = stored_keys(location)
     for fragment in failed:
-        table = pq.read_table(location.path(RUNS, f"{fragment}.parquet"), filesystem=location.fs,
-                              columns=["run_id", "eval_key"])  # fmt: skip
+        table = pq.read_table(
+            location.path(RUNS, f"{fragment}.parquet"), filesystem=location.fs, columns=["run_id", "eval_key"]
+        )
         rows = zip(table.column("run_id").to_pylist(), table.column("eval_key").to_pylist(), strict=True)
         if all(keys.get(row) not in (None, FAILED) for row in rows):
             location.delete(f"{RUNS}/{fragment}.parquet")
@@ -156,8 +190,14 @@ def write_single_run(out: str, info: StudyInfo, config, point, result, record_ev
     from sweeps.store import write_frozen_sweep
 
     name = f"train-{config.run_id}"
-    raw = {"name": name, "study": info.name, "fixed": config.as_dict(), "seeds": [config.seed],
-           "eval": {k: v for k, v in point}, "record_every": record_every}  # fmt: skip
+    raw = {
+        "name": name,
+        "study": info.name,
+        "fixed": config.as_dict(),
+        "seeds": [config.seed],
+        "eval": {k: v for k, v in point},
+        "record_every": record_every,
+    }
     sweep = parse_sweep(raw, f"{out}/sweep.yaml")
     location = Location(out)
     write_frozen_sweep(location, sweep.resolved())

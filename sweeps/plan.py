@@ -76,8 +76,9 @@ def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str]) -> Plan:
         for start in range(0, len(members), size):
             chunk = members[start : start + size]
             missing = set().union(*(missing_of[c.run_id] for c in chunk))
-            packs.append(PackPlan(pack_id(sweep, chunk, keys), chunk, points, missing,
-                                  {c.run_id for c in chunk} & fresh))  # fmt: skip
+            packs.append(
+                PackPlan(pack_id(sweep, chunk, keys), chunk, points, missing, {c.run_id for c in chunk} & fresh)
+            )
     return Plan(sweep, configs, points, packs, counts)
 
 

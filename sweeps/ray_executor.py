@@ -63,9 +63,13 @@ def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepCont
 
 
 def run_on_ray(
-    plan: Plan, context: SweepContext, address: str | None, device: str = "auto", retries: int = 2,
+    plan: Plan,
+    context: SweepContext,
+    address: str | None,
+    device: str = "auto",
+    retries: int = 2,
     verbose: int = 1,
-) -> dict[str, Any]:  # fmt: skip
+) -> dict[str, Any]:
     start_ray(address, quiet=verbose == 0)  # first: it sets the environment Ray reads on import
     import ray
     from ray import tune

@@ -33,8 +33,20 @@ from iclscale.errors import UserError
 from iclscale.params import Config, EvalPoint, coerce_seed
 from iclscale.registry import StudyInfo, study_info
 
-TOP_LEVEL_KEYS = ("name", "study", "description", "fixed", "cases", "grid", "seeds", "eval", "record_every",
-                  "laws", "resources", "search")  # fmt: skip
+TOP_LEVEL_KEYS = (
+    "name",
+    "study",
+    "description",
+    "fixed",
+    "cases",
+    "grid",
+    "seeds",
+    "eval",
+    "record_every",
+    "laws",
+    "resources",
+    "search",
+)
 RESOURCE_KEYS = ("cpu", "gpu", "pack_size")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -102,7 +114,7 @@ class Sweep:
             "search": self.search,
             "params": {
                 p.name: {"role": p.role, "type": p.type.__name__, "default": p.default} for p in self.study.params
-            },  # fmt: skip
+            },
         }
 
 

@@ -39,8 +39,16 @@ from iclscale.errors import UserError
 
 OK, DIVERGED, FAILED = "ok", "diverged", "failed"
 RUNS, CURVES, FROZEN_SWEEP = "runs", "curves", "sweep.yaml"
-PROVENANCE_COLUMNS = ("pack_id", "pack_size", "wall_time_s", "device", "node", "iclscale_version", "git_commit",
-                      "finished_at")  # fmt: skip
+PROVENANCE_COLUMNS = (
+    "pack_id",
+    "pack_size",
+    "wall_time_s",
+    "device",
+    "node",
+    "iclscale_version",
+    "git_commit",
+    "finished_at",
+)
 KEY_COLUMNS = ("run_id", "sweep", "study", "seed", "eval_key")
 STATUS_COLUMNS = ("status", "error", "diverged_step")
 
@@ -145,8 +153,11 @@ def git_commit() -> str:
         )
         dirty = subprocess.run(
             ["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True, text=True, timeout=5, check=True,
-        ).stdout.strip()  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        ).stdout.strip()
         return out.stdout.strip() + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"
@@ -158,8 +169,14 @@ def write_fragment(location: Location, name: str, runs: list[dict], curves: list
     location.write_table(f"{RUNS}/{name}.parquet", _table(runs, ()))
 
 
-CURVE_SCHEMA_HEAD = (("run_id", pa.string()), ("sweep", pa.string()), ("step", pa.int64()), ("metric", pa.string()),
-                     ("value", pa.float64()), ("eval_key", pa.string()))  # fmt: skip
+CURVE_SCHEMA_HEAD = (
+    ("run_id", pa.string()),
+    ("sweep", pa.string()),
+    ("step", pa.int64()),
+    ("metric", pa.string()),
+    ("value", pa.float64()),
+    ("eval_key", pa.string()),
+)
 
 
 def _table(rows: list[dict], head: tuple[tuple[str, pa.DataType], ...]) -> pa.Table:
@@ -208,8 +225,9 @@ def stored_keys(location: Location) -> dict[tuple[str, str], str]:
     """(run_id, eval_key) -> status of every committed row (a non-failed row wins over a failed one)."""
     keys: dict[tuple[str, str], str] = {}
     for fragment in committed_fragments(location):
-        table = pq.read_table(location.path(RUNS, f"{fragment}.parquet"), filesystem=location.fs,
-                              columns=["run_id", "eval_key", "status"])  # fmt: skip
+        table = pq.read_table(
+            location.path(RUNS, f"{fragment}.parquet"), filesystem=location.fs, columns=["run_id", "eval_key", "status"]
+        )
         for run_id, key, status in zip(*(table.column(c).to_pylist() for c in table.column_names), strict=True):
             if keys.get((run_id, key)) in (None, FAILED):
                 keys[(run_id, key)] = status
@@ -237,9 +255,11 @@ def read_store(uri: str | os.PathLike, curves: bool = True) -> StoreData:
     runs = _drop_superseded_failures(runs)
     curve_frames = [_read(location, CURVES, f) for f in fragments if curves and location.exists(CURVES, f"{f}.parquet")]
     curve_frames = [frame for frame in curve_frames if len(frame)]
-    curves_frame = pd.concat(curve_frames, ignore_index=True) if curve_frames else pd.DataFrame(
-        {name: pd.Series(dtype="object") for name, _ in CURVE_SCHEMA_HEAD}
-    )  # fmt: skip
+    curves_frame = (
+        pd.concat(curve_frames, ignore_index=True)
+        if curve_frames
+        else pd.DataFrame({name: pd.Series(dtype="object") for name, _ in CURVE_SCHEMA_HEAD})
+    )
     return StoreData(runs, curves_frame, read_frozen_sweep(location) or {})
 
 
