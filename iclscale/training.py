@@ -24,6 +24,7 @@ from iclscale.optim import OPTIMIZERS
 from iclscale.params import Config, EvalPoint
 from iclscale.registry import StudyInfo
 from iclscale.study import Pack, PackedModel, Study
+from iclscale.tensors import per_config
 
 OK, DIVERGED = "ok", "diverged"
 
@@ -87,10 +88,11 @@ def train_pack(
     study = info.load()
     pack = Pack.build(info, list(configs), device)
     pack.constants = study.constants(pack)
-    model, steps = None, 0
+    model, steps, initial = None, 0, {}
     if study.trainable:
         module = study.module(pack).to(pack.device)
-        params = {name: p.detach().clone() for name, p in study.init_params(pack).items()}
+        initial = {name: p.detach().clone() for name, p in study.init_params(pack).items()}
+        params = {name: p.clone() for name, p in initial.items()}
         model = PackedModel(module, params)
         steps = int(pack.shape["steps"])
 
@@ -104,13 +106,18 @@ def train_pack(
     def record(step: int) -> None:
         nonlocal loss_sum, since_record
         pack.step, pack.final = step, step == steps
+        measured = model
+        if model is not None and not bool(active.all()):
+            # a diverged config's records are discarded; measure it on its initial parameters so
+            # that no study has to cope with non-finite values
+            measured = PackedModel(model.module, {n: torch.where(per_config(active, p), p, initial[n]) for n, p in params.items()})
         with torch.no_grad():
-            metrics = dict(study.probes(pack, model))
+            metrics = dict(study.probes(pack, measured))
             if since_record:
                 metrics["train_loss"] = loss_sum / since_record
             _append(result.probes, metrics, len(result.record_steps))
             for point in eval_points:
-                _append(result.evals[point], study.evaluate(pack, model, dict(point)), len(result.record_steps))
+                _append(result.evals[point], study.evaluate(pack, measured, dict(point)), len(result.record_steps))
         result.record_steps.append(step)
         loss_sum, since_record = torch.zeros_like(loss_sum), 0
         if progress is not None:
