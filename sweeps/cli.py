@@ -123,6 +123,10 @@ def cmd_run(args: argparse.Namespace) -> None:
     else:
         from sweeps.ray_executor import run_on_ray
 
+        if args.address and location.local and not args.quiet:
+            print(f"note: every node of the cluster must see {location.uri} (a shared filesystem); "
+                  "otherwise write to object storage, e.g. --out s3://BUCKET/PREFIX")
+
         totals = run_on_ray(plan, context, args.address, args.device, args.retries, verbose=0 if args.quiet else 1)
         if totals["nodes"] and not args.quiet:
             print(f"packs ran on nodes: {', '.join(totals['nodes'])}")

@@ -22,6 +22,10 @@ from sweeps.execute import SweepContext, record_failure, run_pack
 from sweeps.plan import PackPlan, Plan
 
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+AUTH_HINT = (
+    "if the cluster uses token authentication (cluster.yaml turns it on), set RAY_AUTH_MODE=token and provide "
+    "the cluster's token (~/.ray/auth_token, RAY_AUTH_TOKEN_PATH or RAY_AUTH_TOKEN)"
+)
 
 
 def start_ray(address: str | None, quiet: bool = False) -> None:
@@ -36,11 +40,14 @@ def start_ray(address: str | None, quiet: bool = False) -> None:
     if address is None:
         ray.init(address="local", include_dashboard=False, **common)
         return
+    auth_error = getattr(ray.exceptions, "AuthenticationError", ConnectionError)  # Ray >= 2.52
     try:
         ray.init(address=address, **common)
-    except (ConnectionError, RuntimeError, ValueError) as error:
+    except (ConnectionError, RuntimeError, ValueError, auth_error) as error:
         first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise UserError(f"--address {address}: no Ray cluster could be reached ({first_line})") from None
+        token_mode = os.environ.get("RAY_AUTH_MODE", "").lower() == "token"
+        hint = "check that this machine has the cluster's token" if token_mode else AUTH_HINT
+        raise UserError(f"--address {address}: no Ray cluster could be reached ({first_line}); {hint}") from None
 
 
 def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepContext, device: str) -> None:
