@@ -62,6 +62,12 @@ class Streams:
         self.device = torch.device(device)
         self._base = mix32(mix32(seeds.to(torch.int32)) + _GOLDEN)
 
+    def subset(self, index: torch.Tensor | slice) -> Streams:
+        """The streams of some of the configs (the same numbers they see in the full pack)."""
+        part = Streams.__new__(Streams)
+        part.device, part._base = self.device, self._base[index]
+        return part
+
     @property
     def K(self) -> int:
         return self._base.numel()

@@ -99,3 +99,22 @@ def test_eval_points_measure_one_trained_model(softmax_window):
     assert errors[0] < errors[1] < errors[2]  # the trained window fits L' = 1 best; larger L' is worse
     norms = {result.final_metrics(0, p)["M_spectral_norm"] for p in points}
     assert len(norms) == 1  # one model, several eval points
+
+
+def test_the_test_set_and_the_oracle_sample_do_not_depend_on_K(softmax_window):
+    """Evaluation and Monte Carlo draw in chunks sized by (n, d) only: a big pack sees the same data."""
+    from iclscale.registry import study_info
+
+    config, point = softmax_window.resolve({**SHORT, "steps": 0, "test_tasks": 2000}, 7, "t")
+    others = [softmax_window.resolve({**SHORT, "steps": 0, "L": 1 + k / 10}, 100 + k, "t")[0] for k in range(99)]
+    alone = train_pack(softmax_window, [config], [point], 1).final_metrics(0, point)["test_mse"]
+    packed = train_pack(softmax_window, [*others, config], [point], 1).final_metrics(99, point)["test_mse"]
+    assert packed == pytest.approx(alone, rel=1e-5)
+
+    oracle = study_info("softmax_window_oracle")
+    settings = {"d": 2, "n": 50, "mc_tasks": 3000, "w_points": 21}
+    target, opoint = oracle.resolve(settings, 5, "t")
+    mates = [oracle.resolve({**settings, "sigma": 0.1 + k / 100}, k, "t")[0] for k in range(40)]
+    w_alone = train_pack(oracle, [target], [opoint], 1).final_metrics(0, opoint)["w_star"]
+    w_packed = train_pack(oracle, [*mates, target], [opoint], 1).final_metrics(40, opoint)["w_star"]
+    assert w_packed == pytest.approx(w_alone, rel=1e-5)

@@ -19,7 +19,8 @@ import torch
 from iclscale.studies.softmax_window.data import sample_prompts
 from iclscale.study import Pack, Study
 
-ELEMENTS_PER_CHUNK = 2**23  # bounds one chunk's memory: K · tasks · (n + 1) · d floats
+ELEMENTS_PER_CONFIG = 2**20  # Monte-Carlo tasks are drawn in chunks of about this many floats per config
+ELEMENTS_PER_BLOCK = 2**24  # configs are measured in blocks of at most this many floats at once
 
 
 class SoftmaxWindowOracle(Study):
@@ -33,7 +34,7 @@ class SoftmaxWindowOracle(Study):
         sums = self.loss_sums(pack)
         if pack.shape["attention"] == "linear":
             # ℒ(w) = E f² − 2w E[a f] + w² E[a²] with a = Σ_i y_i x_iᵀx ([C24] Remark 2.2, M = w·I)
-            ff, af, aa = sums / pack.shape["mc_tasks"]
+            ff, af, aa = (sums / pack.shape["mc_tasks"]).unbind(dim=1)
             w_star = af / aa
             metrics = {"w_star": w_star, "oracle_loss": ff - af**2 / aa, "w_star_at_grid_edge": torch.zeros_like(ff)}
         else:
@@ -45,15 +46,26 @@ class SoftmaxWindowOracle(Study):
 
     def loss_sums(self, pack: Pack) -> torch.Tensor:
         """Softmax: Σ over tasks of the squared error at each grid w, (K, G).
-        Linear: the sums of f², a·f and a², (3, K)."""
+        Linear: the sums of f², a·f and a², (K, 3).
+
+        Tasks come in chunks whose size depends only on (n, d), never on K, so that a config's
+        Monte-Carlo sample is the same in any pack; configs are processed in blocks to bound memory."""
+        per_task = (pack.shape["n"] + 1) * pack.shape["d"]
+        chunk = max(1, ELEMENTS_PER_CONFIG // per_task)
+        block = max(1, ELEMENTS_PER_BLOCK // (chunk * per_task))
+        parts = [self._block_sums(pack, slice(start, start + block), chunk) for start in range(0, pack.K, block)]
+        return torch.cat(parts)
+
+    def _block_sums(self, pack: Pack, configs: slice, chunk: int) -> torch.Tensor:
         s = pack.shape
+        rng = pack.rng.subset(configs)
+        hp = {name: value[configs] for name, value in pack.hp.items()}
         grid = self.w_grid(pack).to(pack.device, torch.float32)
-        chunk = max(1, ELEMENTS_PER_CHUNK // (pack.K * (s["n"] + 1) * s["d"]))
         softmax = s["attention"] == "softmax"
-        sums = torch.zeros((pack.K, len(grid)) if softmax else (3, pack.K), dtype=torch.float64, device=pack.device)
+        sums = torch.zeros((rng.K, len(grid) if softmax else 3), dtype=torch.float64, device=pack.device)
         for index, start in enumerate(range(0, s["mc_tasks"], chunk)):
             p = sample_prompts(
-                pack.rng,
+                rng,
                 "oracle",
                 index,
                 tasks=min(chunk, s["mc_tasks"] - start),
@@ -62,10 +74,10 @@ class SoftmaxWindowOracle(Study):
                 d=s["d"],
                 covariates=s["covariates"],
                 task_class=s["task_class"],
-                L=pack.hp["L"],
-                sigma=pack.hp["sigma"],
-                nu=pack.hp["nu"],
-                constants=pack.constants,
+                L=hp["L"],
+                sigma=hp["sigma"],
+                nu=hp["nu"],
+                constants={},  # the oracle's covariates need no per-trial draws
                 hills_mode=s["hills_mode"],
             )
             similarity = torch.einsum("ktid,ktd->kti", p.x_context, p.x_query[:, :, 0])  # x_iᵀ x
@@ -77,7 +89,7 @@ class SoftmaxWindowOracle(Study):
             else:
                 a = (p.y_context * similarity).sum(-1).double()
                 f = target.double()
-                sums += torch.stack([(f * f).sum(-1), (a * f).sum(-1), (a * a).sum(-1)])
+                sums += torch.stack([(f * f).sum(-1), (a * f).sum(-1), (a * a).sum(-1)], dim=1)
         return sums
 
 

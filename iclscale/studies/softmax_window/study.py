@@ -19,7 +19,7 @@ from iclscale.studies.softmax_window.data import Prompts, covariate_transform, s
 from iclscale.studies.softmax_window.model import LinearAttention, SoftmaxAttention, attention_matrix
 from iclscale.study import Batch, Pack, PackedModel, Predict, Study
 
-TEST_ELEMENTS_PER_CHUNK = 2**22  # bounds the memory of one test chunk: K · tasks · (n + N) · d floats
+TEST_ELEMENTS_PER_CONFIG = 2**14  # one test chunk holds about this many floats per config
 
 
 def query_count(shape: Mapping[str, Any]) -> int:
@@ -99,7 +99,7 @@ class SoftmaxWindow(Study):
         L = pack.hp["L"] if point["L_test"] is None else torch.full_like(pack.hp["L"], point["L_test"])
         s = pack.shape
         per_task = (s["n"] + query_count(s)) * s["d"]
-        chunk = max(1, TEST_ELEMENTS_PER_CHUNK // (pack.K * per_task))
+        chunk = max(1, TEST_ELEMENTS_PER_CONFIG // per_task)  # never depends on K: the test set must not
         total = torch.zeros(pack.K, dtype=torch.float64, device=pack.device)
         for index, start in enumerate(range(0, point["test_tasks"], chunk)):
             tasks = min(chunk, point["test_tasks"] - start)
