@@ -110,7 +110,9 @@ def train_pack(
         if model is not None and not bool(active.all()):
             # a diverged config's records are discarded; measure it on its initial parameters so
             # that no study has to cope with non-finite values
-            measured = PackedModel(model.module, {n: torch.where(per_config(active, p), p, initial[n]) for n, p in params.items()})
+            measured = PackedModel(
+                model.module, {n: torch.where(per_config(active, p), p, initial[n]) for n, p in params.items()}
+            )
         with torch.no_grad():
             metrics = dict(study.probes(pack, measured))
             if since_record:

@@ -1,0 +1,60 @@
+"""Pruning MLP neurons of the trained one-layer model ([L24] §2.4, Thm 3.7, Fig. 5).
+
+Pruning a set S ⊂ [m] removes rows S of W_O ([L24] §2.4). Setting those rows to zero is the same thing:
+a removed neuron then contributes a_i·ReLU(0) = 0 to F, and the remaining ones are untouched. All
+functions work on stacked parameters (leading pack dimension K).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def neuron_magnitudes(params: dict[str, torch.Tensor], score: str) -> torch.Tensor:
+    """(K, m) magnitude of every MLP neuron.
+
+    wowv: ‖r_i‖ with r_i the i-th row of W_O W_V ([L24] Thm 3.7, Eq. 14);
+    wo: ‖i-th row of W_O‖ ([L24] Fig. 5: "the magnitude of each neuron of W_O")."""
+    if score == "wowv":
+        return (params["W_O"] @ params["W_V"]).norm(dim=-1)
+    if score == "wo":
+        return params["W_O"].norm(dim=-1)
+    raise ValueError(f"unknown pruning score {score!r}; expected wowv or wo")
+
+
+def pruned_count(m: int, ratio: float) -> int:
+    """|S| = R·m rounded half up ([L24] Thm 3.7: |S| = Rm)."""
+    return min(m, math.floor(ratio * m + 0.5))
+
+
+def removed_neurons(
+    magnitudes: torch.Tensor, method: str, ratio: float, random_keys: torch.Tensor | None = None
+) -> torch.Tensor:
+    """(K, m) bool, True for the round(R·m) neurons that `method` removes.
+
+    magnitude: the smallest magnitudes first (magnitude-based pruning, Fig. 5A); largest: the largest
+    first (pruning S ⊂ L, Thm 3.7 Eq. 16); random: the first of a random order given by `random_keys`
+    (K, m), uniform draws fixed per config (Fig. 5A's random pruning); none: nothing."""
+    K, m = magnitudes.shape
+    removed = torch.zeros(K, m, dtype=torch.bool, device=magnitudes.device)
+    count = pruned_count(m, ratio)
+    if method == "none" or count == 0:
+        return removed
+    if method == "magnitude":
+        order = torch.argsort(magnitudes, dim=1, stable=True)
+    elif method == "largest":
+        order = torch.argsort(magnitudes, dim=1, descending=True, stable=True)
+    elif method == "random":
+        order = torch.argsort(random_keys, dim=1)
+    else:
+        raise ValueError(f"unknown pruning method {method!r}; expected none, random, magnitude or largest")
+    return removed.scatter(1, order[:, :count], True)
+
+
+def prune(params: dict[str, torch.Tensor], removed: torch.Tensor) -> dict[str, torch.Tensor]:
+    """A copy of the parameters with the removed rows of W_O set to zero ([L24] §2.4)."""
+    pruned = dict(params)
+    pruned["W_O"] = torch.where(removed.unsqueeze(-1), 0.0, params["W_O"])
+    return pruned

@@ -1,0 +1,406 @@
+"""The pattern data model of Li, Wang, Lu, Cui, Chen (ICML 2024) [L24] §3.2, shared by seeds 000–002.
+
+Inputs are built from pairwise orthogonal patterns of norm β in R^{d_X}: M1 relevant patterns μ_j that
+decide labels and M2 irrelevant patterns ν_k that do not, x = μ_j + κ·ν_k ([L24] Eq. 6). A task is an
+ordered pair (a, b) of relevant patterns: μ_a → +1, μ_b → −1, any other pattern → a fair coin
+([L24] Def. 3.1). A prompt's demonstrations carry each of the task's two decisive patterns with
+probability α/2 ([L24] §3.2), and the prompt is embedded as P = [x_1 … x_l x_query; y_1 … y_l 0] with
+y_i = ±q ([L24] Eq. 1).
+
+Patterns are coordinate axes: μ_j = β·e_j and ν_k = β·e_{M1+k} (spec §2.1: the initialisation is
+rotation-invariant in distribution, so any orthonormal basis is equivalent). Coordinates past M1 + M2
+are spare; an extension can put further directions there (seed 002's outliers).
+
+Shapes: K configs, n prompts, l demonstrations. Index tensors keep the query as the last of l + 1
+columns. Every draw comes from a pack's per-config streams (`iclscale.rng.Streams`) under a purpose
+string the caller passes down, so a batch is a pure function of (seed, purpose, step), and draws with
+another α (or α') but the same purpose and step share their random numbers (common random numbers).
+
+Extending (seeds 001, 002): sample a `PromptDraw` (which pattern, coefficient and label every column
+has), build features with `features` or your own formula (λμ + κν + noise, outliers), then `embed` them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+
+from iclscale.rng import Streams
+from iclscale.tensors import per_config
+
+
+# Patterns -----------------------------------------------------------------------------------
+def unit_patterns(
+    d_x: int, relevant: int, irrelevant: int, device: torch.device | str = "cpu"
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Unit directions of the M1 relevant and M2 irrelevant patterns: e_1..e_M1 and e_{M1+1}..e_{M1+M2}.
+
+    Returns (relevant (M1, d_X), irrelevant (M2, d_X)); the patterns themselves are β times these."""
+    if relevant + irrelevant > d_x:
+        raise ValueError(f"M1 + M2 = {relevant + irrelevant} orthogonal patterns do not fit in d_X = {d_x}")
+    eye = torch.eye(d_x, device=device)
+    return eye[:relevant], eye[relevant : relevant + irrelevant]
+
+
+def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0, device: torch.device | str = "cpu") -> torch.Tensor:
+    """q = norm·e_1 ∈ R^{d_Y}, Embd(±1) = ±q ([L24] §3.2). The paper never gives q; its proofs' β² + 1
+    terms imply ‖q‖ = 1 (spec §2.1). A (K,) norm gives (K, d_Y)."""
+    e_1 = torch.zeros(d_y, device=device)
+    e_1[0] = 1.0
+    if isinstance(norm, torch.Tensor):
+        return norm.reshape(-1, 1) * e_1
+    return norm * e_1
+
+
+# Tasks --------------------------------------------------------------------------------------
+def all_tasks(M1: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """Every in-domain task: the M1(M1 − 1) ordered pairs (a, b), a ≠ b ([L24] Def. 3.1), in row-major order."""
+    a, b = torch.meshgrid(torch.arange(M1, device=device), torch.arange(M1, device=device), indexing="ij")
+    keep = a != b
+    return torch.stack([a[keep], b[keep]], dim=-1)
+
+
+def cyclic_tasks(M1: int, U: int, device: torch.device | str = "cpu") -> torch.Tensor:
+    """[L24] §5: with a_i = a_{i+M1} = μ_i, task (k − 1)·M1 + j maps a_j → +1 and a_{j+k} → −1,
+    for j ∈ [M1], k ∈ [U]. Returns (U·M1, 2)."""
+    if not 1 <= U <= M1 - 1:
+        raise ValueError(f"the cyclic task set needs 1 ≤ U ≤ M1 − 1, got U = {U}, M1 = {M1}")
+    j = torch.arange(M1, device=device)
+    k = torch.arange(1, U + 1, device=device)
+    a = j.repeat(U)
+    b = ((j[None, :] + k[:, None]) % M1).flatten()
+    return torch.stack([a, b], dim=-1)
+
+
+@dataclass
+class TaskSet:
+    """A set of tasks per config, padded to a common length: pairs (K, T, 2), count (K,).
+
+    Rows at or past a config's count are padding and never sampled. A config with count 0 has no
+    tasks (e.g. no unseen task is left); sampling from it returns padding, so callers mask it out."""
+
+    pairs: torch.Tensor
+    count: torch.Tensor
+
+    @classmethod
+    def shared(cls, pairs: torch.Tensor, K: int) -> TaskSet:
+        """The same tasks (T, 2) for every config."""
+        count = torch.full((K,), len(pairs), dtype=torch.int64, device=pairs.device)
+        return cls(pairs.expand(K, *pairs.shape).clone(), count)
+
+    @classmethod
+    def from_mask(cls, mask: torch.Tensor) -> TaskSet:
+        """Tasks from a membership mask (K, M1, M1): mask[k, a, b] says whether (a, b) is in config k's set."""
+        K, M1, _ = mask.shape
+        flat = mask.reshape(K, M1 * M1)
+        count = flat.sum(dim=1)
+        # members first, in row-major order (stable sort of "not a member")
+        order = torch.argsort((~flat).to(torch.int8), dim=1, stable=True)[:, : max(1, int(count.max()))]
+        return cls(torch.stack([order // M1, order % M1], dim=-1), count)
+
+    def membership(self, M1: int) -> torch.Tensor:
+        """(K, M1, M1) bool: which ordered pairs (a, b) are in each config's set."""
+        K, T, _ = self.pairs.shape
+        valid = torch.arange(T, device=self.pairs.device)[None, :] < self.count[:, None]
+        index = self.pairs[..., 0] * M1 + self.pairs[..., 1]
+        hits = torch.zeros(K, M1 * M1, dtype=torch.int64, device=self.pairs.device).scatter_add(1, index, valid.long())
+        return (hits > 0).reshape(K, M1, M1)
+
+    def sample(self, u: torch.Tensor) -> torch.Tensor:
+        """Tasks chosen uniformly from each config's set: u (K, *shape) uniform on (0, 1) → (K, *shape, 2)."""
+        count = per_config(self.count, u)
+        index = torch.minimum((u * count).long(), (count - 1).clamp(min=0))
+        flat = index.reshape(index.shape[0], -1)
+        chosen = torch.gather(self.pairs, 1, flat[..., None].expand(-1, -1, 2))
+        return chosen.reshape(*u.shape, 2)
+
+
+def training_tasks(rng: Streams, purpose: str, M1: int, U: torch.Tensor, n_tasks: torch.Tensor) -> TaskSet:
+    """The training task set T_tr of each config.
+
+    n_tasks = 0: the cyclic set with offsets 1..U, |T_tr| = U·M1 ([L24] §5; U = 1 for the one-layer
+    model, U = 4 for GPT-2). n_tasks > 0: [L24] App. A.2's sets around T_tr0 (the cyclic set with U = 1):
+    n < M1 gives a random n-subset of T_tr0 (Condition 3.2 fails); n ≥ M1 gives T_tr0 ∪ (n − M1) random
+    tasks of T \\ T_tr0. U, n_tasks: (K,) integer tensors.
+    """
+    device = U.device
+    a = torch.arange(M1, device=device)[:, None]
+    b = torch.arange(M1, device=device)[None, :]
+    offset = (b - a) % M1  # task (a, b) has cyclic offset k when b = a + k mod M1
+    cyclic = (offset >= 1) & (offset <= U.view(-1, 1, 1))
+    base = (offset == 1).expand_as(cyclic)  # T_tr0
+    # A.2: the n tasks of lowest priority; T_tr0 first (in random order), then the others (in random order)
+    priority = rng.uniform(purpose, 0, (M1, M1)) + (~base).float() + 10.0 * (offset == 0).float()
+    rank = torch.argsort(torch.argsort(priority.reshape(-1, M1 * M1), dim=1), dim=1).reshape_as(priority)
+    chosen = rank < n_tasks.view(-1, 1, 1)
+    return TaskSet.from_mask(torch.where(n_tasks.view(-1, 1, 1) > 0, chosen, cyclic))
+
+
+def unseen_tasks(train: TaskSet, M1: int) -> TaskSet:
+    """T \\ T_tr: the in-domain tasks a config never trained on ([L24] §5 evaluates in-domain error on these only)."""
+    every = ~torch.eye(M1, dtype=torch.bool, device=train.pairs.device)
+    return TaskSet.from_mask(every & ~train.membership(M1))
+
+
+@dataclass
+class TaskCoverage:
+    """How a task set covers (pattern, label) pairs; `holds` is [L24] Condition 3.2."""
+
+    positive: torch.Tensor  # (K, M1): number of tasks mapping μ_j to +1
+    negative: torch.Tensor  # (K, M1): number of tasks mapping μ_j to −1
+    count: torch.Tensor  # (K,): |T_tr|
+    holds: torch.Tensor  # (K,) bool
+
+    def report(self) -> list[str]:
+        """One line per config, in words."""
+        lines = []
+        for k in range(len(self.count)):
+            n = int(self.count[k])
+            if bool(self.holds[k]):
+                lines.append(
+                    f"Condition 3.2 holds: each μ_j maps to +1 in {n // len(self.positive[k])} "
+                    f"and to −1 in as many of the {n} training tasks"
+                )
+                continue
+            plus, minus = self.positive[k].tolist(), self.negative[k].tolist()
+            lines.append(
+                f"Condition 3.2 fails for the {n} training tasks: tasks mapping μ_j to +1 per j = {plus}, "
+                f"to −1 per j = {minus}; each must equal |T_tr|/M1 ≥ 1"
+            )
+        return lines
+
+
+def condition_3_2(tasks: TaskSet, M1: int) -> TaskCoverage:
+    """[L24] Condition 3.2: for every j ∈ [M1] and each label ±1, the number of tasks in T_tr that map μ_j
+    to that label is |T_tr|/M1 (≥ 1)."""
+    member = tasks.membership(M1)
+    positive, negative = member.sum(dim=2), member.sum(dim=1)  # (a, b) maps μ_a → +1, μ_b → −1
+    count = tasks.count
+    target = count[:, None]
+    holds = (positive * M1 == target).all(dim=1) & (negative * M1 == target).all(dim=1) & (count >= M1)
+    return TaskCoverage(positive, negative, count, holds)
+
+
+# Prompts ------------------------------------------------------------------------------------
+@dataclass
+class PromptDraw:
+    """What every column of n prompts per config carries (the query is the last of l + 1 columns)."""
+
+    task: torch.Tensor  # (K, n, 2): the decisive patterns (a, b)
+    relevant: torch.Tensor  # (K, n, l + 1) long: index of the column's relevant pattern (IDR or ODR)
+    irrelevant: torch.Tensor  # (K, n, l + 1) long: index of its irrelevant pattern
+    kappa: torch.Tensor  # (K, n, l + 1): the irrelevant pattern's coefficient κ
+    label: torch.Tensor  # (K, n, l + 1): ±1; the last column is the query's label z
+
+    @property
+    def z(self) -> torch.Tensor:
+        return self.label[..., -1]
+
+    @property
+    def context_label(self) -> torch.Tensor:
+        return self.label[..., :-1]
+
+    @property
+    def same_as_query(self) -> torch.Tensor:
+        """(K, n, l) bool: demonstrations sharing the query's relevant pattern (the set N of [L24] Cor. 4.3)."""
+        return self.relevant[..., :-1] == self.relevant[..., -1:]
+
+
+def split_uniform(u: torch.Tensor, count: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """One uniform u on (0, 1) as two independent ones: an index floor(u·count), uniform on [count], and
+    the remainder u·count − index, uniform on [0, 1). Saves hashing a second random number."""
+    scaled = u * count
+    index = torch.clamp(scaled.long(), max=count - 1)
+    return index, (scaled - index).clamp(0.0, 1.0)
+
+
+def context_patterns(
+    u: torch.Tensor, a: torch.Tensor, b: torch.Tensor, fraction: torch.Tensor, M: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Relevant-pattern indices of demonstrations: μ_a and μ_b with probability α/2 each, every other
+    pattern with (1 − α)/(M − 2) ([L24] §3.2; α' and M1' at test, §5). Also returns a fair coin per
+    demonstration (±1), the label of those on non-decisive patterns.
+
+    u: (K, n, l) uniforms, one per demonstration; a, b: (K, n); fraction: (K,). Below α, u picks μ_a or
+    μ_b; above, (u − α)/(1 − α) is again uniform and picks the other pattern and the coin."""
+    if M < 3:
+        raise ValueError(f"drawing non-decisive demonstrations needs at least 3 relevant patterns, got {M}")
+    alpha = per_config(fraction, u)
+    a, b = a[..., None], b[..., None]
+    rest = ((u - alpha) / (1 - alpha).clamp(min=1e-12)).clamp(0.0, 1.0)
+    other, remainder = split_uniform(rest, M - 2)
+    # the other-th of the M − 2 non-decisive patterns: skip the two decisive indices in increasing order
+    other = other + (other >= torch.minimum(a, b)).long()
+    other = other + (other >= torch.maximum(a, b)).long()
+    pattern = torch.where(u < alpha / 2, a, torch.where(u < alpha, b, other))
+    return pattern, torch.where(remainder < 0.5, 1.0, -1.0)
+
+
+def sample_prompt_draw(
+    rng: Streams,
+    purpose: str,
+    step: int,
+    *,
+    tasks: TaskSet,
+    prompts: int,
+    length: int,
+    fraction: torch.Tensor,
+    relevant_count: int,
+    irrelevant_count: int,
+    kappa_range: torch.Tensor | float,
+) -> PromptDraw:
+    """Draw n = `prompts` prompts of `length` demonstrations per config ([L24] §3.2, spec §2.7–2.8).
+
+    The task is uniform over the config's set (Alg. 1's "each IDR pattern is sampled equally likely in each
+    batch" then holds in expectation; batches are not stratified). The query's label z is a fair coin and its
+    relevant pattern is the task's decisive pattern for z (spec §10.19: otherwise its label would be a coin flip).
+    Demonstrations follow `context_patterns`; decisive ones get the task's label, the others a fair coin
+    (Def. 3.1). Every column's irrelevant index is uniform over [M2] and κ ~ U(−K, K) (Eq. 6; K' at test, Eq. 8)."""
+    n, l = prompts, length
+    task = tasks.sample(rng.uniform(purpose + "/task", step, (n,)))
+    a, b = task[..., 0], task[..., 1]
+    z = torch.where(rng.uniform(purpose + "/query_label", step, (n,)) < 0.5, 1.0, -1.0)
+    query = torch.where(z > 0, a, b)
+    contexts, coin = context_patterns(rng.uniform(purpose + "/contexts", step, (n, l)), a, b, fraction, relevant_count)
+    context_label = torch.where(contexts == a[..., None], 1.0, torch.where(contexts == b[..., None], -1.0, coin))
+    irrelevant, kappa_u = split_uniform(rng.uniform(purpose + "/irrelevant", step, (n, l + 1)), irrelevant_count)
+    kappa = per_config(kappa_range, kappa_u) * (2 * kappa_u - 1)  # κ ~ U(−K, K)
+    return PromptDraw(
+        task=task,
+        relevant=torch.cat([contexts, query[..., None]], dim=-1),
+        irrelevant=irrelevant,
+        kappa=kappa,
+        label=torch.cat([context_label, z[..., None]], dim=-1),
+    )
+
+
+def _pick(units: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """units[index] for shared (M, d) or per-config (K, M, d) directions; index (K, ...) → (K, ..., d).
+    (`embedding` is a row lookup, many times faster on CPU than advanced indexing.)"""
+    if units.ndim == 2:
+        return torch.nn.functional.embedding(index, units)
+    K, M, d = units.shape
+    offset = (torch.arange(K, device=index.device) * M).view(-1, *([1] * (index.ndim - 1)))
+    return torch.nn.functional.embedding(index + offset, units.reshape(K * M, d))
+
+
+def features(
+    draw: PromptDraw, relevant_units: torch.Tensor, irrelevant_units: torch.Tensor, beta: torch.Tensor
+) -> torch.Tensor:
+    """x = μ_j + κ·ν_k with μ_j = β·u_j, ν_k = β·v_k ([L24] Eq. 6; Eq. 8 with ODR/ODI patterns): (K, n, l + 1, d_X)."""
+    x = _pick(relevant_units, draw.relevant) + draw.kappa[..., None] * _pick(irrelevant_units, draw.irrelevant)
+    return per_config(beta, x) * x
+
+
+def embed(x: torch.Tensor, context_label: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """P = [x_1 … x_l x_query; y_1 … y_l 0], y_i = Embd(f(x_i)) = ±q ([L24] Eq. 1).
+
+    Tokens are rows here (the paper's Pᵀ): x (K, n, l + 1, d_X), context_label (K, n, l), q (d_Y,) or
+    (K, d_Y) → (K, n, l + 1, d_X + d_Y)."""
+    q = q if q.ndim == 1 else q[:, None, None, :]
+    y = context_label[..., None] * q
+    y = torch.cat([y, y.new_zeros(*y.shape[:-2], 1, y.shape[-1])], dim=-2)  # the query's label slot is 0
+    return torch.cat([x, y], dim=-1)
+
+
+@dataclass
+class Prompts:
+    """Embedded prompts with what they were drawn from (for probes that need each column's pattern)."""
+
+    draw: PromptDraw
+    tokens: torch.Tensor  # (K, n, l + 1, d_X + d_Y): rows p_1 … p_l, p_query
+
+    @property
+    def z(self) -> torch.Tensor:
+        return self.draw.z
+
+
+def sample_prompts(
+    rng: Streams,
+    purpose: str,
+    step: int,
+    *,
+    tasks: TaskSet,
+    prompts: int,
+    length: int,
+    fraction: torch.Tensor,
+    relevant_units: torch.Tensor,
+    irrelevant_units: torch.Tensor,
+    beta: torch.Tensor,
+    kappa_range: torch.Tensor | float,
+    q: torch.Tensor,
+) -> Prompts:
+    """`sample_prompt_draw`, `features` and `embed` in one call."""
+    draw = sample_prompt_draw(
+        rng,
+        purpose,
+        step,
+        tasks=tasks,
+        prompts=prompts,
+        length=length,
+        fraction=fraction,
+        relevant_count=relevant_units.shape[-2],
+        irrelevant_count=irrelevant_units.shape[-2],
+        kappa_range=kappa_range,
+    )
+    x = features(draw, relevant_units, irrelevant_units, beta)
+    return Prompts(draw, embed(x, draw.context_label, q))
+
+
+# Out-of-domain patterns -----------------------------------------------------------------------
+OOD_RELEVANT = 3  # M1' ([L24] §5)
+FIRST_PATTERN_SHARED = 0.3  # μ'_1 = 0.3·(μ_1 − μ_2) + a·μ_5 + b·μ_6 ([L24] §5)
+S1_BUDGET = 1.0 - 2 * FIRST_PATTERN_SHARED**2  # a² + b² = 0.82 keeps ‖μ'_1‖ = β
+S1_MAX = math.sqrt(2 * S1_BUDGET)  # ≈ 1.2806: the largest a + b with a² + b² = 0.82
+
+
+@dataclass(frozen=True)
+class OODSplit:
+    """The coefficients a, b of μ'_1 for a coefficient sum S1, and whether the norm constraint was met."""
+
+    S1: float
+    a: float
+    b: float
+    feasible: bool  # a² + b² + 2·0.3² = 1 (‖μ'_1‖ = β)
+
+    @property
+    def relative_norm(self) -> float:
+        """‖μ'_1‖/β."""
+        return math.sqrt(2 * FIRST_PATTERN_SHARED**2 + self.a**2 + self.b**2)
+
+
+def ood_split(S1: float, mode: str = "solve") -> OODSplit:
+    """a and b with a + b = S1 (spec §2.5).
+
+    "solve": a² + b² = 0.82 so ‖μ'_1‖ = β, a = (S1 + √(1.64 − S1²))/2 the larger root; when |S1| > √1.64
+    (e.g. Fig. 3A's S1 = 1.3) no such a, b exist and it falls back to a = b = S1/2 without renormalising
+    (spec §2.5, §10.5; `feasible` is then False). "equal": a = b = S1/2 (Fig. 2's a = b = 0.64 at S1 = 1.28)."""
+    if mode not in ("solve", "equal"):
+        raise ValueError(f"unknown split mode {mode!r}; expected solve or equal")
+    if mode == "solve" and S1 * S1 <= 2 * S1_BUDGET:
+        root = math.sqrt(2 * S1_BUDGET - S1 * S1)
+        return OODSplit(S1, (S1 + root) / 2, (S1 - root) / 2, True)
+    a = S1 / 2
+    return OODSplit(S1, a, a, abs(2 * FIRST_PATTERN_SHARED**2 + 2 * a * a - 1.0) < 1e-9)
+
+
+def ood_coefficients(split: OODSplit, M1: int) -> torch.Tensor:
+    """k_{j,i} of μ'_j = Σ_i k_{j,i} μ_i for the M1' = 3 ODR patterns of [L24] §5 (spec §2.5): (3, M1), float64.
+
+    μ'_1 = 0.3(μ_1 − μ_2) + aμ_5 + bμ_6 (the OCR's "aμ_? + bμ_?" read as μ_5, μ_6: the only unused IDR
+    patterns, and the only reading with μ'_1 ⟂ μ'_3 for every S1), μ'_2 = (√2/2)(μ_1 + μ_2),
+    μ'_3 = (√2/2)(μ_3 + μ_4). Coefficient sums S1 = a + b, S2 = S3 = √2 ([L24] Eq. 12)."""
+    if M1 < 6:
+        raise ValueError(f"the out-of-domain patterns of [L24] §5 combine μ_1..μ_6 and need M1 ≥ 6, got {M1}")
+    c = torch.zeros(OOD_RELEVANT, M1, dtype=torch.float64)
+    c[0, 0], c[0, 1], c[0, 4], c[0, 5] = FIRST_PATTERN_SHARED, -FIRST_PATTERN_SHARED, split.a, split.b
+    c[1, 0] = c[1, 1] = c[2, 2] = c[2, 3] = math.sqrt(2) / 2
+    return c
+
+
+def ood_relevant_units(split: OODSplit, relevant_units: torch.Tensor) -> torch.Tensor:
+    """μ'_j/β = Σ_i k_{j,i} μ_i/β: (3, d_X). The ODI patterns are the IDI ones, ν'_i = ν_i ([L24] §5)."""
+    coefficients = ood_coefficients(split, relevant_units.shape[-2]).to(relevant_units)
+    return coefficients @ relevant_units
