@@ -23,8 +23,7 @@ GOOD = {
 
 
 def _write(tmp_path: Path, **changes) -> Path:
-    raw = {**GOOD, **changes}
-    raw = {k: v for k, v in raw.items() if v is not None or k in changes and changes[k] is not None}
+    raw = {k: v for k, v in {**GOOD, **changes}.items() if v is not None}
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump(raw))
     return path
@@ -56,7 +55,10 @@ BROKEN = [
     ({"grid": {"L": 1.0}}, "grid.L: a grid axis must be a list"),
     ({"fixed": {"L": 1.0, "d": 3}}, "param 'L' is given twice, in fixed and in grid"),
     ({"grid": {"L_test": [1.0]}}, "grid.L_test: L_test is a eval-role param of softmax_window; put it under eval"),
-    ({"eval": {"sigma": [0.1]}}, "eval.sigma: sigma is a train-role param of softmax_window; put it under fixed or grid"),
+    (
+        {"eval": {"sigma": [0.1]}},
+        "eval.sigma: sigma is a train-role param of softmax_window; put it under fixed or grid",
+    ),
     ({"eval": {"L_test": []}}, "eval.L_test: empty axis"),
     ({"seeds": 0}, "seeds: a seed count must be at least 1"),
     ({"seeds": [1, 1]}, "seeds: a seed appears twice"),

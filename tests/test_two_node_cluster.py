@@ -21,17 +21,16 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from netns import add_namespace, ip, remove_namespaces, require_namespaces, run_ip_steps
 
 pytestmark = [pytest.mark.netns, pytest.mark.ray]
 
@@ -69,10 +68,6 @@ WAIT_FOR_NODES = textwrap.dedent(
         time.sleep(0.5)
     """
 )
-
-
-def _ip(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=30)
 
 
 def _console_script(name: str) -> str:
@@ -139,38 +134,12 @@ class TwoNodeCluster:
         return proc.stdout
 
 
-def _namespace_pids(namespace: str) -> list[int]:
-    out = _ip("netns", "pids", namespace)
-    return [int(p) for p in out.stdout.split()] if out.returncode == 0 else []
-
-
-def _stop_namespace_processes(namespaces: list[str], grace_s: float = 3.0) -> None:
-    """SIGTERM every process in the namespaces (only ours: nothing else lives there), then SIGKILL what is
-    left (Ray's GCS and raylets do not exit on SIGTERM within seconds; a test cluster needs no drain)."""
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
-        pids = [pid for ns in namespaces for pid in _namespace_pids(ns)]
-        for pid in pids:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + wait_s
-        while pids and time.monotonic() < deadline:
-            time.sleep(0.2)
-            pids = [pid for ns in namespaces for pid in _namespace_pids(ns)]
-        if not pids:
-            return
-
-
 def _make_network(head_ns: str, worker_ns: str, veth: tuple[str, str], made: list[str]) -> None:
     """Two namespaces joined by a veth pair; skips the test where namespaces cannot be made."""
     for ns in (head_ns, worker_ns):
-        out = _ip("netns", "add", ns)
-        if out.returncode != 0:
-            pytest.skip(f"cannot make a network namespace (`ip netns add` failed: {out.stderr.strip()})")
-        made.append(ns)
+        add_namespace(ns, made)
     head_if, worker_if = veth
-    out = _ip("link", "add", head_if, "type", "veth", "peer", "name", worker_if)
+    out = ip("link", "add", head_if, "type", "veth", "peer", "name", worker_if)
     if out.returncode != 0:
         pytest.skip(f"cannot make a veth pair between test namespaces: {out.stderr.strip()}")
     steps = [
@@ -183,18 +152,12 @@ def _make_network(head_ns: str, worker_ns: str, veth: tuple[str, str], made: lis
         ("-n", head_ns, "link", "set", head_if, "up"),
         ("-n", worker_ns, "link", "set", worker_if, "up"),
     ]
-    for step in steps:
-        out = _ip(*step)
-        if out.returncode != 0:
-            pytest.fail(f"`ip {' '.join(step)}` failed: {out.stderr.strip()}")
+    run_ip_steps(steps)
 
 
 @pytest.fixture
 def two_node_cluster() -> Iterator[TwoNodeCluster]:
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        pytest.skip("network namespaces need root")
-    if shutil.which("ip") is None:
-        pytest.skip("network namespaces need `ip` (iproute2)")
+    require_namespaces()
     tag = secrets.token_hex(4)
     head_ns, worker_ns = f"iclh-{tag}", f"iclw-{tag}"
     veth = (f"ivh{tag}", f"ivw{tag}")
@@ -227,15 +190,9 @@ def two_node_cluster() -> Iterator[TwoNodeCluster]:
         cluster.check(cluster.run(head_ns, wait, NODE_TIMEOUT_S + 30), "waiting for both nodes to register")
         yield cluster
     finally:
-        _stop_namespace_processes(made)
-        left = {ns: _namespace_pids(ns) for ns in made}
-        for ns in made:
-            _ip("netns", "delete", ns)
-        for name in veth:  # only there if the test failed between making the pair and moving it
-            if _ip("link", "show", name).returncode == 0:
-                _ip("link", "delete", name)
+        left = remove_namespaces(made, veth)
         shutil.rmtree(root, ignore_errors=True)
-        assert not any(left.values()), f"processes still running in the test namespaces: {left}"
+        assert not left, f"processes still running in the test namespaces: {left}"
 
 
 def test_sweep_packs_run_on_both_nodes(two_node_cluster, tmp_path):
