@@ -1,0 +1,407 @@
+"""Altair charts of laws and sweeps. Every chart is drawn from data aggregated here (means over seeds,
+at most a few hundred rows), never from raw runs or curves, so no chart nears Altair's row limit.
+
+Law charts: log–log points (geometric mean over seeds ± one standard deviation of log y), the
+fitted line, the theory's band or slope anchored at the data's centre (the theory gives exponents,
+not prefactors), and the residuals. Sweep charts: training curves (mean ± one s.d. band over seeds)
+and final metrics ("probes") against the grid axes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from analysis.reader import symbol
+
+if TYPE_CHECKING:
+    import altair as alt
+    import pandas as pd
+
+    from analysis.law import LawFit
+    from analysis.reader import Results
+
+WIDTH, HEIGHT = 380, 240
+CASE = "case"  # the facet axis made of a sweep's cases
+FACET_COLUMNS = 3
+MAX_STEPS_PER_SERIES = 200  # curves thinned to this many records per series before plotting
+MAX_PROBE_CHARTS = 12
+VERDICT_COLOURS = {"consistent": "#1b7837", "inconsistent": "#b2182b", "inconclusive": "#8c6d1f"}
+
+
+def law_chart(fit: LawFit) -> alt.TopLevelMixin | None:
+    kind = fit.law.kind
+    if fit.points is None or not len(fit.points):
+        return None
+    if kind == "power law":
+        return power_law_chart(fit)
+    if kind == "diagonal minimum":
+        return diagonal_chart(fit)
+    return bound_chart(fit)
+
+
+def _title(fit: LawFit, text: str, note: str = "") -> dict:
+    subtitle = [f"{fit.group_label} — {fit.verdict.verdict}: {fit.verdict.reason}"]
+    return {
+        "text": text,
+        "subtitle": [*subtitle, note] if note else subtitle,
+        "subtitleColor": VERDICT_COLOURS.get(fit.verdict.verdict, "black"),
+        "anchor": "start",
+    }
+
+
+def seed_summary(points: pd.DataFrame, by: str = "x", log: bool = True) -> pd.DataFrame:
+    """Per x value: mean over seeds (geometric on log axes) and mean ± one standard deviation."""
+    import pandas as pd
+
+    usable = points[~points["censored"] & np.isfinite(points["value"])]
+    if log:
+        usable = usable[usable["value"] > 0].assign(value=lambda t: np.log(t["value"]))
+    stats = usable.groupby(by, dropna=False)["value"].agg(["mean", "std", "count"]).reset_index()
+    stats["std"] = stats["std"].fillna(0.0)
+    transform = np.exp if log else (lambda v: v)
+    return pd.DataFrame(
+        {
+            by: stats[by],
+            "mean": transform(stats["mean"]),
+            "low": transform(stats["mean"] - stats["std"]),
+            "high": transform(stats["mean"] + stats["std"]),
+            "seeds": stats["count"],
+        }
+    )
+
+
+def power_law_chart(fit: LawFit) -> alt.TopLevelMixin:
+    import altair as alt
+    import pandas as pd
+
+    law, result = fit.law, fit.fit
+    x_name, y_name = symbol(law.x), law.measure.label
+    summary = seed_summary(fit.points)
+    shown = [fit.points, fit.outside_points] if fit.outside_points is not None else [fit.points]
+    xs = pd.concat([p["x"] for p in shown]).astype(float)
+    xs = xs[np.isfinite(xs) & (xs > 0)]
+    domain = [float(xs.min()), float(xs.max())] if len(xs) else alt.Undefined  # shared with the residuals
+    x_scale = alt.Scale(type="log", nice=False, padding=12, domain=domain)
+    y_scale = alt.Scale(type="log", nice=False, padding=12)
+    x_enc = alt.X("x:Q", scale=x_scale, title=x_name)
+    layers = []
+
+    lines = []
+    if result is not None and math.isfinite(result.exponent) and len(summary):
+        x_grid = np.geomspace(summary["x"].min(), summary["x"].max(), 20)
+        log_x0 = float(result.log_x[:, 0].mean())
+        log_y0 = result.log_prefactor + result.exponent * log_x0  # the fitted line's value at the centre
+        lines.append(pd.DataFrame({"x": x_grid, "y": result.predict(x=x_grid), "line": f"fit {result.exponent:.3g}"}))
+        if fit.prediction is not None:
+            band = fit.prediction.primary.band
+            edges = [v for v in (band.low, band.high) if math.isfinite(v)]
+            if len(edges) == 2 and band.low != band.high:
+                area = pd.DataFrame(
+                    {
+                        "x": x_grid,
+                        "low": np.exp(log_y0 + band.low * (np.log(x_grid) - log_x0)),
+                        "high": np.exp(log_y0 + band.high * (np.log(x_grid) - log_x0)),
+                    }
+                )
+                layers.append(
+                    alt.Chart(area)
+                    .mark_area(opacity=0.18, color="#4575b4")
+                    .encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale, title=y_name), y2="high:Q")
+                )
+            for value in edges if len(edges) == 1 or band.low == band.high else []:
+                slope = np.exp(log_y0 + value * (np.log(x_grid) - log_x0))
+                lines.append(pd.DataFrame({"x": x_grid, "y": slope, "line": f"theory {value:.3g}"}))
+            for hypothesis in fit.prediction.alternatives:
+                if hypothesis.band.low == hypothesis.band.high:
+                    value = hypothesis.band.low
+                    slope = np.exp(log_y0 + value * (np.log(x_grid) - log_x0))
+                    lines.append(pd.DataFrame({"x": x_grid, "y": slope, "line": f"{hypothesis.name} ({value:.3g})"}))
+    if lines:
+        fit_label = lines[0]["line"].iloc[0]  # the fitted line is solid, theory lines dashed
+        line_data = pd.concat(lines, ignore_index=True)
+        layers.append(
+            alt.Chart(line_data)
+            .mark_line(strokeWidth=1.5)
+            .encode(
+                x=x_enc,
+                y=alt.Y("y:Q", scale=y_scale, title=y_name),
+                color=alt.Color("line:N", title="line", legend=alt.Legend(orient="bottom", columns=2)),
+                strokeDash=alt.condition(alt.datum.line == fit_label, alt.value([1, 0]), alt.value([4, 3])),
+            )
+        )
+    if fit.outside_points is not None and len(fit.outside_points):
+        outside = seed_summary(fit.outside_points)
+        layers.append(
+            alt.Chart(outside)
+            .mark_point(shape="diamond", color="#999999", filled=False, size=40)
+            .encode(x=x_enc, y=alt.Y("mean:Q", scale=y_scale), tooltip=["x:Q", "mean:Q"])
+        )
+    layers.append(
+        alt.Chart(summary)
+        .mark_rule(color="black")
+        .encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale, title=y_name), y2="high:Q")
+    )
+    layers.append(
+        alt.Chart(summary)
+        .mark_point(filled=True, color="black", size=30)
+        .encode(x=x_enc, y=alt.Y("mean:Q", scale=y_scale), tooltip=["x:Q", "mean:Q", "low:Q", "high:Q", "seeds:Q"])
+    )
+    note = "points: geometric mean over seeds ± 1 s.d.; theory lines anchored at the data's centre"
+    band = fit.prediction.primary.band if fit.prediction is not None else None
+    if band is not None and band.low != band.high and math.isfinite(band.low) and math.isfinite(band.high):
+        note += f"; shaded: {fit.prediction.primary.name}"
+    if fit.outside_points is not None and len(fit.outside_points):
+        note += "; grey diamonds: outside the regime (not fitted)"
+    main = alt.layer(*layers).properties(
+        width=WIDTH, height=HEIGHT, title=_title(fit, f"{law.name}: {y_name} vs {x_name}", note)
+    )
+    if result is None or not len(result.residuals) or not np.isfinite(result.residuals).any():
+        return main
+    residuals = pd.DataFrame({"x": np.exp(result.log_x[:, 0]), "residual": result.residuals})
+    residual_chart = alt.layer(
+        alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#999999").encode(y="zero:Q"),
+        alt.Chart(residuals)
+        .mark_point(color="black", size=20)
+        .encode(x=x_enc, y=alt.Y("residual:Q", title="log residual")),
+    ).properties(width=WIDTH, height=80)
+    return alt.vconcat(main, residual_chart)
+
+
+def bound_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. per x value (or per group when there is no x) and the bound."""
+    import altair as alt
+    import pandas as pd
+
+    law = fit.law
+    points = fit.points.assign(x=fit.points["x"] if law.x else 0.0)
+    summary = seed_summary(points, log=False)
+    x_enc = alt.X("x:Q", scale=alt.Scale(type="log"), title=law.x) if law.x else alt.X("x:O", title=None)
+    y_title = law.measure.describe()
+    layers = [
+        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title), y2="high:Q"),
+        alt.Chart(summary).mark_point(filled=True, color="black").encode(x=x_enc, y="mean:Q"),
+        alt.Chart(points).mark_point(color="#777777", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+    ]
+    if fit.prediction is not None:
+        band = fit.prediction.primary.band
+        edges = [v for v in (band.low, band.high) if math.isfinite(v)]
+        rules = pd.DataFrame({"bound": edges, "label": [f"bound {v:.3g}" for v in edges]})
+        layers.append(
+            alt.Chart(rules).mark_rule(color="#4575b4", strokeDash=[4, 3]).encode(y="bound:Q", tooltip=["label:N"])
+        )
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, f"{law.name}"))
+
+
+def diagonal_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Heatmap of mean error / the diagonal's error for each test value (column)."""
+    import altair as alt
+
+    law = fit.law
+    means = fit.points.groupby(["row", "x"], as_index=False)["value"].mean()
+    diagonal = means[np.isclose(means["row"], means["x"])][["x", "value"]].rename(columns={"value": "diagonal"})
+    means = means.merge(diagonal, on="x", how="left")
+    means["log10 ratio to diagonal"] = np.log10(means["value"] / means["diagonal"])
+    means["best"] = means.groupby("x")["value"].transform("min") == means["value"]
+    base = alt.Chart(means).encode(
+        x=alt.X("x:O", title=f"test {law.x}"), y=alt.Y("row:O", title=f"pretraining {law.row_axis}", sort="descending")
+    )
+    reach = float(np.nanmax(np.abs(means["log10 ratio to diagonal"]))) or 1.0  # symmetric: 0 is white
+    heat = base.mark_rect().encode(
+        color=alt.Color(
+            "log10 ratio to diagonal:Q", scale=alt.Scale(scheme="redblue", reverse=True, domain=[-reach, reach])
+        ),
+        tooltip=["row:Q", "x:Q", "value:Q", "log10 ratio to diagonal:Q"],
+    )
+    marks = base.mark_text(fontSize=10).encode(text=alt.condition(alt.datum.best, alt.value("min"), alt.value("")))
+    return alt.layer(heat, marks).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name))
+
+
+# Sweep charts ---------------------------------------------------------------------------------
+def order_axes(results: Results, table: pd.DataFrame, axes: list[str]) -> list[str]:
+    """The axes that vary in `table`, most telling first: grid axes before case keys and eval
+    params, then by number of values."""
+    grid = set(results.sweep.get("grid") or {})
+    present = [a for a in axes if a in table and table[a].nunique(dropna=False) > 1]
+    return sorted(present, key=lambda a: (a not in grid, -table[a].nunique(dropna=False)))
+
+
+def axis_layout(ordered: list[str], slots: tuple[str, ...]) -> dict[str, str | None]:
+    """Give the ordered axes to the slots (e.g. colour, column, row); the last slot takes every
+    axis left over, folded into one label "a+b"."""
+    layout: dict[str, str | None] = dict.fromkeys(slots)
+    for i, slot in enumerate(slots):
+        rest = ordered[i:] if slot == slots[-1] else ordered[i : i + 1]
+        layout[slot] = "+".join(rest) or None
+    return layout
+
+
+def _fold(table: pd.DataFrame, layout: dict) -> pd.DataFrame:
+    """Make the folded row axis (several params joined) a column of text labels."""
+    row = layout.get("row")
+    if row and "+" in row:
+        parts = row.split("+")
+        table = table.assign(**{row: table[parts].astype(str).agg(", ".join, axis=1)})
+    return table
+
+
+def training_curve_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin]]:
+    """One chart per curve metric with more than one recorded step: mean ± one s.d. over seeds,
+    coloured and faceted by the sweep's axes."""
+    import altair as alt
+
+    from analysis.reader import curves_with_params
+
+    if not len(results.curves) or results.curves["step"].nunique() < 2:
+        return []
+    curves = curves_with_params(results)
+    curves = curves[curves["status"] == "ok"]
+    eval_params = [p for p in results.params("eval") if p in curves and curves[p].nunique(dropna=False) > 1]
+    axes = [a for a in results.grid_axes() if a not in eval_params] + eval_params
+    curves, axes = with_case_axis(results, curves, axes)
+    charts = []
+    for metric, part in curves.groupby("metric", sort=True):
+        if part["step"].nunique() < 2:
+            continue
+        layout = axis_layout(order_axes(results, part, axes), ("colour", "column", "row"))
+        keys = [a for a in axes if a in part and part[a].nunique(dropna=False) > 1]
+        stats, log = seed_band(part, [*keys, "step"], "value")
+        stats = _fold(_labels_as_text(_thin_steps(stats, keys), keys), layout)
+        y_scale = alt.Scale(type="log") if log else alt.Scale()
+        colour = layout["colour"]
+        encode_colour = {"color": alt.Color(f"{colour}:O", scale=alt.Scale(scheme="viridis"))} if colour else {}
+        band = (
+            alt.Chart()
+            .mark_area(opacity=0.2)
+            .encode(x=alt.X("step:Q"), y=alt.Y("low:Q", scale=y_scale, title=metric), y2="high:Q", **encode_colour)
+        )
+        line = alt.Chart().mark_line().encode(x="step:Q", y=alt.Y("mean:Q", scale=y_scale), **encode_colour)
+        chart = alt.layer(band, line, data=stats).properties(width=260, height=170)
+        chart = _facet(chart, layout)
+        title = f"{metric} during training ({BAND_TEXT[log]} over seeds)"
+        charts.append((f"curve {metric}", chart.properties(title=title)))
+    return charts
+
+
+def _is_number(column) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def _labels_as_text(stats: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+    """Non-numeric axes (task class, booleans, nulls) as plain text labels for Vega."""
+    return stats.astype({a: str for a in axes if not _is_number(stats[a])})
+
+
+BAND_TEXT = {False: "mean ± 1 s.d.", True: "geometric mean ×/÷ 1 geometric s.d."}
+
+
+def seed_band(table: pd.DataFrame, keys: list[str], column: str) -> tuple[pd.DataFrame, bool]:
+    """Mean and a one-s.d. band over seeds per `keys`. Positive values spanning more than a factor
+    10 (losses, window scales) are summarised on log scale, so the band stays positive; returns
+    (stats with mean, low, high; whether log scale)."""
+    values = table[column].astype(float)
+    log = bool((values > 0).all() and values.max() / values.min() > 10)
+    summary = table.assign(_v=np.log(values) if log else values)
+    stats = summary.groupby(keys, dropna=False)["_v"].agg(["mean", "std"]).reset_index()
+    spread = stats["std"].fillna(0.0)
+    back = np.exp if log else (lambda v: v)
+    stats["low"], stats["high"], stats["mean"] = (
+        back(stats["mean"] - spread),
+        back(stats["mean"] + spread),
+        back(stats["mean"]),
+    )
+    return stats.drop(columns="std"), log
+
+
+def _thin_steps(stats: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+    steps = np.sort(stats["step"].unique())
+    if len(steps) <= MAX_STEPS_PER_SERIES:
+        return stats
+    keep = steps[np.unique(np.linspace(0, len(steps) - 1, MAX_STEPS_PER_SERIES).round().astype(int))]
+    return stats[stats["step"].isin(keep)]
+
+
+def _facet(chart, layout: dict):
+    """Facet by column and row; a single facet axis wraps, FACET_COLUMNS panels to a line."""
+    import altair as alt
+
+    column, row = layout["column"], layout["row"]
+    if column and row:
+        return chart.facet(column=alt.Column(f"{column}:O"), row=alt.Row(f"{row}:O"))
+    if column or row:
+        field = column or row
+        order = None if field != CASE else "ascending"
+        return chart.facet(facet=alt.Facet(f"{field}:O", sort=order), columns=FACET_COLUMNS)
+    return chart
+
+
+def with_case_axis(results: Results, table: pd.DataFrame, axes: list[str]) -> tuple[pd.DataFrame, list[str]]:
+    """A sweep's `cases` (e.g. {d: 2, n: 1000}, {d: 3, n: 3000}) are alternatives, not a product:
+    faceting by each of their keys would leave most panels empty. Their keys become one axis
+    `case` with labels like "1: d=2, n=1000" (numbered in the sweep's order)."""
+    keys = [k for k in dict.fromkeys(k for case in results.sweep.get("cases") or [] for k in case) if k in axes]
+    if not keys:
+        return table, axes
+    key_of = table[keys].astype(str).agg("|".join, axis=1)
+    order = list(dict.fromkeys(key_of.sort_values(key=lambda s: s.map(_case_position(results, keys)))))
+    digits = len(str(len(order)))  # zero-padded, so the labels sort in the sweep's order
+    label = {
+        k: f"{i + 1:0{digits}d}: " + ", ".join(f"{n}={v}" for n, v in zip(keys, k.split("|"), strict=True))
+        for i, k in enumerate(order)
+    }
+    table = table.assign(**{CASE: key_of.map(label)})
+    return table, [a for a in axes if a not in keys] + [CASE]
+
+
+def _case_position(results: Results, keys: list[str]):
+    cases = ["|".join(str(case.get(k)) for k in keys) for case in results.sweep.get("cases") or []]
+    return lambda key: cases.index(key) if key in cases else len(cases)
+
+
+def probe_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin]]:
+    """Final metrics (the study's measurements and mechanism probes) against the sweep's axes:
+    mean ± one s.d. over seeds, the axis with most values on x (log scale when positive). A metric
+    that is the same at every eval point of a run is drawn against the config axes only."""
+    runs = results.runs[results.runs["status"] == "ok"]
+    if not len(runs):
+        return []
+    eval_params = set(results.params("eval"))
+    charts = []
+    for metric in results.metrics()[:MAX_PROBE_CHARTS]:
+        values = runs[np.isfinite(runs[metric].astype(float))]
+        if not len(values) or values[metric].nunique() < 2:
+            continue
+        per_run = values.groupby("run_id")[metric].nunique().max() <= 1
+        if per_run:
+            values = values.drop_duplicates("run_id")
+        axes = [a for a in results.grid_axes() if not (per_run and a in eval_params)]
+        values, axes = with_case_axis(results, values, axes)
+        axes = [a for a in axes if values[a].nunique(dropna=False) > 1]
+        if axes:
+            charts.append((f"probe {metric}", _probe_chart(results, values, metric, axes)))
+    return charts
+
+
+def _probe_chart(results: Results, values: pd.DataFrame, metric: str, axes: list[str]):
+    import altair as alt
+
+    layout = axis_layout(order_axes(results, values, axes), ("x", "colour", "column", "row"))
+    x_axis, colour = layout["x"], layout["colour"]
+    facet_layout = {"column": layout["column"], "row": layout["row"]}
+    stats, log = seed_band(values, axes, metric)
+    stats = _fold(_labels_as_text(stats, axes), facet_layout)
+    numeric_x = _is_number(stats[x_axis])
+    log_x = numeric_x and (stats[x_axis] > 0).all()
+    scale = alt.Scale(type="log", nice=False, padding=12) if log_x else alt.Scale(padding=12)
+    x_enc = alt.X(f"{x_axis}:{'Q' if numeric_x else 'O'}", scale=scale)
+    colour_enc = {"color": alt.Color(f"{colour}:O", scale=alt.Scale(scheme="viridis"))} if colour else {}
+    y_scale = alt.Scale(type="log") if log else alt.Scale()
+    y_enc = alt.Y("low:Q", title=metric, scale=y_scale)
+    rules = alt.Chart().mark_rule().encode(x=x_enc, y=y_enc, y2="high:Q", **colour_enc)
+    line = alt.Chart().mark_line(point=True).encode(x=x_enc, y=alt.Y("mean:Q", scale=y_scale), **colour_enc)
+    chart = alt.layer(rules, line, data=stats).properties(width=260, height=170)
+    return _facet(chart, facet_layout).properties(title=f"final {metric} ({BAND_TEXT[log]} over seeds)")

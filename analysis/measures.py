@@ -1,0 +1,240 @@
+"""Measures: one number per run (or per group and seed) that a law is stated about, with a
+censoring flag for the runs where the number does not exist (a threshold never reached).
+
+Functions work on DataFrames; the small `Measure` classes name a measure inside a law and apply
+the function to a results directory. Every measure returns a table with the rows' identity
+(run_id, eval_key or the group columns, seed), `value` and `censored`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from analysis.reader import Results
+
+
+# Functions on tables --------------------------------------------------------------------------
+def final_value(runs: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The runs table's final metric as `value` (never censored)."""
+    out = runs.copy()
+    out["value"] = runs[metric].astype(float) if metric in runs else np.nan
+    out["censored"] = False
+    return out
+
+
+def _by_run(curves: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """One metric's curve points, ordered by step; eval-independent metrics get eval_key ""."""
+    points = curves[curves["metric"] == metric][["run_id", "eval_key", "step", "value"]].copy()
+    points["eval_key"] = points["eval_key"].fillna("")
+    return points.sort_values(["run_id", "eval_key", "step"])
+
+
+def mean_of_last(curves: pd.DataFrame, metric: str, k: int) -> pd.DataFrame:
+    """Mean of the last k recorded values of a metric per (run_id, eval_key)."""
+    points = _by_run(curves, metric)
+    last = points.groupby(["run_id", "eval_key"], sort=False).tail(k)
+    out = last.groupby(["run_id", "eval_key"], as_index=False)["value"].mean()
+    out["censored"] = False
+    return out
+
+
+def first_value(curves: pd.DataFrame, metric: str) -> pd.DataFrame:
+    points = _by_run(curves, metric)
+    out = points.groupby(["run_id", "eval_key"], as_index=False).first()[["run_id", "eval_key", "value"]]
+    out["censored"] = False
+    return out
+
+
+def first_step_reaching(curves: pd.DataFrame, metric: str, threshold: float, below: bool = True) -> pd.DataFrame:
+    """The first recorded step at which a metric is ≤ threshold (≥ with below=False), per
+    (run_id, eval_key). A run that never gets there is censored: value NaN, censored True (its
+    true step is beyond the last record, so leaving it out biases a fit; the verdict counts it)."""
+    points = _by_run(curves, metric)
+    reached = points["value"] <= threshold if below else points["value"] >= threshold
+    hits = points[reached].groupby(["run_id", "eval_key"], as_index=False)["step"].min()
+    every = points[["run_id", "eval_key"]].drop_duplicates()
+    out = every.merge(hits, on=["run_id", "eval_key"], how="left").rename(columns={"step": "value"})
+    out["value"] = out["value"].astype(float)
+    out["censored"] = out["value"].isna()
+    return out
+
+
+def threshold_along_axis(
+    table: pd.DataFrame, axis: str, value: str, threshold: float, group_by: list[str], below: bool = True
+) -> pd.DataFrame:
+    """The smallest value of a grid axis at which `value` is ≤ threshold (≥ with below=False), per
+    group and seed (e.g. the smallest l_tr with test error ≤ ε for each α). Censored when no axis
+    value gets there: the threshold lies beyond the grid."""
+    keys = [*group_by, "seed"]
+    reached = table[value] <= threshold if below else table[value] >= threshold
+    hits = table[reached].groupby(keys, as_index=False, dropna=False)[axis].min()
+    every = table[keys].drop_duplicates()
+    out = every.merge(hits, on=keys, how="left").rename(columns={axis: "value"})
+    out["value"] = out["value"].astype(float)
+    out["censored"] = out["value"].isna()
+    return out
+
+
+# Measures named inside laws -------------------------------------------------------------------
+@dataclass(frozen=True)
+class Measure:
+    """What a law measures. `per_run` returns the runs rows given, with `value` and `censored`."""
+
+    metric: str
+
+    threshold = None  # measures with a threshold (ε) are refitted at other ε for the sensitivity
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def label(self) -> str:
+        """A short name of the measured quantity (the y column of fits.csv)."""
+        return self.metric
+
+    def per_run(self, results: Results, rows: pd.DataFrame) -> pd.DataFrame:
+        raise NotImplementedError
+
+    def with_threshold(self, threshold: float) -> Measure:
+        return replace(self, threshold=threshold)
+
+    def _join(self, rows: pd.DataFrame, values: pd.DataFrame) -> pd.DataFrame:
+        """Attach per-(run_id, eval_key) values to the runs rows; eval-independent curves (eval_key
+        "") apply to every eval row of their run."""
+        rows = rows.drop(columns=["value", "censored"], errors="ignore")
+        independent = values[values["eval_key"] == ""].drop(columns="eval_key")
+        dependent = values[values["eval_key"] != ""]
+        if len(dependent):
+            return rows.merge(dependent, on=["run_id", "eval_key"], how="inner")
+        return rows.merge(independent, on="run_id", how="inner")
+
+
+@dataclass(frozen=True)
+class FinalValue(Measure):
+    """The metric's value at the end of training (the runs table)."""
+
+    def describe(self) -> str:
+        return f"final {self.metric}"
+
+    def per_run(self, results, rows):
+        return final_value(rows, self.metric)
+
+
+@dataclass(frozen=True)
+class OracleMinimiser(Measure):
+    """w*, the minimiser of the Monte-Carlo loss over a log-grid of w (study softmax_window_oracle);
+    censored when it sits at an end of the grid (the true minimiser lies beyond it)."""
+
+    metric: str = "w_star"
+    edge_flag: str = "w_star_at_grid_edge"
+
+    def describe(self) -> str:
+        return f"oracle minimiser {self.metric} (censored at the grid's edge)"
+
+    def per_run(self, results, rows):
+        out = final_value(rows, self.metric)
+        if self.edge_flag in rows:
+            out["censored"] = rows[self.edge_flag].fillna(0).astype(float) > 0
+        return out
+
+
+@dataclass(frozen=True)
+class MeanOfLast(Measure):
+    """Mean of the last k records of a curve (smooths the end of a noisy curve)."""
+
+    k: int = 5
+
+    def describe(self) -> str:
+        return f"mean of the last {self.k} records of {self.metric}"
+
+    def per_run(self, results, rows):
+        return self._join(rows, mean_of_last(results.curves, self.metric, self.k))
+
+
+@dataclass(frozen=True)
+class RelativeToStart(Measure):
+    """Mean of the last k records divided by the first record (how far a curve fell)."""
+
+    k: int = 1
+
+    def describe(self) -> str:
+        return f"{self.metric} at the end (mean of last {self.k}) / at the start"
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric}_end/{self.metric}_start"
+
+    def per_run(self, results, rows):
+        end = mean_of_last(results.curves, self.metric, self.k)
+        start = first_value(results.curves, self.metric).rename(columns={"value": "start"})
+        ratio = end.merge(start[["run_id", "eval_key", "start"]], on=["run_id", "eval_key"])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ratio["value"] = ratio["value"] / ratio["start"]
+        return self._join(rows, ratio[["run_id", "eval_key", "value", "censored"]])
+
+
+@dataclass(frozen=True)
+class FirstStepReaching(Measure):
+    """The first step at which the metric is ≤ threshold (e.g. iterations T to reach error ≤ ε)."""
+
+    threshold: float = 0.0
+    below: bool = True
+
+    def describe(self) -> str:
+        return f"first step with {self.metric} {'≤' if self.below else '≥'} {self.threshold:g}"
+
+    @property
+    def label(self) -> str:
+        return f"first step with {self.metric} {'<=' if self.below else '>='} {self.threshold:g}"
+
+    def per_run(self, results, rows):
+        return self._join(rows, first_step_reaching(results.curves, self.metric, self.threshold, self.below))
+
+
+@dataclass(frozen=True)
+class ThresholdAlongAxis(Measure):
+    """The smallest value of a grid axis at which the final metric is ≤ threshold, per group and
+    seed (e.g. the smallest training prompt length l_tr with test error ≤ ε, for each α)."""
+
+    axis: str = ""
+    threshold: float = 0.0
+    below: bool = True
+
+    def describe(self) -> str:
+        return f"smallest {self.axis} with final {self.metric} {'≤' if self.below else '≥'} {self.threshold:g}"
+
+    @property
+    def label(self) -> str:
+        return f"smallest {self.axis} with {self.metric} {'<=' if self.below else '>='} {self.threshold:g}"
+
+    def per_run(self, results, rows):
+        # one row per (group, seed): the other params identify the group
+        group_by = [p for p in results.params() if p in rows and p != self.axis]
+        out = threshold_along_axis(rows, self.axis, self.metric, self.threshold, group_by, self.below)
+        return out.assign(run_id=None, eval_key=None)
+
+
+@dataclass(frozen=True)
+class FinalValueScaled(Measure):
+    """The final metric divided by a param to a power, e.g. ℒ / L² (a loss in units of its scale)."""
+
+    by: str = ""
+    power: float = 1.0
+
+    def describe(self) -> str:
+        return f"final {self.metric} / {self.by}^{self.power:g}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric}/{self.by}^{self.power:g}"
+
+    def per_run(self, results, rows):
+        out = final_value(rows, self.metric)
+        out["value"] = out["value"] / rows[self.by].astype(float) ** self.power
+        return out

@@ -1,0 +1,134 @@
+"""A results directory as pandas DataFrames, with the variables that laws are stated in.
+
+Reads through `sweeps.store.read_store` (which raises UserError for a missing directory or one
+without runs) and adds derived variables such as Λ = nL²/σ² as columns of `runs`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# Columns of the runs table that are neither params nor metrics (see sweeps/store.py)
+ID_COLUMNS = ("run_id", "sweep", "study", "seed", "eval_key")
+STATUS_COLUMNS = ("status", "error", "diverged_step")
+PROVENANCE_COLUMNS = (
+    "pack_id",
+    "pack_size",
+    "wall_time_s",
+    "device",
+    "node",
+    "iclscale_version",
+    "git_commit",
+    "finished_at",
+)
+
+
+@dataclass(frozen=True)
+class DerivedVariable:
+    """A product of powers of params, e.g. Λ = n¹ L² σ⁻². The powers tell a multi-variable fit
+    which combination the law claims the measure depends on."""
+
+    name: str  # column name
+    symbol: str
+    powers: dict[str, float]
+    meaning: str
+
+    def compute(self, table) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.ones(len(table))
+            for param, power in self.powers.items():
+                value = value * np.asarray(table[param], dtype=float) ** power
+        return value
+
+
+DERIVED = {
+    # Λ := nL²/σ², the scaling variable of [C24] Theorem 3.4 (σ = 0 gives Λ = inf, left out of fits)
+    "Lambda": DerivedVariable("Lambda", "Λ", {"n": 1, "L": 2, "sigma": -2}, "Λ = nL²/σ² ([C24] Thm 3.4)"),
+}
+
+
+def ingredients(variable: str) -> dict[str, float]:
+    """The params a variable is made of, with their powers (a plain param: itself, power 1)."""
+    return dict(DERIVED[variable].powers) if variable in DERIVED else {variable: 1.0}
+
+
+def symbol(variable: str) -> str:
+    return DERIVED[variable].symbol if variable in DERIVED else variable
+
+
+@dataclass
+class Results:
+    """One results directory: the frozen sweep, runs (with derived columns) and curves."""
+
+    directory: str
+    sweep: dict[str, Any]
+    runs: Any  # pandas.DataFrame, one row per (config, eval point)
+    curves: Any  # pandas.DataFrame, long: run_id, step, metric, value, eval_key, eval params
+
+    @property
+    def study(self) -> str:
+        if self.sweep.get("study"):
+            return self.sweep["study"]
+        return str(self.runs["study"].iloc[0])
+
+    @property
+    def name(self) -> str:
+        return self.sweep.get("name") or str(self.runs["sweep"].iloc[0])
+
+    def params(self, *roles: str) -> list[str]:
+        """Param columns of the given roles (all roles when none given), as the frozen sweep lists them."""
+        declared = self.sweep.get("params") or {}
+        if not declared:  # an old store without the params block: every column that is not a metric
+            return [c for c in self.runs.columns if c in self._non_metric_columns() and c not in _RESERVED]
+        return [n for n, spec in declared.items() if (not roles or spec.get("role") in roles) and n in self.runs]
+
+    def grid_axes(self) -> list[str]:
+        """Params that take more than one value in the sweep: grid axes, case keys, eval axes."""
+        return [p for p in self.params() if self.runs[p].nunique(dropna=False) > 1]
+
+    def metrics(self) -> list[str]:
+        """Numeric final-metric columns of runs (neither params, ids, status, provenance nor derived)."""
+        skip = set(self.params()) | set(_RESERVED) | set(DERIVED)
+        return [c for c in self.runs.columns if c not in skip and _numeric(self.runs[c])]
+
+    def _non_metric_columns(self) -> set[str]:
+        metrics = set(self.curves["metric"].unique()) if len(self.curves) else set()
+        return {c for c in self.runs.columns if c not in metrics}
+
+
+_RESERVED = (*ID_COLUMNS, *STATUS_COLUMNS, *PROVENANCE_COLUMNS)
+
+
+def _numeric(column) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
+
+
+def load_results(directory: str) -> Results:
+    """Read a results directory (UserError when it does not exist or holds no runs)."""
+    from sweeps.store import read_store
+
+    data = read_store(directory)
+    runs = add_derived(data.runs)
+    return Results(str(directory), data.sweep or {}, runs, data.curves)
+
+
+def add_derived(runs):
+    """Add each derived variable whose params are all columns of `runs`."""
+    runs = runs.copy()
+    for variable in DERIVED.values():
+        if all(p in runs.columns for p in variable.powers):
+            runs[variable.name] = variable.compute(runs)
+    return runs
+
+
+def curves_with_params(results: Results, metric: str | None = None):
+    """Curves joined with their config's params (one set per run_id), for grouping and faceting."""
+    curves = results.curves if metric is None else results.curves[results.curves["metric"] == metric]
+    config_params = [p for p in results.params("shape", "train") if p not in curves.columns]
+    configs = results.runs.drop_duplicates("run_id")[["run_id", "seed", "status", *config_params]]
+    return curves.merge(configs, on="run_id", how="inner")

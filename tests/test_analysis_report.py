@@ -1,0 +1,164 @@
+"""`iclscale report` end to end: sweeps/demo.yaml (shrunk) run inline into a tmp dir, then its report:
+index.html, fits.csv, PNGs, no torch in the report's process, and rendering in headless Chromium."""
+
+import csv
+import importlib.util
+import json
+import math
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from analysis.reader import load_results
+from analysis.report import FITS_COLUMNS, fit_sweep_laws
+from iclscale.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+CHECK_SCRIPT = ROOT / "scripts" / "check_report_in_chromium.py"
+
+# Renders the report through the console script's main() in a fresh process, then lists any
+# forbidden module that got imported on the way.
+REPORT_WITHOUT_TORCH = """
+import json, sys
+from iclscale.cli import main
+status = main(["report", sys.argv[1]])
+print(json.dumps({"status": status, "imported": [m for m in ("torch", "ray") if m in sys.modules]}))
+"""
+
+
+@pytest.fixture(scope="module")
+def demo_store(tmp_path_factory):
+    """sweeps/demo.yaml with fewer steps, grid values and seeds (same study, fixed params and laws)."""
+    folder = tmp_path_factory.mktemp("demo")
+    raw = yaml.safe_load((ROOT / "sweeps" / "demo.yaml").read_text())
+    raw["fixed"].update(steps=40, tasks_per_iter=4)
+    raw["grid"] = {"n": [50, 200], "sigma": [0.5, 1.0, 2.0]}
+    raw["seeds"] = 2
+    raw["record_every"] = 20
+    sweep_file = folder / "demo_small.yaml"
+    sweep_file.write_text(yaml.safe_dump(raw))
+    store = folder / "store"
+    assert main(["sweep", "run", str(sweep_file), "--executor", "inline", "--out", str(store), "--quiet"]) == 0
+    return store
+
+
+@pytest.fixture(scope="module")
+def demo_report(demo_store):
+    """The report, rendered in a subprocess that must not import torch or ray."""
+    done = subprocess.run(
+        [sys.executable, "-c", REPORT_WITHOUT_TORCH, str(demo_store)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    outcome = json.loads(done.stdout.strip().splitlines()[-1])
+    return demo_store / "report", outcome
+
+
+def test_report_process_never_imports_torch_or_ray(demo_report):
+    _, outcome = demo_report
+    assert outcome["status"] == 0
+    assert outcome["imported"] == []
+
+
+def test_report_writes_index_fits_and_every_png(demo_report):
+    out, _ = demo_report
+    page = (out / "index.html").read_text()
+    with open(out / "fits.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+        header = list(rows[0].keys()) if rows else []
+    assert tuple(header[: len(FITS_COLUMNS)]) == FITS_COLUMNS
+    (row,) = [r for r in rows if r["law"] == "softmax_window.M_norm_vs_Lambda"]  # demo.yaml's law
+    assert row["x"] == "Lambda" and row["y"] == "M_spectral_norm"
+    assert float(row["theory_low"]) == pytest.approx(1 / 6) and float(row["theory_high"]) == pytest.approx(2 / 3)
+    assert float(row["exponent"]) > 0 and float(row["ci_low"]) <= float(row["exponent"]) <= float(row["ci_high"])
+    assert int(row["n_points"]) == 12 and row["verdict"] in ("consistent", "inconsistent", "inconclusive")
+
+    charts = re.findall(r'<div id="chart-\d+">', page)
+    pngs = re.findall(r'href="(charts/[^"]+\.png)"', page)
+    assert len(charts) == len(pngs) >= 5  # the law, training curves and probes
+    for png in pngs:
+        assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in (out / "charts").glob("*.png")) == sorted(Path(p).name for p in pngs)
+    # offline: the Vega libraries are inline, nothing is loaded from elsewhere
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"(https?:)?//", page)
+    assert "vegaEmbed(" in page
+    assert re.search(r'<td class="(consistent|inconsistent|inconclusive)"', page)  # the verdict, highlighted
+
+
+def test_report_of_a_missing_or_empty_directory_is_one_line_and_exit_2(tmp_path, capsys):
+    assert main(["report", str(tmp_path / "nowhere")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "does not exist" in error and "Traceback" not in error
+    assert main(["report", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "holds no runs" in error
+
+
+def test_report_cli_in_a_subprocess_exits_2_for_a_missing_directory(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "iclscale.cli", "report", str(tmp_path / "nowhere")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().startswith("iclscale: error:") and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_report_fits_the_named_laws_or_else_every_law_with_data(demo_store):
+    """demo.yaml names only M_norm_vs_Lambda; with no laws named, every softmax_window law whose data
+    are present is fitted (here also the error-vs-n law; no linear attention, transfer grid or ρ)."""
+    results = load_results(str(demo_store))
+    assert {f.law.name for f in fit_sweep_laws(results)} == {"softmax_window.M_norm_vs_Lambda"}
+    results.sweep["laws"] = []
+    assert {f.law.name for f in fit_sweep_laws(results)} == {
+        "softmax_window.M_norm_vs_Lambda",
+        "softmax_window.softmax_error_decreases_in_n",
+    }
+
+
+@pytest.mark.skipif(
+    not any(shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")),
+    reason="Chromium is not installed (apt-get install -y chromium); the headless render check needs it",
+)
+def test_report_renders_in_headless_chromium_offline_without_console_errors(demo_report):
+    out, _ = demo_report
+    spec = importlib.util.spec_from_file_location("check_report_in_chromium", CHECK_SCRIPT)
+    checker = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(checker)
+    seen = checker.check_report(out, timeout=90)
+    assert seen["errors"] == [] and seen["network"] == []
+    assert seen["charts"] and all(chart["drawn"] for chart in seen["charts"]), seen["charts"]
+    assert seen["passed"]
+
+
+def test_a_named_law_without_data_gets_an_inconclusive_row(demo_store, tmp_path):
+    results = load_results(str(demo_store))
+    results.sweep["laws"] = ["softmax_window.M_norm_vs_Lambda", "softmax_window.linear_floor"]
+    fits = fit_sweep_laws(results)
+    (floor,) = [f for f in fits if f.law.name == "softmax_window.linear_floor"]
+    assert floor.verdict.verdict == "inconclusive" and "no softmax_window rows" in floor.verdict.reason
+    assert math.isnan(floor.row()["exponent"]) and floor.row()["n_points"] == 0
+
+
+def test_sweep_cases_become_one_facet_axis_in_the_sweeps_order():
+    import pandas as pd
+
+    from analysis.charts import CASE, with_case_axis
+    from analysis.reader import Results
+
+    cases = [{"d": 2, "n": 1000}, {"d": 3, "n": 300}, {"d": 10, "n": 50}]
+    table = pd.DataFrame([{**c, "sigma": s} for c in reversed(cases) for s in (0.1, 0.2)])
+    results = Results("x", {"cases": cases, "grid": {"sigma": [0.1, 0.2]}}, table, None)
+    labelled, axes = with_case_axis(results, table, ["d", "n", "sigma"])
+    assert axes == ["sigma", CASE]
+    assert sorted(labelled[CASE].unique()) == ["1: d=2, n=1000", "2: d=3, n=300", "3: d=10, n=50"]
