@@ -90,7 +90,7 @@ def run_on_ray(
         tune_config=tune.TuneConfig(reuse_actors=True),
         run_config=tune.RunConfig(
             name=f"{context.sweep}-{time.strftime('%Y%m%d-%H%M%S')}",
-            storage_path=tune_storage(context.out),
+            **tune_storage(context.out),
             failure_config=tune.FailureConfig(max_failures=retries),
             verbose=verbose,
         ),
@@ -110,11 +110,15 @@ def run_on_ray(
     return totals
 
 
-def tune_storage(out: str) -> str:
-    """Tune's own experiment files live beside the results, hidden (`.tune`), on the same storage."""
-    if "://" in out:
-        return out.rstrip("/") + "/.tune"
-    return os.path.join(os.path.abspath(out), ".tune")
+def tune_storage(out: str) -> dict[str, Any]:
+    """Tune's own experiment files live beside the results, hidden (`.tune`), on the same storage
+    (an object store's URI may carry options such as ?endpoint_override=…, so pass its filesystem)."""
+    from sweeps.store import Location
+
+    location = Location(out)
+    if location.local:
+        return {"storage_path": location.path(".tune")}
+    return {"storage_path": location.path(".tune"), "storage_filesystem": location.fs}
 
 
 def _error_text(error: BaseException) -> str:
