@@ -11,19 +11,8 @@ from typing import Any
 
 import numpy as np
 
-# Columns of the runs table that are neither params nor metrics (see sweeps/store.py)
-ID_COLUMNS = ("run_id", "sweep", "study", "seed", "eval_key")
-STATUS_COLUMNS = ("status", "error", "diverged_step")
-PROVENANCE_COLUMNS = (
-    "pack_id",
-    "pack_size",
-    "wall_time_s",
-    "device",
-    "node",
-    "iclscale_version",
-    "git_commit",
-    "finished_at",
-)
+from sweeps.store import KEY_COLUMNS as ID_COLUMNS
+from sweeps.store import PROVENANCE_COLUMNS, STATUS_COLUMNS
 
 
 @dataclass(frozen=True)
