@@ -66,6 +66,11 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
     sweep = _load(args.file)
     location = Location(args.out or default_out(sweep.name))
+    if sweep.search:
+        from sweeps.search import describe_search, load_states
+
+        print(describe_search(sweep, location.uri, load_states(sweep, location)))
+        return
     plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
     print(describe_plan(plan, location.uri))
     for i, pack in enumerate(plan.packs):
@@ -110,6 +115,12 @@ def cmd_run(args: argparse.Namespace) -> None:
         raise UserError(
             f"{out} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; choose another --out"
         )
+    if sweep.search:  # tune the searched params with Optuna instead of running a grid over them
+        from sweeps.search import run_search
+
+        run_search(sweep, location, args.executor, args.address, args.device, args.retries, args.quiet)
+        print(format_counts(sweep.name, status_counts(location.uri), location.uri))
+        return
     plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
     if not args.quiet:
         print(describe_plan(plan, location.uri), flush=True)
@@ -124,8 +135,10 @@ def cmd_run(args: argparse.Namespace) -> None:
         from sweeps.ray_executor import run_on_ray
 
         if args.address and location.local and not args.quiet:
-            print(f"note: every node of the cluster must see {location.uri} (a shared filesystem); "
-                  "otherwise write to object storage, e.g. --out s3://BUCKET/PREFIX")
+            print(
+                f"note: every node of the cluster must see {location.uri} (a shared filesystem); "
+                "otherwise write to object storage, e.g. --out s3://BUCKET/PREFIX"
+            )
 
         totals = run_on_ray(plan, context, args.address, args.device, args.retries, verbose=0 if args.quiet else 1)
         if totals["nodes"] and not args.quiet:
@@ -147,6 +160,10 @@ def status_counts(out: str) -> dict[str, Any]:
         raise UserError(f"{out!r} is not a results directory: it has no sweep.yaml")
     frozen = {k: v for k, v in frozen.items() if k != "params"}
     sweep = parse_sweep(frozen, f"{out}/sweep.yaml")
+    if sweep.search:
+        from sweeps.search import search_status
+
+        return search_status(sweep, location)
     from sweeps.store import eval_key
 
     keys = [eval_key(p) for p in sweep.eval_points()]
@@ -170,10 +187,11 @@ def status_counts(out: str) -> dict[str, Any]:
 
 
 def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
-    return (
+    text = (
         f"{name}: {counts['configs']} configs: {counts['ok']} ok, {counts['diverged']} diverged, "
         f"{counts['failed']} failed, {counts['missing']} missing  ({out})"
     )
+    return text + (f"\n{counts['search']}" if "search" in counts else "")
 
 
 def cmd_status(args: argparse.Namespace) -> None:

@@ -33,7 +33,11 @@ def _run(tmp_path, raw=RAW, name="sweep.yaml"):
 
 def _raw_runs(out):
     tables = [pq.read_table(p) for p in sorted((out / "runs").glob("*.parquet"))]
-    return [row for t in tables for row in zip(t.column("run_id").to_pylist(), t.column("eval_key").to_pylist(), strict=True)]
+    return [
+        row
+        for t in tables
+        for row in zip(t.column("run_id").to_pylist(), t.column("eval_key").to_pylist(), strict=True)
+    ]
 
 
 def test_a_sweep_stores_every_config_and_eval_point_once(tmp_path):
