@@ -11,8 +11,10 @@ honest "one config at a time" reference. All numbers come from one run on this m
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as iclscale sets it; torch is imported next
 import torch
 
 from iclscale.registry import study_info
