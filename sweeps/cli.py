@@ -83,12 +83,13 @@ def describe_plan(plan, out: str) -> str:
     grid_points = len(plan.configs) // len(sweep.seeds)
     stored = plan.stored["ok"] + plan.stored["diverged"]
     to_run = sum(len(p.configs) for p in plan.packs)
+    points = f"{len(plan.eval_points)} eval point" + ("" if len(plan.eval_points) == 1 else "s")
     sizes = Counter(len(p.configs) for p in plan.packs)
     size_text = ", ".join(f"{n}×{size}" for size, n in sorted(sizes.items(), reverse=True)) or "none"
     return "\n".join(
         [
             f"sweep {sweep.name} ({sweep.study.name}): {len(plan.configs)} configs = {grid_points} grid points × "
-            f"{len(sweep.seeds)} seeds; {len(plan.eval_points)} eval points each",
+            f"{len(sweep.seeds)} seeds; {points} each",
             f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
             f"to run: {to_run} configs ({plan.stored['failed']} retried after failing)",
             f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
