@@ -53,6 +53,9 @@ class Param:
             raise ValueError(f"param {self.name}: role {self.role!r} not in {ROLES}")
         if self.type not in _TYPE_NAMES:
             raise ValueError(f"param {self.name}: unsupported type {self.type}")
+        if self.role == "train" and (self.type is str or self.nullable):
+            # train params become per-config (K,) tensors inside a pack: numbers only
+            raise ValueError(f"param {self.name}: a train-role param must be a non-null number (or bool)")
         if self.default is not None or not self.nullable:
             self.coerce(self.default, f"default of {self.name}")
 

@@ -68,3 +68,10 @@ def test_study_checks_cross_param_constraints(softmax_window):
         softmax_window.resolve({"task_class": "hills"}, 0, "t")
     with pytest.raises(UserError, match="k < d"):
         softmax_window.resolve({"task_class": "lowrank_cos", "d": 2, "k": 2}, 0, "t")
+
+
+def test_train_params_must_be_numbers_because_they_become_per_config_tensors():
+    with pytest.raises(ValueError, match="train-role param must be a non-null number"):
+        Param("mode", str, "a", "train", "a mode", choices=("a", "b"))
+    with pytest.raises(ValueError, match="train-role param must be a non-null number"):
+        Param("x", float, None, "train", "x", nullable=True)
