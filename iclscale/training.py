@@ -99,7 +99,7 @@ def train_pack(
     result = PackResult(list(configs), list(eval_points), device=str(pack.device))
     result.evals = {point: {} for point in eval_points}
     active = torch.ones(pack.K, dtype=torch.bool, device=pack.device)
-    diverged_at = [None] * pack.K
+    diverged_at = torch.zeros(pack.K, dtype=torch.int64, device=pack.device)  # 0: not diverged
     loss_sum = torch.zeros(pack.K, device=pack.device)
     since_record = 0
 
@@ -135,8 +135,8 @@ def train_pack(
             finite = torch.isfinite(loss)
             for g in grads.values():
                 finite &= torch.isfinite(g).flatten(1).all(dim=1)
-            for k in torch.nonzero(active & ~finite).flatten().tolist():
-                diverged_at[k] = t + 1  # the update of iteration t would have been non-finite
+            # the update of iteration t would have been non-finite (no host sync: fine on CUDA too)
+            diverged_at = torch.where(active & ~finite, t + 1, diverged_at)
             active &= finite
             with torch.no_grad():
                 optimizer.step(grads, active)
@@ -145,8 +145,8 @@ def train_pack(
             if (t + 1) % record_every == 0 or t + 1 == steps:
                 record(t + 1)
 
-    result.diverged_step = diverged_at
-    result.status = [OK if s is None else DIVERGED for s in diverged_at]
+    result.diverged_step = [step or None for step in diverged_at.tolist()]
+    result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
     result.wall_time = time.perf_counter() - start
     return result
 
