@@ -31,16 +31,21 @@ def sample_covariates(
     g = rng.normal(purpose, step, (*shape, d))
     if kind == "nonisotropic":  # U^d_S: x = S_d x̃/‖S_d x̃‖, S_d = diag(1, ..., d) ([C24] §3.2)
         z = g * torch.arange(1, d + 1, dtype=g.dtype, device=g.device)
-    elif kind == "lowrank_gaussian":  # x = J̃x̃/‖J̃x̃‖, J̃ = (JᵀJ)^{1/2} ([C24] App J.1)
-        z = torch.einsum("kij,k...j->k...i", transform, g)
+    elif kind in ("lowrank_gaussian", "lowrank_gaussian_task"):  # x = J̃x̃/‖J̃x̃‖, J̃ = (JᵀJ)^{1/2} ([C24] App J.1)
+        while transform.ndim < g.ndim + 1:  # (K, d, d) per trial or (K, T, d, d) per task, against (K, T, P, d)
+            transform = transform.unsqueeze(-3)
+        z = (transform @ g.unsqueeze(-1)).squeeze(-1)
     else:
         raise ValueError(f"unknown covariates {kind!r}")
     return z / z.norm(dim=-1, keepdim=True)
 
 
-def covariate_transform(rng: Streams, d: int) -> torch.Tensor:
-    """J̃ = (JᵀJ)^{1/2} with J_ij ~ N(0, 1), one per config and trial ([C24] App J.1): (K, d, d)."""
-    J = rng.normal("covariate_transform", 0, (d, d)).double()
+def covariate_transform(
+    rng: Streams, d: int, purpose: str = "covariate_transform", step: int = 0, shape: tuple[int, ...] = ()
+) -> torch.Tensor:
+    """J̃ = (JᵀJ)^{1/2} with J_ij ~ N(0, 1) ([C24] App J.1): (K, *shape, d, d) — one per trial by
+    default, or one per task with shape = (tasks,)."""
+    J = rng.normal(purpose, step, (*shape, d, d)).double()
     eigenvalues, vectors = torch.linalg.eigh(J.transpose(-1, -2) @ J)
     root = vectors @ torch.diag_embed(eigenvalues.clamp(min=0).sqrt()) @ vectors.transpose(-1, -2)
     return root.float()
@@ -156,9 +161,10 @@ def sample_prompts(
 ) -> Prompts:
     """Draw `tasks` prompts per config. Prompts with another task class or L but the same purpose
     and step share their covariates, noise and task draws (common random numbers)."""
-    x = sample_covariates(
-        covariates, rng, purpose + "/x", step, (tasks, n + queries), d, constants.get("covariate_transform")
-    )
+    transform = constants.get("covariate_transform")
+    if covariates == "lowrank_gaussian_task":  # a new non-uniform distribution for every task
+        transform = covariate_transform(rng, d, purpose + "/covariate_transform", step, (tasks,))
+    x = sample_covariates(covariates, rng, purpose + "/x", step, (tasks, n + queries), d, transform)
     f = sample_tasks(task_class, rng, purpose + "/task", step, tasks, d, L, nu, constants.get("B"), hills_mode)
     fx = f(x)
     noise = rng.normal(purpose + "/noise", step, (tasks, n))  # ε ~ N(0, σ²) ([C24] §3.2)

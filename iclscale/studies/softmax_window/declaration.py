@@ -35,8 +35,9 @@ COVARIATES = Param(
     "isotropic",
     "shape",
     "covariates: isotropic U^d, nonisotropic U^d_S with S_d = diag(1..d) (§3.2), "
-    "lowrank_gaussian J̃x̃/‖J̃x̃‖ with J̃ = (JᵀJ)^{1/2}, J drawn once per trial (App J.1)",
-    choices=("isotropic", "nonisotropic", "lowrank_gaussian"),
+    "lowrank_gaussian J̃x̃/‖J̃x̃‖ with J̃ = (JᵀJ)^{1/2}, J drawn once per trial (App J.1, spec's reading), "
+    "lowrank_gaussian_task the same with J drawn anew for every task (App J.1: 'for each task')",
+    choices=("isotropic", "nonisotropic", "lowrank_gaussian", "lowrank_gaussian_task"),
 )
 ATTENTION = Param(
     "attention",
