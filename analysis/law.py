@@ -11,6 +11,14 @@ Kinds (a new kind subclasses `Law` and implements `evaluate`):
                   lie in a band (e.g. ≥ 1/3).
 - `DiagonalMinimum` on a 2-D grid (pretraining value × test value), for each test value the
                   measure is smallest where the two are equal.
+- `TransformedPowerLaw` measure ∝ g(param)^p for a fixed function g of one swept param (e.g.
+                  T ∝ M1·√log M1: g(M1) = M1·√ln M1, p = 1).
+- `ThresholdLaw`  "measure ≤ ε iff x ≥ x0" (or only "if"): each x value's seed-mean is placed on
+                  one side of ε and compared with the side the claim puts it on.
+- `LinearLaw`     measure = a + b·x on linear axes: the slope b per group (e.g. a loss linear in a
+                  pruning rate R).
+- `FlatRegionLaw` the measure does not rise above its value at a baseline x (e.g. no pruning) for
+                  every x up to a data-given edge (e.g. the share of small neurons).
 
 Every kind selects its rows the same way (`Law.select`): the law's study, status ok, the `where`
 filters, an optional row filter (e.g. test tasks from the training distribution), and the regime
@@ -84,6 +92,7 @@ class LawFit:
     points: Any = None  # DataFrame: x, value, seed, censored (+ axes) for the charts
     outside_points: Any = None  # DataFrame like `points`: configs outside the theorem's regime
     fit: PowerLawFit | None = None
+    details: dict[str, Any] = field(default_factory=dict)  # what a kind's chart needs beyond the points
 
     @property
     def group_label(self) -> str:
@@ -175,6 +184,11 @@ class Law:
     def x_label(self) -> str:
         return self.x or ""
 
+    @property
+    def x_symbol(self) -> str:
+        """x as chart axes name it."""
+        return symbol(self.x) if self.x else ""
+
     def evaluate(self, results: Results) -> list[LawFit]:
         raise NotImplementedError
 
@@ -242,6 +256,8 @@ class Law:
             from analysis.reader import add_derived
 
             measured = add_derived(measured)
+        if self.x and self.x not in measured and len(measured):  # the swept variable is not in these results
+            return []
         both = pd.concat([measured, not_ok.assign(in_regime=False, not_ok=True)], ignore_index=True)
         if not len(both):
             return []
@@ -266,6 +282,10 @@ class Law:
             rule = self.rule if h.mode is None else replace(self.rule, mode=h.mode)
             out.append((h, judge(h.band, ci_low, ci_high, n_points, n_levels, n_censored, rule)))
         return out
+
+
+def _group_key(group: Mapping[str, Any]) -> tuple:
+    return tuple(sorted((k, _text(v)) for k, v in group.items()))
 
 
 def _plain(value: Any) -> Any:
@@ -294,6 +314,7 @@ class PowerLaw(Law):
         from analysis.fits import fit_power_law, range_sensitivity
 
         fits = []
+        regrouped: dict[float, dict[tuple, pd.DataFrame]] = {}  # ε -> group -> rows (measures over many runs)
         for group, rows, outside, excluded in self.groups(results):
             fit = fit_power_law(rows[self.x], rows["value"], rows["seed"], rows["censored"])
             prediction = self.predict(group)
@@ -307,7 +328,7 @@ class PowerLaw(Law):
                 for part, value in range_sensitivity(rows[self.x], rows["value"], rows["censored"]).items()
                 if part != "all x"
             }
-            sensitivity.update(self._threshold_sensitivity(results, rows))
+            sensitivity.update(self._threshold_sensitivity(results, rows, group, regrouped))
             fits.append(
                 LawFit(
                     law=self,
@@ -336,8 +357,11 @@ class PowerLaw(Law):
             )
         return fits
 
-    def _threshold_sensitivity(self, results: Results, rows: pd.DataFrame) -> dict[str, float]:
-        """Refit at other thresholds ε (only for measures that have one)."""
+    def _threshold_sensitivity(
+        self, results: Results, rows: pd.DataFrame, group: dict[str, Any] | None = None, regrouped: dict | None = None
+    ) -> dict[str, float]:
+        """Refit at other thresholds ε (only for measures that have one). A measure computed over many
+        runs (the smallest l_tr reaching ε, say) is recomputed from the selected runs, not from `rows`."""
         from analysis.fits import fit_power_law
 
         if self.measure.threshold is None:
@@ -346,7 +370,17 @@ class PowerLaw(Law):
         base = rows.drop(columns=["value", "censored"])
         for factor in self.threshold_factors:
             threshold = self.measure.threshold * factor
-            again = self.measure.with_threshold(threshold).per_run(results, base)
+            if self.measure.aggregates_runs:
+                if regrouped is None:
+                    regrouped = {}
+                if threshold not in regrouped:
+                    law = replace(self, measure=self.measure.with_threshold(threshold))
+                    regrouped[threshold] = {_group_key(g): r for g, r, _, _ in law.groups(results)}
+                again = regrouped[threshold].get(_group_key(group or {}))
+                if again is None:
+                    continue
+            else:
+                again = self.measure.with_threshold(threshold).per_run(results, base)
             fit = fit_power_law(again[self.x], again["value"], again["seed"], again["censored"], resamples=0)
             out[f"exponent at ε = {threshold:g}"] = fit.exponent
             out[f"censored at ε = {threshold:g}"] = float(fit.n_censored)
@@ -410,7 +444,7 @@ class BoundLaw(Law):
             levels = int(np.unique(cells).size)
             evidence = (low, high, len(usable), levels, int(rows["censored"].sum()))
             verdict = NO_PREDICTION if prediction is None else judge(prediction.primary.band, *evidence, self.rule)
-            points = usable.assign(x=cells)[["x", "value", "seed", "censored"]]
+            points = usable[["value", "seed", "censored"]].assign(x=cells)[["x", "value", "seed", "censored"]]
             fits.append(
                 LawFit(
                     law=self,
@@ -515,6 +549,377 @@ def _diagonal_fraction(labels: list[tuple[float, float]], matched: list[float]):
         return np.mean(hits, axis=0)
 
     return statistic
+
+
+@dataclass(frozen=True)
+class TransformedPowerLaw(PowerLaw):
+    """measure ∝ g(param)^p with g a fixed function of one swept param, e.g. T ∝ M1·√(log M1):
+    x = g(M1) = M1·√(ln M1) and the predicted p = 1. `x` names the column g(param) is written to;
+    `param` is the swept param (never grouped); `x_text` is how charts and fits.csv write g."""
+
+    param: str = ""
+    transform: Callable[[Any], Any] | None = None
+    x_text: str = ""
+
+    @property
+    def axes(self) -> tuple[str, ...]:
+        return (self.param,)
+
+    @property
+    def x_label(self) -> str:
+        return self.x_text or str(self.x)
+
+    @property
+    def x_symbol(self) -> str:
+        return self.x_text or str(self.x)
+
+    def select(self, results: Results) -> tuple[pd.DataFrame, pd.DataFrame]:
+        import numpy as np
+
+        measured, not_ok = super().select(results)
+        if self.param in measured:
+            measured = measured.assign(**{self.x: self.transform(np.asarray(measured[self.param], dtype=float))})
+        return measured, not_ok
+
+
+# Threshold claims ("error ≤ ε iff S1 ≥ 1") ---------------------------------------------------------
+REACHES, MISSES, UNCLEAR = "≤ ε", "> ε", "unclear"
+
+
+@dataclass(frozen=True)
+class ThresholdLaw(Law):
+    """ "measure ≤ ε if (and, with `necessary`, only if) x is on the good side of x0", e.g. OOD error ≤ 0.01
+    iff S1 ≥ 1. `predict(group)` gives x0 as a point band. Each x value's seed-mean of the measure gets a
+    95% bootstrap interval over seeds and is placed: ≤ ε (the whole interval at or below ε), > ε (the whole
+    interval above) or unclear. The verdict (this tool's rule, not from any paper):
+
+    - inconclusive with fewer x values or points than the rule asks, or no x value on a claimed side;
+    - inconsistent when some x value lies clearly on the wrong side (on the good side yet > ε; with
+      `necessary`, on the other side yet ≤ ε);
+    - consistent when every x value on a claimed side lies clearly on its side; otherwise inconclusive.
+
+    The statistic is the crossing: the smallest x from which every larger x has seed-mean ≤ ε (good
+    side "above"; "below": the largest x up to which every x has it), with a bootstrap interval over
+    seeds; ±∞ when no x qualifies."""
+
+    threshold: float = 0.01
+    good_side: str = "above"  # "above": ≤ ε for x ≥ x0; "below": ≤ ε for x ≤ x0
+    necessary: bool = True
+
+    kind = "threshold"
+
+    def __post_init__(self):
+        if self.good_side not in ("above", "below"):
+            raise ValueError(f"good_side must be 'above' or 'below', got {self.good_side!r}")
+
+    def claim_text(self, x0: float | None = None) -> str:
+        side = "≥" if self.good_side == "above" else "≤"
+        where = "x0" if x0 is None else f"{x0:g}"
+        return f"{self.measure.label} ≤ {self.threshold:g} {'iff' if self.necessary else 'if'} {self.x} {side} {where}"
+
+    def evaluate(self, results: Results) -> list[LawFit]:
+        import numpy as np
+
+        from analysis.measures import level_means
+
+        fits = []
+        for group, rows, _outside, excluded in self.groups(results):
+            usable = rows[~rows["censored"] & np.isfinite(rows["value"].astype(float))]
+            x = usable[self.x].astype(float).to_numpy()
+            values = usable["value"].astype(float).to_numpy()
+            levels = level_means(values, x)
+            prediction = self.predict(group)
+            n_censored = int(rows["censored"].sum())
+            estimate, low, high, method = self._crossing(values, x, usable["seed"].to_numpy())
+            if prediction is None:
+                verdict, sides = NO_PREDICTION, levels.assign(side="", expected="", claimed=False)
+            else:
+                x0 = prediction.primary.band.low
+                sides = self._sides(levels, x0)
+                verdict = self._verdict(sides, len(usable), n_censored, x0)
+            fits.append(
+                LawFit(
+                    law=self,
+                    group=group,
+                    statistic=self._statistic_text(),
+                    estimate=estimate,
+                    ci_low=low,
+                    ci_high=high,
+                    prediction=prediction,
+                    verdict=verdict,
+                    n_points=len(usable),
+                    n_levels=len(levels),
+                    n_censored=n_censored,
+                    n_excluded=excluded,
+                    interval_method=method,
+                    points=usable[["value", "seed", "censored"]].assign(x=x),
+                    details={"threshold": self.threshold, "levels": sides},
+                )
+            )
+        return fits
+
+    def _statistic_text(self) -> str:
+        if self.good_side == "above":
+            return f"smallest {self.x} from which every larger {self.x} has seed-mean ≤ {self.threshold:g}"
+        return f"largest {self.x} up to which every {self.x} has seed-mean ≤ {self.threshold:g}"
+
+    def _sides(self, levels: pd.DataFrame, x0: float) -> pd.DataFrame:
+        """Per x value: where its seed-mean lies (side), where the claim puts it (expected; "" where the
+        claim says nothing), and whether it counts (claimed)."""
+        import numpy as np
+
+        good = levels["x"] >= x0 - 1e-9 if self.good_side == "above" else levels["x"] <= x0 + 1e-9
+        side = np.where(
+            levels["high"] <= self.threshold, REACHES, np.where(levels["low"] > self.threshold, MISSES, UNCLEAR)
+        )
+        expected = np.where(good, REACHES, MISSES if self.necessary else "")
+        return levels.assign(side=side, expected=expected, claimed=expected != "")
+
+    def _verdict(self, sides: pd.DataFrame, n_points: int, n_censored: int, x0: float) -> Verdict:
+        from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
+
+        total = n_points + n_censored
+        if len(sides) < self.rule.min_levels:
+            return Verdict(INCONCLUSIVE, f"only {len(sides)} x value(s) with data (needs {self.rule.min_levels})")
+        if n_points < self.rule.min_points:
+            return Verdict(INCONCLUSIVE, f"only {n_points} point(s) (needs {self.rule.min_points})")
+        if total and n_censored / total > self.rule.max_censored_fraction:
+            return Verdict(INCONCLUSIVE, f"{n_censored} of {total} points censored")
+        good = sides[sides["expected"] == REACHES]
+        bad = sides[sides["expected"] == MISSES]
+        where = f"{self.x} {'≥' if self.good_side == 'above' else '≤'} {x0:g}"
+        if not len(good):
+            return Verdict(INCONCLUSIVE, f"no {self.x} value with {where} in the data")
+        if self.necessary and not len(bad):
+            return Verdict(INCONCLUSIVE, f"no {self.x} value on the other side of {x0:g} in the data")
+        claimed = sides[sides["claimed"]]
+        wrong = claimed[(claimed["side"] != claimed["expected"]) & (claimed["side"] != UNCLEAR)]
+
+        def text(part):
+            return ", ".join(f"{r.x:g} ({r.mean:.3g} [{r.low:.3g}, {r.high:.3g}])" for r in part.itertuples())
+
+        if len(wrong):
+            return Verdict(INCONSISTENT, f"on the wrong side of ε = {self.threshold:g} at {self.x} = {text(wrong)}")
+        unclear = claimed[claimed["side"] == UNCLEAR]
+        if len(unclear):
+            return Verdict(INCONCLUSIVE, f"the interval straddles ε = {self.threshold:g} at {self.x} = {text(unclear)}")
+        scope = "on both sides" if self.necessary else f"for every {where}"
+        return Verdict(CONSISTENT, f"every {self.x} value lies on its predicted side of ε = {self.threshold:g} {scope}")
+
+    def _crossing(self, values, x, seeds) -> tuple[float, float, float, str]:
+        """The crossing estimate and its bootstrap interval (seeds resampled within each x value)."""
+        import numpy as np
+
+        from analysis.fits import BOOTSTRAP, BOOTSTRAP_RESAMPLES, CONFIDENCE, _bootstrap_indices
+
+        if not len(values):
+            return math.nan, math.nan, math.nan, "none: no points"
+        labels, cells = np.unique(x, return_inverse=True)
+        cells = cells.ravel()
+        weights = np.zeros((len(values), len(labels)))
+        weights[np.arange(len(values)), cells] = 1.0
+        weights /= weights.sum(axis=0, keepdims=True)
+
+        def crossing(means: np.ndarray) -> np.ndarray:
+            ok = means <= self.threshold
+            if self.good_side == "above":
+                stays = np.flip(np.logical_and.accumulate(np.flip(ok, axis=1), axis=1), axis=1)
+                first = np.argmax(stays, axis=1)
+                return np.where(stays.any(axis=1), labels[first], math.inf)
+            upto = np.logical_and.accumulate(ok, axis=1)
+            last = upto.shape[1] - 1 - np.argmax(np.flip(upto, axis=1), axis=1)
+            return np.where(upto.any(axis=1), labels[last], -math.inf)
+
+        estimate = float(crossing((values @ weights)[None, :])[0])
+        indices = _bootstrap_indices(cells, BOOTSTRAP_RESAMPLES, 0)
+        if indices is None:
+            return estimate, math.nan, math.nan, "none: one seed per x value, nothing to resample"
+        boot = crossing(values[indices] @ weights)
+        alpha = (1 - CONFIDENCE) / 2
+        low, high = np.quantile(boot, [alpha, 1 - alpha], method="inverted_cdf")
+        return estimate, float(low), float(high), BOOTSTRAP
+
+
+# Linear claims ("the loss grows linearly in R") -----------------------------------------------------
+@dataclass(frozen=True)
+class LinearLaw(Law):
+    """measure = a + b·x on linear axes: the slope b is fitted per group by least squares, with a
+    bootstrap interval over seeds (resampled within each x value, as for power laws), and judged
+    against the predicted band for b. Linearity is shown beside it: R², the slope on the lower and
+    upper half of the x values, and the curvature c of a quadratic fit a + b·x + c·x²."""
+
+    kind = "linear"
+
+    def evaluate(self, results: Results) -> list[LawFit]:
+        import numpy as np
+
+        fits = []
+        for group, rows, _outside, excluded in self.groups(results):
+            usable = rows[~rows["censored"] & np.isfinite(rows["value"].astype(float))]
+            x = usable[self.x].astype(float).to_numpy()
+            y = usable["value"].astype(float).to_numpy()
+            line = fit_line(x, y)
+            prediction = self.predict(group)
+            n_censored = int(rows["censored"].sum())
+            n_levels = len(np.unique(x))
+            evidence = (line["ci_low"], line["ci_high"], len(usable), n_levels, n_censored)
+            verdict = NO_PREDICTION if prediction is None else judge(prediction.primary.band, *evidence, self.rule)
+            levels = np.unique(x)
+            half = (len(levels) + 1) // 2
+            sensitivity = {
+                "slope on lower half of x": fit_line(x[np.isin(x, levels[:half])], y[np.isin(x, levels[:half])])[
+                    "slope"
+                ],
+                "slope on upper half of x": fit_line(
+                    x[np.isin(x, levels[len(levels) - half :])], y[np.isin(x, levels[len(levels) - half :])]
+                )["slope"],
+                "quadratic coefficient": line["curvature"],
+                "intercept": line["intercept"],
+            }
+            fits.append(
+                LawFit(
+                    law=self,
+                    group=group,
+                    statistic=f"slope of {self.measure.label} vs {self.x}",
+                    estimate=line["slope"],
+                    ci_low=line["ci_low"],
+                    ci_high=line["ci_high"],
+                    prediction=prediction,
+                    verdict=verdict,
+                    n_points=len(usable),
+                    n_levels=n_levels,
+                    n_censored=n_censored,
+                    n_excluded=excluded,
+                    r2=line["r2"],
+                    interval_method=line["method"],
+                    ols_low=line["ols_low"],
+                    ols_high=line["ols_high"],
+                    alternatives=self.judged_alternatives(prediction, *evidence),
+                    sensitivity=sensitivity,
+                    points=usable[["value", "seed", "censored"]].assign(x=x),
+                    details={"intercept": line["intercept"], "slope": line["slope"]},
+                )
+            )
+        return fits
+
+
+def fit_line(x, y, resamples: int | None = None, random_state: int = 0) -> dict[str, Any]:
+    """y = a + b·x by least squares: slope, intercept, R², the OLS t-interval of the slope, a bootstrap
+    interval over seeds (resampled within each x value; reported when some x has two points) and the
+    quadratic coefficient of y = a + b·x + c·x² (NaN with fewer than 4 distinct x)."""
+    import numpy as np
+
+    from analysis.fits import BOOTSTRAP, BOOTSTRAP_RESAMPLES, CONFIDENCE, OLS_ONLY, _bootstrap_indices
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    nan = math.nan
+    out = {"slope": nan, "intercept": nan, "r2": nan, "ci_low": nan, "ci_high": nan, "ols_low": nan}
+    out.update(ols_high=nan, curvature=nan, method="none: too few points to fit")
+    if len(x) < 3 or len(np.unique(x)) < 2:
+        return out
+    design = np.column_stack([np.ones(len(x)), x])
+    solve = np.linalg.pinv(design)
+    intercept, slope = solve @ y
+    residuals = y - design @ np.array([intercept, slope])
+    total = np.sum((y - y.mean()) ** 2)
+    out.update(slope=float(slope), intercept=float(intercept))
+    out["r2"] = float(1 - np.sum(residuals**2) / total) if total > 0 else nan
+    from scipy.special import stdtrit
+
+    dof = len(x) - 2
+    se = math.sqrt(np.sum(residuals**2) / dof / np.sum((x - x.mean()) ** 2)) if dof > 0 else nan
+    half = float(stdtrit(dof, 0.5 + CONFIDENCE / 2) * se) if dof > 0 else nan
+    out.update(ols_low=float(slope - half), ols_high=float(slope + half))
+    if len(np.unique(x)) >= 4:
+        out["curvature"] = float(np.polyfit(x, y, 2)[0])
+    _, cells = np.unique(x, return_inverse=True)
+    indices = _bootstrap_indices(cells.ravel(), resamples or BOOTSTRAP_RESAMPLES, random_state)
+    if indices is None:
+        out.update(ci_low=out["ols_low"], ci_high=out["ols_high"], method=OLS_ONLY)
+        return out
+    boot = (y[indices] @ solve.T)[:, 1]
+    alpha = (1 - CONFIDENCE) / 2
+    low, high = np.quantile(boot, [alpha, 1 - alpha])
+    out.update(ci_low=float(low), ci_high=float(high), method=BOOTSTRAP)
+    return out
+
+
+# "Free up to an edge" claims (magnitude pruning costs nothing while it removes small neurons) ---------
+@dataclass(frozen=True)
+class FlatRegionLaw(Law):
+    """The measure does not rise above its value at x = `baseline` for any x up to an edge that the
+    data give: `edge_metric` (a per-run metric, e.g. the share of small neurons |L^c|/m), averaged over
+    the group's runs, is passed to `predict(group)` under its own name, and the prediction's band is
+    [edge, ∞) for the statistic, the onset: the smallest x that costs (`analysis.measures.cost_onset`:
+    the paired increase over the baseline has a 95% bootstrap interval above 0 and exceeds the baseline's
+    seed-to-seed s.d.; this tool's definition, not from any paper).
+
+    Verdict: inconclusive without an x strictly between the baseline and the edge (or with fewer x
+    values than the rule asks); inconsistent when such an x costs; consistent otherwise. The interval
+    reported for the onset is the grid step that brackets it [last x below it, onset]."""
+
+    baseline: float = 0.0
+    edge_metric: str = ""
+
+    kind = "flat region"
+
+    def evaluate(self, results: Results) -> list[LawFit]:
+        import numpy as np
+
+        from analysis.measures import cost_onset
+        from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
+
+        fits = []
+        for group, rows, _outside, excluded in self.groups(results):
+            usable = rows[~rows["censored"] & np.isfinite(rows["value"].astype(float))]
+            table = usable[[self.x, "value", "seed"]].rename(columns={self.x: "x"}).astype({"x": float})
+            onset, levels = cost_onset(table, "x", "value", self.baseline)
+            edge = float(usable[self.edge_metric].astype(float).mean()) if self.edge_metric in usable else math.nan
+            prediction = self.predict({**group, self.edge_metric: edge})
+            inside = levels[(levels["x"] > self.baseline) & (levels["x"] <= edge + 1e-9)]
+            tested = levels["x"].to_numpy()
+            if prediction is None:
+                verdict = NO_PREDICTION
+            elif len(levels) < self.rule.min_levels or len(usable) < self.rule.min_points:
+                verdict = Verdict(INCONCLUSIVE, f"only {len(levels)} {self.x} value(s), {len(usable)} point(s)")
+            elif not np.isfinite(edge):
+                verdict = Verdict(INCONCLUSIVE, f"no {self.edge_metric} in the data")
+            elif not len(inside):
+                verdict = Verdict(INCONCLUSIVE, f"no {self.x} between {self.baseline:g} and the edge {edge:.3g}")
+            elif inside["costs"].any():
+                first = inside[inside["costs"]].iloc[0]
+                verdict = Verdict(
+                    INCONSISTENT,
+                    f"{self.x} = {first['x']:g} ≤ edge {edge:.3g} already costs: increase {first['increase']:.3g} "
+                    f"[{first['increase_low']:.3g}, {first['increase_high']:.3g}] over {self.baseline:g}",
+                )
+            else:
+                verdict = Verdict(
+                    CONSISTENT,
+                    f"no {self.x} ≤ edge {edge:.3g} costs (tested up to {inside['x'].max():g}); "
+                    + (f"the first that costs is {onset:g}" if np.isfinite(onset) else "none in the grid costs"),
+                )
+            below = tested[tested < onset] if np.isfinite(onset) else tested
+            fits.append(
+                LawFit(
+                    law=self,
+                    group=group,
+                    statistic=f"smallest {self.x} whose {self.measure.label} rises above that at {self.baseline:g}",
+                    estimate=onset,
+                    ci_low=float(below.max()) if len(below) and np.isfinite(onset) else math.nan,
+                    ci_high=onset,
+                    prediction=prediction,
+                    verdict=verdict,
+                    n_points=len(usable),
+                    n_levels=len(levels),
+                    n_censored=int(rows["censored"].sum()),
+                    n_excluded=excluded,
+                    interval_method="the grid step bracketing the onset",
+                    points=table.assign(censored=False),
+                    details={"edge": edge, "levels": levels, "onset": onset},
+                )
+            )
+        return fits
 
 
 def inside_rule(**overrides) -> VerdictRule:
