@@ -240,8 +240,9 @@ def test_registry_names_studies_and_citations():
         "softmax_window.transfer_diagonal",
         "softmax_window.subspace_recovery",
     }
+    paper = {"softmax_window": "[C24]", "nonlinear_icl": "[L24]"}  # each catalogue module cites its paper
     for law in LAWS.values():
-        assert "[C24]" in law.citation and law.conditions and law.claim
+        assert paper[law.name.split(".")[0].removesuffix("_gpt2")] in law.citation and law.conditions and law.claim
     assert {law.name for law in laws_of_study("softmax_window_oracle")} == {"softmax_window.w_star_vs_Lambda"}
 
 
