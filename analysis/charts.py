@@ -14,8 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from analysis.reader import symbol
-
 if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
@@ -39,6 +37,12 @@ def law_chart(fit: LawFit) -> alt.TopLevelMixin | None:
         return power_law_chart(fit)
     if kind == "diagonal minimum":
         return diagonal_chart(fit)
+    if kind == "threshold":
+        return threshold_chart(fit)
+    if kind == "linear":
+        return linear_chart(fit)
+    if kind == "flat region":
+        return flat_region_chart(fit)
     return bound_chart(fit)
 
 
@@ -78,7 +82,7 @@ def power_law_chart(fit: LawFit) -> alt.TopLevelMixin:
     import pandas as pd
 
     law, result = fit.law, fit.fit
-    x_name, y_name = symbol(law.x), law.measure.label
+    x_name, y_name = law.x_symbol, law.measure.label
     summary = seed_summary(fit.points)
     shown = [fit.points, fit.outside_points] if fit.outside_points is not None else [fit.points]
     xs = pd.concat([p["x"] for p in shown]).astype(float)
@@ -193,6 +197,120 @@ def bound_chart(fit: LawFit) -> alt.TopLevelMixin:
             alt.Chart(rules).mark_rule(color="#4575b4", strokeDash=[4, 3]).encode(y="bound:Q", tooltip=["label:N"])
         )
     return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, f"{law.name}"))
+
+
+def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed-mean of the measure per x value with its 95% bootstrap interval, coloured by whether it lies
+    on the side of ε the claim puts it on; ε as a horizontal rule, the predicted threshold x0 as a
+    vertical one. The y axis is symlog (errors of exactly 0 stay on the chart)."""
+    import altair as alt
+    import pandas as pd
+
+    law = fit.law
+    levels = fit.details.get("levels")
+    if levels is None or not len(levels):
+        return bound_chart(fit)
+    epsilon = fit.details.get("threshold", math.nan)
+    table = levels.assign(
+        agrees=np.where(
+            ~levels["claimed"],
+            "no claim",
+            np.where(
+                levels["side"] == levels["expected"],
+                "on its predicted side",
+                np.where(levels["side"] == "unclear", "straddles ε", "wrong side"),
+            ),
+        )
+    )
+    colours = alt.Scale(
+        domain=["on its predicted side", "straddles ε", "wrong side", "no claim"],
+        range=["#1b7837", "#8c6d1f", "#b2182b", "#777777"],
+    )
+    y_scale = alt.Scale(type="symlog", constant=max(epsilon / 10, 1e-6) if math.isfinite(epsilon) else 1e-3)
+    x_enc = alt.X("x:Q", title=law.x_symbol, scale=alt.Scale(padding=12, zero=False))
+    y_title = f"{law.measure.label} (seed-mean, 95% interval)"
+    layers = [
+        alt.Chart(fit.points)
+        .mark_point(color="#999999", size=12, opacity=0.6)
+        .encode(x=x_enc, y=alt.Y("value:Q", scale=y_scale, title=y_title)),
+        alt.Chart(table).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale), y2="high:Q", color="agrees:N"),
+        alt.Chart(table)
+        .mark_point(filled=True, size=50)
+        .encode(
+            x=x_enc,
+            y=alt.Y("mean:Q", scale=y_scale),
+            color=alt.Color("agrees:N", scale=colours, title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["x:Q", "mean:Q", "low:Q", "high:Q", "seeds:Q", "side:N", "expected:N"],
+        ),
+    ]
+    if math.isfinite(epsilon):
+        rule = pd.DataFrame({"y": [epsilon], "label": [f"ε = {epsilon:g}"]})
+        layers.append(
+            alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#4575b4").encode(y="y:Q", tooltip=["label:N"])
+        )
+    if fit.prediction is not None and math.isfinite(fit.prediction.primary.band.low):
+        x0 = fit.prediction.primary.band.low
+        rule = pd.DataFrame({"x": [x0], "label": [f"predicted threshold {x0:g}"]})
+        layers.append(
+            alt.Chart(rule).mark_rule(strokeDash=[2, 2], color="#d73027").encode(x="x:Q", tooltip=["label:N"])
+        )
+    x0 = fit.prediction.primary.band.low if fit.prediction is not None else None
+    note = f"dashed: ε and the predicted threshold; grey: single seeds; claim: {law.claim_text(x0)}"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def linear_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. on linear axes with the fitted line a + b·x."""
+    import altair as alt
+    import pandas as pd
+
+    law = fit.law
+    summary = seed_summary(fit.points, log=False)
+    x_enc = alt.X("x:Q", title=law.x_symbol, scale=alt.Scale(padding=12))
+    y_title = law.measure.label
+    layers = [
+        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title), y2="high:Q"),
+        alt.Chart(summary).mark_point(filled=True, color="black", size=30).encode(x=x_enc, y="mean:Q"),
+    ]
+    slope, intercept = fit.details.get("slope", math.nan), fit.details.get("intercept", math.nan)
+    if math.isfinite(slope) and math.isfinite(intercept) and len(summary):
+        xs = np.linspace(float(summary["x"].min()), float(summary["x"].max()), 20)
+        line = pd.DataFrame({"x": xs, "y": intercept + slope * xs})
+        layers.append(alt.Chart(line).mark_line(color="#4575b4").encode(x=x_enc, y="y:Q"))
+    note = f"points: mean ± 1 s.d. over seeds; line: fitted slope {slope:.3g} (R² {fit.r2:.3g})"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def flat_region_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. against x, the edge (e.g. the small-neuron share) and the onset as rules."""
+    import altair as alt
+    import pandas as pd
+
+    law = fit.law
+    summary = seed_summary(fit.points, log=False)
+    x_enc = alt.X("x:Q", title=law.x_symbol, scale=alt.Scale(padding=12))
+    layers = [
+        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        alt.Chart(summary)
+        .mark_rule(color="black")
+        .encode(x=x_enc, y=alt.Y("low:Q", title=law.measure.label), y2="high:Q"),
+        alt.Chart(summary).mark_line(point=True, color="black").encode(x=x_enc, y="mean:Q"),
+    ]
+    marks = []
+    edge, onset = fit.details.get("edge", math.nan), fit.details.get("onset", math.nan)
+    if math.isfinite(edge):
+        marks.append({"x": edge, "label": f"edge {edge:.3g}"})
+    if math.isfinite(onset):
+        marks.append({"x": onset, "label": f"onset {onset:g}"})
+    if marks:
+        layers.append(
+            alt.Chart(pd.DataFrame(marks))
+            .mark_rule(strokeDash=[4, 3])
+            .encode(x="x:Q", color=alt.Color("label:N", title=None, legend=alt.Legend(orient="bottom")))
+        )
+    note = "mean ± 1 s.d. over seeds; edge: the data-given end of the free region; onset: the first x that costs"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
 def diagonal_chart(fit: LawFit) -> alt.TopLevelMixin:
@@ -405,3 +523,127 @@ def _probe_chart(results: Results, values: pd.DataFrame, metric: str, axes: list
     line = alt.Chart().mark_line(point=True).encode(x=x_enc, y=alt.Y("mean:Q", scale=y_scale), **colour_enc)
     chart = alt.layer(rules, line, data=stats).properties(width=260, height=170)
     return _facet(chart, facet_layout).properties(title=f"final {metric} ({BAND_TEXT[log]} over seeds)")
+
+
+# Sections of their own: pruning and classical learners ---------------------------------------------
+METHOD_COLOURS = {"none": "#777777", "random": "#d95f02", "magnitude": "#1b9e77", "largest": "#7570b3"}
+
+
+def pruning_chart(finding) -> alt.TopLevelMixin:
+    """[L24] Fig. 5A's layout: error against the pruning rate per method (mean ± 1 s.d. over seeds, left
+    axis) over the sorted neuron magnitudes as light-blue bars (right axis), the small-neuron share and
+    the onset of magnitude pruning's cost as rules; the hinge loss in a panel below."""
+    import altair as alt
+
+    table = finding.table
+    methods = sorted(
+        table["prune_method"].unique(), key=lambda m: list(METHOD_COLOURS).index(m) if m in METHOD_COLOURS else 9
+    )
+    colour = alt.Color(
+        "prune_method:N",
+        title="pruning",
+        scale=alt.Scale(domain=methods, range=[METHOD_COLOURS.get(m, "#000000") for m in methods]),
+        legend=alt.Legend(orient="bottom"),
+    )
+    x_scale = alt.Scale(domain=[0, 1] if len(finding.magnitudes) else alt.Undefined, nice=False)
+    x_enc = alt.X("prune_ratio:Q", title="pruning rate R", scale=x_scale)
+
+    def panel(metric: str, title: str):
+        stats = (
+            table.groupby(["prune_method", "prune_ratio"])[metric]
+            .agg(["mean", "std"])
+            .reset_index()
+            .fillna({"std": 0.0})
+        )
+        stats = stats.assign(low=stats["mean"] - stats["std"], high=stats["mean"] + stats["std"])
+        y = alt.Y("mean:Q", title=title)
+        return [
+            alt.Chart(stats)
+            .mark_rule(opacity=0.6)
+            .encode(x=x_enc, y=alt.Y("low:Q", title=title), y2="high:Q", color=colour),
+            alt.Chart(stats)
+            .mark_line(point=True)
+            .encode(x=x_enc, y=y, color=colour, tooltip=["prune_method:N", "prune_ratio:Q", "mean:Q", "std:Q"]),
+        ]
+
+    curves = panel(finding.metric, f"{finding.metric} (mean ± 1 s.d.)")
+    notes = ["bars: sorted neuron magnitudes (right axis, mean over seeds by rank)"]
+    if math.isfinite(finding.share):
+        notes.append(f"dashed: small-neuron share |L^c|/m = {finding.share:.2f}")
+        curves.append(_vertical_rule(finding.share, [4, 3]))
+    if "magnitude" in finding.onsets and math.isfinite(finding.onsets["magnitude"][0]):
+        onset = finding.onsets["magnitude"][0]
+        notes.append(f"dotted: magnitude pruning costs from R = {onset:g}")
+        curves.append(_vertical_rule(onset, [1, 2]))
+    main = alt.layer(*curves)
+    if len(finding.magnitudes):
+        bars = (
+            alt.Chart(finding.magnitudes)
+            .mark_bar(color="#9ecae1", opacity=0.6)
+            .encode(
+                x=alt.X("low:Q", scale=x_scale),
+                x2="high:Q",
+                y=alt.Y(
+                    "magnitude:Q", title="neuron magnitude (sorted; mean over seeds)", axis=alt.Axis(orient="right")
+                ),
+                y2=alt.datum(0),
+                tooltip=["rank:Q", "magnitude:Q"],
+            )
+        )
+        main = alt.layer(bars, main).resolve_scale(y="independent")
+    main = main.properties(
+        width=WIDTH + 60,
+        height=HEIGHT,
+        title={
+            "text": f"Pruning: {finding.metric} vs R — {finding.label}",
+            "anchor": "start",
+            "subtitle": notes,
+        },
+    )
+    if "test_hinge" not in table:
+        return main
+    hinge = alt.layer(*panel("test_hinge", "hinge loss")).properties(width=WIDTH + 60, height=120)
+    return alt.vconcat(main, hinge)
+
+
+def _vertical_rule(x: float, dash: list[int]):
+    import altair as alt
+    import pandas as pd
+
+    return alt.Chart(pd.DataFrame({"x": [x]})).mark_rule(strokeDash=dash, color="black").encode(x="x:Q")
+
+
+def baselines_chart(finding) -> alt.TopLevelMixin:
+    """[L24] Fig. 4's layout: error against the context length per learner, one panel per α'."""
+    import altair as alt
+
+    stats = (
+        finding.table.groupby(["alpha_test", "learner", "l_ts"])["test_error"]
+        .agg(["mean", "std"])
+        .reset_index()
+        .fillna({"std": 0.0})
+    )
+    stats = stats.assign(low=(stats["mean"] - stats["std"]).clip(lower=0), high=stats["mean"] + stats["std"])
+    stats["panel"] = stats["alpha_test"].map(lambda a: f"α' = {a:g}")
+    learners = ["transformer", *sorted(set(stats["learner"]) - {"transformer"})]
+    colour = alt.Color(
+        "learner:N", sort=learners, scale=alt.Scale(scheme="category10"), legend=alt.Legend(orient="bottom")
+    )
+    x_enc = alt.X("l_ts:Q", title="context length l_ts")
+    base = alt.Chart().encode(x=x_enc, color=colour)
+    y_scale = alt.Scale(type="symlog", constant=0.01)  # small errors stay visible; 0 stays on the chart
+    layers = alt.layer(
+        base.mark_rule(opacity=0.5).encode(
+            y=alt.Y("low:Q", title="test error (mean ± 1 s.d., symlog)", scale=y_scale), y2="high:Q"
+        ),
+        base.mark_line(point=True).encode(
+            y=alt.Y("mean:Q", scale=y_scale),
+            strokeWidth=alt.condition(alt.datum.learner == "transformer", alt.value(3), alt.value(1.5)),
+            tooltip=["learner:N", "l_ts:Q", "mean:Q", "std:Q"],
+        ),
+        data=stats,
+    ).properties(width=300, height=HEIGHT)
+    order = sorted(stats["panel"].unique(), key=lambda t: -float(t.split("= ")[1]))
+    return layers.facet(column=alt.Column("panel:N", sort=order, title=None)).properties(
+        title={"text": f"ICL vs classical learners — {finding.label}", "anchor": "start"}
+    )

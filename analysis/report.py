@@ -1,6 +1,12 @@
 """`iclscale report DIR`: fit the sweep's laws and write OUT/index.html, OUT/fits.csv and a PNG of
 every chart under OUT/charts/.
 
+Besides the laws and the sweep's curves, sections appear when the data call for them (whatever the
+sweep is named): "Pruning" when runs were pruned (eval params prune_method/prune_ratio): per pruning
+method the error against the pruning rate over the sorted neuron magnitudes, and a sentence saying where
+each method starts to cost error; "In-context learning vs classical learners" when a `learner` eval
+param takes several values: error against the context length per learner, one panel per α'.
+
 The page works offline: the Vega, Vega-Lite and Vega-Embed JavaScript is inlined once (from
 vl-convert's bundle) and every chart is embedded as its JSON spec, drawn as SVG.
 """
@@ -54,13 +60,19 @@ class Report:
 
 def fit_sweep_laws(results: Results) -> list[LawFit]:
     """Fit the frozen sweep's `laws:`; when it lists none, every law of its study whose data are
-    present. A named law with no rows at all still gets a row, saying so."""
+    present: some group has points at as many x values as the law's verdict rule asks for (a law whose
+    x does not vary in the sweep is left out). A named law with no rows at all still gets a row, saying so."""
     from analysis.laws import get_law, laws_of_study
 
     named = results.sweep.get("laws") or []
     if not named:
         found = [law.evaluate(results) for law in laws_of_study(results.study)]
-        return [fit for fits in found if any(f.n_points for f in fits) for fit in fits]
+        return [
+            fit
+            for fits in found
+            if any(f.n_points and f.n_levels >= f.law.rule.min_levels for f in fits)
+            for fit in fits
+        ]
     fits = []
     for name in named:
         law = get_law(name, f"{results.directory}/sweep.yaml: laws")
@@ -107,7 +119,8 @@ def write_report(directory: str, out: str | None = None) -> Report:
         (title, _add_chart(report, chart, title))
         for title, chart in chart_module.training_curve_charts(results) + chart_module.probe_charts(results)
     ]
-    report.index.write_text(render_html(results, report, law_sections, sweep_charts), encoding="utf-8")
+    sections = data_sections(results, report)
+    report.index.write_text(render_html(results, report, law_sections, sweep_charts, sections), encoding="utf-8")
     return report
 
 
@@ -161,7 +174,7 @@ code { background: #f6f6f6; padding: 0 0.2em; }
 """
 
 
-def render_html(results: Results, report: Report, law_sections, sweep_charts) -> str:
+def render_html(results: Results, report: Report, law_sections, sweep_charts, sections=()) -> str:
     import vl_convert
 
     embeds = []
@@ -182,6 +195,10 @@ def render_html(results: Results, report: Report, law_sections, sweep_charts) ->
     ]
     for index, (fit, chart) in enumerate(law_sections):
         parts.append(_law_section(fit, chart, index, embeds))
+    for section in sections:
+        parts.append(f"<h2>{_e(section.title)}</h2>{section.intro}")
+        for subtitle, chart, text in section.items:
+            parts.append(f"<h3>{_e(subtitle)}</h3>{text}" + _chart_div(chart, embeds))
     parts.append("<h2>Sweep</h2>")
     if not sweep_charts:
         parts.append('<p class="note">No training curves or varying final metrics to show.</p>')
@@ -338,3 +355,287 @@ def _num(value: float) -> str:
     if math.isinf(value):
         return "∞" if value > 0 else "−∞"
     return f"{value:.3g}"
+
+
+# Sections driven by the data present (not by the sweep's name) --------------------------------------
+ONSET_DEFINITION = (
+    "Definition (this tool's, not from the paper): pruning at rate R <em>costs</em> error when the paired "
+    "increase over the unpruned model (the same seed's model and test prompts, error at R minus error at "
+    "R = 0) has a 95% bootstrap interval over seeds above 0 <em>and</em> a mean larger than the seed-to-seed "
+    "standard deviation of the unpruned error; pruning <em>starts to cost</em> at the smallest such R of the grid."
+)
+SMALL_ERROR = 0.05  # "a small error" in the classical-learner comparison: not from the paper
+
+
+@dataclass
+class Section:
+    """A report section of its own: a title, an HTML introduction, and (subtitle, chart, HTML) items."""
+
+    title: str
+    intro: str
+    items: list[tuple[str, dict | None, str]] = field(default_factory=list)
+
+
+def data_sections(results: Results, report: Report) -> list[Section]:
+    """Sections that the data call for: pruning results (prune_method/prune_ratio eval params) and
+    classical learners (a learner eval param with more than one value)."""
+    from analysis import charts as chart_module
+
+    sections = []
+    findings = pruning_findings(results)
+    if findings:
+        section = Section(
+            "Pruning",
+            "<p>Per pruning method, the test error of the trained model against the pruning rate R (mean ± 1 s.d. "
+            "over seeds), with the magnitude of every MLP neuron as bars (right axis; sorted, so the bar at R "
+            "is the neuron that magnitude pruning removes on reaching R; mean over seeds by rank) and the "
+            "hinge loss below. " + ONSET_DEFINITION + "</p>",
+        )
+        for finding in findings:
+            title = f"pruning {finding.label}"
+            chart = _add_chart(report, chart_module.pruning_chart(finding), title)
+            section.items.append((f"Pruning — {finding.label}", chart, f"<p>{finding.text_html()}</p>"))
+        sections.append(section)
+    comparisons = baseline_findings(results)
+    if comparisons:
+        section = Section(
+            "In-context learning vs classical learners",
+            "<p>Test error against the context length for the trained transformer (ICL) and classical learners "
+            "fit on each prompt's demonstrations, one panel per α' (mean ± 1 s.d. over seeds). 'Reaches' "
+            f"means a seed-mean error ≤ {SMALL_ERROR:g} (this tool's threshold for a small error, not from "
+            "the paper).</p>",
+        )
+        for finding in comparisons:
+            title = f"learners {finding.label}"
+            chart = _add_chart(report, chart_module.baselines_chart(finding), title)
+            section.items.append((f"Learners — {finding.label}", chart, finding.html()))
+        sections.append(section)
+    return sections
+
+
+def _varying(rows, exclude: set[str], params: list[str]) -> list[str]:
+    return [p for p in params if p in rows and p not in exclude and rows[p].nunique(dropna=False) > 1]
+
+
+def _label(group: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in group.items()) or "all"
+
+
+@dataclass
+class PruningFinding:
+    """One group's pruning results: per-(method, R, seed) error and hinge, the sorted neuron magnitudes,
+    the small-neuron share, and per method the onset of the cost."""
+
+    group: dict[str, Any]
+    table: Any  # DataFrame: prune_method, prune_ratio, seed, test_error, test_hinge
+    magnitudes: Any  # DataFrame: rank, low, high (as a pruning rate), magnitude (mean over seeds)
+    score: str
+    share: float
+    share_sd: float
+    unpruned: float
+    unpruned_sd: float
+    onsets: dict[str, tuple[float, Any]]  # method -> (onset R or NaN, per-R levels of cost_onset)
+    metric: str = "test_error"
+
+    @property
+    def label(self) -> str:
+        return _label(self.group)
+
+    def sentence(self, method: str) -> str:
+        onset, levels = self.onsets[method]
+        name = {"magnitude": "Magnitude pruning (smallest first)", "largest": "Largest-first pruning"}.get(
+            method, f"{method.capitalize()} pruning"
+        )
+        if not math.isfinite(onset):
+            tested = levels["x"].max() if len(levels) else math.nan
+            return f"{name} does not cost error at any R of the grid (up to R = {_num(tested)})."
+        row = levels[levels["x"] == onset].iloc[0]
+        below = levels[(levels["x"] < onset) & (levels["x"] > 0)]
+        free = f"; no smaller R costs (R = {_num(below['x'].max())} is free)" if len(below) else ""
+        return (
+            f"{name} starts to cost error at R = {onset:g}: mean increase {_num(row['increase'])} "
+            f"[{_num(row['increase_low'])}, {_num(row['increase_high'])}] over the unpruned error "
+            f"{_num(self.unpruned)} (seed-to-seed s.d. {_num(self.unpruned_sd)}){free}."
+        )
+
+    def text_html(self) -> str:
+        parts = [_e(self.sentence(m)) for m in self.onsets]
+        if math.isfinite(self.share):
+            parts.append(
+                _e(
+                    f"The small-neuron share |L^c|/m (the lower group of a 2-means split of log ‖r_i‖, r_i = row i "
+                    f"of W_O W_V; not from the paper) is {self.share:.3g} ± {self.share_sd:.2g} (mean ± s.d. over "
+                    f"seeds); the paper reports ≈ 15% and a free region up to it (Fig. 5A)."
+                )
+            )
+        parts.append(_e(f"Neuron magnitudes scored by {SCORE_TEXT.get(self.score, self.score)}."))
+        return " ".join(parts)
+
+
+SCORE_TEXT = {"wowv": "‖row i of W_O W_V‖ (Thm 3.7's r_i)", "wo": "‖row i of W_O‖ (Fig. 5's caption)"}
+MAGNITUDE_COLUMNS = {"wowv": "neuron_magnitude_", "wo": "neuron_wo_magnitude_"}
+
+
+def pruning_findings(results: Results) -> list[PruningFinding]:
+    """Pruning results grouped by every other param that varies; empty without pruning data."""
+    import numpy as np
+
+    from analysis.measures import cost_onset
+
+    runs = results.runs
+    if not {"prune_method", "prune_ratio", "test_error"} <= set(runs.columns):
+        return []
+    runs = runs[runs["status"] == "ok"]
+    if "learner" in runs:
+        runs = runs[runs["learner"].fillna("transformer") == "transformer"]
+    if not len(runs) or not (runs["prune_method"] != "none").any():
+        return []
+    keys = _varying(runs, {"prune_method", "prune_ratio", "seed"}, results.params())
+    parts = runs.groupby(keys, dropna=False, sort=True) if keys else [((), runs)]
+    findings = []
+    for key, part in parts:
+        key = key if isinstance(key, tuple) else (key,)
+        group = {k: (v.item() if hasattr(v, "item") else v) for k, v in zip(keys, key, strict=True)}
+        columns = ["prune_method", "prune_ratio", "seed", "test_error"]
+        table = part[columns + (["test_hinge"] if "test_hinge" in part else [])].copy()
+        unpruned_rows = part[(part["prune_method"] == "none") | (part["prune_ratio"] == 0)]
+        per_seed = unpruned_rows.groupby("seed")["test_error"].mean()
+        onsets = {}
+        for method in sorted(m for m in part["prune_method"].unique() if m != "none"):
+            rows = table[table["prune_method"] == method][["prune_ratio", "seed", "test_error"]]
+            if not (rows["prune_ratio"] == 0).any() and len(per_seed):
+                base = per_seed.rename("test_error").reset_index().assign(prune_ratio=0.0)
+                rows = _concat([rows, base])
+            onsets[method] = cost_onset(rows, "prune_ratio", "test_error", 0.0)
+        score = str(group.get("prune_score", part["prune_score"].iloc[0] if "prune_score" in part else "wowv"))
+        magnitudes = _sorted_magnitudes(part, score)
+        share_values = (
+            part.drop_duplicates("run_id")["small_neuron_fraction"] if "small_neuron_fraction" in part else []
+        )
+        shown = score == "wowv" and len(share_values)
+        findings.append(
+            PruningFinding(
+                group=group,
+                table=table,
+                magnitudes=magnitudes,
+                score=score,
+                share=float(np.mean(share_values)) if shown else math.nan,
+                share_sd=float(np.std(share_values, ddof=1)) if shown and len(share_values) > 1 else 0.0,
+                unpruned=float(per_seed.mean()) if len(per_seed) else math.nan,
+                unpruned_sd=float(per_seed.std(ddof=1)) if len(per_seed) > 1 else 0.0,
+                onsets=onsets,
+            )
+        )
+    return findings
+
+
+def _concat(frames):
+    import pandas as pd
+
+    return pd.concat(frames, ignore_index=True)
+
+
+def _sorted_magnitudes(part, score: str):
+    """Mean over runs (seeds) of each run's neuron magnitudes sorted ascending, placed on the pruning-rate
+    axis: the neuron of rank i (0-based) spans [i/m, (i+1)/m]."""
+    import numpy as np
+    import pandas as pd
+
+    prefix = MAGNITUDE_COLUMNS.get(score, MAGNITUDE_COLUMNS["wowv"])
+    columns = sorted(c for c in part.columns if c.startswith(prefix) and c[len(prefix) :].isdigit())
+    if not columns:
+        return pd.DataFrame(columns=["rank", "low", "high", "magnitude"])
+    values = part.drop_duplicates("run_id")[columns].to_numpy(float)
+    values = values[np.isfinite(values).all(axis=1)]
+    if not len(values):
+        return pd.DataFrame(columns=["rank", "low", "high", "magnitude"])
+    m = values.shape[1]
+    mean = np.sort(values, axis=1).mean(axis=0)
+    return pd.DataFrame(
+        {"rank": np.arange(m), "low": np.arange(m) / m, "high": np.arange(1, m + 1) / m, "magnitude": mean}
+    )
+
+
+@dataclass
+class BaselineFinding:
+    """One group's comparison of the transformer with classical learners: error per (learner, α', l_ts, seed)."""
+
+    group: dict[str, Any]
+    table: Any  # DataFrame: learner, alpha_test, l_ts, seed, test_error
+
+    @property
+    def label(self) -> str:
+        return _label(self.group)
+
+    def means(self):
+        return self.table.groupby(["alpha_test", "learner", "l_ts"], as_index=False)["test_error"].mean()
+
+    def reaching(self):
+        """Per (α', learner): the smallest l_ts whose seed-mean error is ≤ SMALL_ERROR (NaN if none)."""
+        means = self.means()
+        hit = means[means["test_error"] <= SMALL_ERROR].groupby(["alpha_test", "learner"])["l_ts"].min()
+        every = means[["alpha_test", "learner"]].drop_duplicates().set_index(["alpha_test", "learner"])
+        return every.join(hit.rename("l_ts")).reset_index()
+
+    def sentences(self) -> list[str]:
+        out = []
+        reach = self.reaching()
+        means = self.means()
+        for alpha in sorted(reach["alpha_test"].unique(), reverse=True):
+            part = reach[reach["alpha_test"] == alpha]
+            alpha_means = means[means["alpha_test"] == alpha]
+            mean_error = alpha_means.groupby("learner")["test_error"].mean()
+            order = part.assign(
+                rank_l=part["l_ts"].fillna(math.inf), rank_e=part["learner"].map(mean_error)
+            ).sort_values(["rank_l", "rank_e"])
+            best = order.iloc[0]
+            listed = ", ".join(
+                f"{r.learner} at l_ts = {int(r.l_ts)}" if math.isfinite(r.rank_l) else f"{r.learner} never"
+                for r in order.itertuples()
+            )
+            longest = alpha_means["l_ts"].max()
+            out.append(
+                f"α' = {alpha:g}: first context length with seed-mean error ≤ {SMALL_ERROR:g} — {listed} "
+                f"(l_ts up to {longest:g}); the most sample-efficient is {best['learner']} "
+                "(ties broken by the mean error over all l_ts)."
+            )
+        return out
+
+    def html(self) -> str:
+        means = self.means()
+        tables = []
+        for alpha in sorted(means["alpha_test"].unique(), reverse=True):
+            part = means[means["alpha_test"] == alpha]
+            wide = part.pivot(index="learner", columns="l_ts", values="test_error")
+            head = "<tr><th>learner \\ l_ts</th>" + "".join(f"<th>{_e(_num(float(c)))}</th>" for c in wide.columns)
+            rows = "".join(
+                f"<tr><td>{_e(learner)}</td>"
+                + "".join(f'<td class="num">{_num(float(v))}</td>' for v in wide.loc[learner])
+                + "</tr>"
+                for learner in wide.index
+            )
+            tables.append(f"<p>α' = {_e(_num(float(alpha)))}: seed-mean test error</p><table>{head}</tr>{rows}</table>")
+        text = "".join(f"<p>{_e(s)}</p>" for s in self.sentences())
+        return text + "<div class='wide'>" + "".join(tables) + "</div>"
+
+
+def baseline_findings(results: Results) -> list[BaselineFinding]:
+    """Classical-learner comparisons grouped by every other param that varies; empty without them."""
+    runs = results.runs
+    if not {"learner", "l_ts", "alpha_test", "test_error"} <= set(runs.columns):
+        return []
+    runs = runs[(runs["status"] == "ok") & runs["learner"].notna()]
+    if runs["learner"].nunique() < 2:
+        return []
+    if "prune_method" in runs:
+        runs = runs[(runs["prune_method"].fillna("none") == "none") | (runs["prune_ratio"].fillna(0) == 0)]
+    keys = _varying(runs, {"learner", "l_ts", "alpha_test", "seed"}, results.params())
+    parts = runs.groupby(keys, dropna=False, sort=True) if keys else [((), runs)]
+    out = []
+    for key, part in parts:
+        key = key if isinstance(key, tuple) else (key,)
+        group = {k: (v.item() if hasattr(v, "item") else v) for k, v in zip(keys, key, strict=True)}
+        table = part[["learner", "alpha_test", "l_ts", "seed", "test_error"]].copy()
+        table = table.sort_values("alpha_test", ascending=False, kind="stable")
+        out.append(BaselineFinding(group, table))
+    return out
