@@ -496,9 +496,12 @@ class DiagonalMinimum(Law):
             usable = rows[~rows["censored"] & np.isfinite(rows["value"])]
             trained = np.unique(usable[self.row_axis].astype(float))
             tested = np.unique(usable[self.x].astype(float))
-            matched = [t for t in tested if np.isclose(trained, t).any()]
             cells = list(zip(usable[self.row_axis].astype(float), usable[self.x].astype(float), strict=True))
             labels = sorted(set(cells))
+            # a test value counts when it was also trained on and was measured after at least two
+            # pretraining values (a sweep without a transfer grid has only the diagonal: no comparison)
+            rivals = {t: sum(np.isclose(test, t) for _, test in labels) for t in tested}
+            matched = [t for t in tested if np.isclose(trained, t).any() and rivals[t] >= 2]
             prediction = self.predict(group)
             if len(trained) >= 2 and matched:
                 statistic = _diagonal_fraction(labels, matched)
@@ -506,7 +509,7 @@ class DiagonalMinimum(Law):
                     usable["value"], [labels.index(c) for c in cells], statistic
                 )
             else:
-                estimate, low, high, method = math.nan, math.nan, math.nan, "none: no test value is also trained"
+                estimate, low, high, method = math.nan, math.nan, math.nan, "none: no test value compared"
             evidence = (low, high, len(usable), len(matched), int(rows["censored"].sum()))
             verdict = NO_PREDICTION if prediction is None else judge(prediction.primary.band, *evidence, self.rule)
             points = usable.rename(columns={self.x: "x", self.row_axis: "row"})[

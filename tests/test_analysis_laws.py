@@ -200,6 +200,16 @@ def test_transfer_grid_minimum_on_the_diagonal():
     assert shifted.estimate == pytest.approx(1 / 3) and shifted.verdict.verdict == INCONSISTENT
 
 
+def test_a_sweep_without_a_transfer_grid_is_not_a_diagonal_minimum():
+    """Tested only at its own L (L_test null), every config sits on the diagonal: nothing is compared."""
+    law = get_law("softmax_window.transfer_diagonal")
+    diagonal_only = [row for row in transfer_rows(1.0) if row["L_test"] == row["L"]]
+    for row in diagonal_only:
+        row["L_test"] = None
+    (fit,) = law.evaluate(results_of("softmax_window", diagonal_only, eval_params=("L_test", "test_class")))
+    assert fit.verdict.verdict == INCONCLUSIVE and fit.n_levels == 0
+
+
 def test_subspace_recovery_from_curves():
     law = get_law("softmax_window.subspace_recovery")
     rows, curve_rows = [], []
