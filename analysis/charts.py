@@ -10,6 +10,7 @@ and final metrics ("probes") against the grid axes.
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -365,6 +366,15 @@ def _fold(table: pd.DataFrame, layout: dict) -> pd.DataFrame:
     return table
 
 
+PER_UNIT_METRIC = re.compile(r".+_\d{3}")
+
+
+def is_per_unit(metric: str) -> bool:
+    """Per-neuron (or per-unit) metrics such as neuron_magnitude_007: one chart each would bury the
+    report; they are drawn together where they mean something (the pruning section's bars)."""
+    return PER_UNIT_METRIC.fullmatch(metric) is not None
+
+
 def training_curve_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin]]:
     """One chart per curve metric with more than one recorded step: mean ± one s.d. over seeds,
     coloured and faceted by the sweep's axes."""
@@ -381,7 +391,7 @@ def training_curve_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin
     curves, axes = with_case_axis(results, curves, axes)
     charts = []
     for metric, part in curves.groupby("metric", sort=True):
-        if part["step"].nunique() < 2:
+        if part["step"].nunique() < 2 or is_per_unit(metric):
             continue
         layout = axis_layout(order_axes(results, part, axes), ("colour", "column", "row"))
         keys = [a for a in axes if a in part and part[a].nunique(dropna=False) > 1]
@@ -489,7 +499,7 @@ def probe_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin]]:
         return []
     eval_params = set(results.params("eval"))
     charts = []
-    for metric in results.metrics()[:MAX_PROBE_CHARTS]:
+    for metric in [m for m in results.metrics() if not is_per_unit(m)][:MAX_PROBE_CHARTS]:
         values = runs[np.isfinite(runs[metric].astype(float))]
         if not len(values) or values[metric].nunique() < 2:
             continue
