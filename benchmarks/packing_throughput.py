@@ -6,15 +6,16 @@ packed trainer); the ratios to K = 1 are what packing buys. A plain single-confi
 honest "one config at a time" reference. All numbers come from one run on this machine.
 
     python benchmarks/packing_throughput.py [--steps 300] [--sizes 1 64 256 1024]
+
+Torch's thread settings apply (OMP_NUM_THREADS=1 for one thread, as `iclscale train` and inline
+sweeps use by default).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as iclscale sets it; torch is imported next
 import torch
 
 from iclscale.registry import study_info

@@ -91,6 +91,9 @@ def parse_sets(info, sets: Sequence[str]) -> dict:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
+    from iclscale.runtime import single_threaded_by_default
+
+    single_threaded_by_default()
     from iclscale.registry import study_info
 
     info = study_info(args.study)

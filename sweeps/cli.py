@@ -109,6 +109,10 @@ def cmd_run(args: argparse.Namespace) -> None:
         raise UserError(f"--retries must be 0 or more, got {args.retries}")
     if args.executor == "inline" and args.address:
         raise UserError("--address needs --executor ray")
+    if args.executor == "inline":
+        from iclscale.runtime import single_threaded_by_default
+
+        single_threaded_by_default()
     out = args.out or default_out(sweep.name)
     location = Location(out)
     frozen = read_frozen_sweep(location) if location.exists() else None

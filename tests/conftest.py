@@ -1,6 +1,3 @@
-import os
-
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # as iclscale sets it, before torch loads OpenMP
 import pytest
 import torch
 
