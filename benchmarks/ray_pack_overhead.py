@@ -16,6 +16,7 @@ import argparse
 import tempfile
 import time
 
+from iclscale.runtime import single_threaded_by_default
 from sweeps.execute import SweepContext, run_inline
 from sweeps.plan import make_plan
 from sweeps.spec import parse_sweep
@@ -26,7 +27,8 @@ def sweep(name: str, seeds: int, steps: int, pack_size: int, sigmas: list[float]
     return {
         "name": name,
         "study": "softmax_window",
-        "fixed": {"d": 5, "n": 20, "steps": steps, "test_tasks": 64},
+        "fixed": {"d": 5, "n": 20, "steps": steps},
+        "eval": {"test_tasks": 64},
         "grid": {"L": [0.1 * 1.3**i for i in range(16)], "sigma": sigmas},
         "seeds": seeds,
         "record_every": steps,
@@ -50,9 +52,11 @@ def timed_run(raw: dict, executor: str) -> tuple[float, int]:
 
 
 def main() -> None:
+    single_threaded_by_default()  # inline runs as `iclscale sweep run --executor inline` does
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configs", type=int, default=512, help="configs in part 1 (a multiple of 64)")
     parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--big-steps", type=int, default=3000, help="steps in part 2 (≥ 2 minutes inline)")
     parser.add_argument("--skip-per-config", action="store_true", help="skip part 1's slow one-config-per-trial run")
     args = parser.parse_args()
 
@@ -66,8 +70,8 @@ def main() -> None:
         print(f"  Ray Tune, one config per trial ({trials} trials): {single:8.1f} s")
         print(f"  packs / one config per trial: {single / packed:.1f}× the throughput")
 
-    big = sweep("bench_big", 64, 1500, 256, sigmas)
-    print(f"part 2: {16 * len(sigmas) * 64} configs × 1500 steps")
+    big = sweep("bench_big", 64, args.big_steps, 256, sigmas)
+    print(f"part 2: {16 * len(sigmas) * 64} configs × {args.big_steps} steps")
     inline, packs = timed_run(big, "inline")
     print(f"  inline, packs one after another ({packs} packs): {inline:8.1f} s")
     ray_time, _ = timed_run(big, "ray")

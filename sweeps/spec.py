@@ -194,7 +194,10 @@ def _params(info: StudyInfo, block: Any, where: str, roles: tuple[str, ...], sca
     for name, value in block.items():
         p = info.param(str(name), where)
         if p.role not in roles:
-            raise UserError(f"{where}.{name}: {name} is a {p.role}-role param of {info.name}; {_ROLE_HINT[p.role]}")
+            article = "an" if p.role == "eval" else "a"
+            raise UserError(
+                f"{where}.{name}: {name} is {article} {p.role}-role param of {info.name}; {_ROLE_HINT[p.role]}"
+            )
         key = f"{where}.{name}"
         if scalar is True or (scalar is None and not isinstance(value, list)):
             if isinstance(value, list):

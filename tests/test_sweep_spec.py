@@ -54,7 +54,7 @@ BROKEN = [
     ({"grid": {"L": []}}, "grid.L: empty axis"),
     ({"grid": {"L": 1.0}}, "grid.L: a grid axis must be a list"),
     ({"fixed": {"L": 1.0, "d": 3}}, "param 'L' is given twice, in fixed and in grid"),
-    ({"grid": {"L_test": [1.0]}}, "grid.L_test: L_test is a eval-role param of softmax_window; put it under eval"),
+    ({"grid": {"L_test": [1.0]}}, "grid.L_test: L_test is an eval-role param of softmax_window; put it under eval"),
     (
         {"eval": {"sigma": [0.1]}},
         "eval.sigma: sigma is a train-role param of softmax_window; put it under fixed or grid",
