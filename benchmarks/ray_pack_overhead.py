@@ -1,7 +1,8 @@
 """What a trial per pack buys on Ray Tune, measured in one run on this machine.
 
-1. The same sweep of 512 configs through Ray Tune twice: one config per trial (pack_size 1), and
-   packs (pack_size 256). Prints both wall times (Ray start included) and the ratio.
+1. The same sweep of 512 configs × 1500 steps (Fig 3's setting) through Ray Tune twice: one config
+   per trial (pack_size 1), and packs (pack_size 256). Prints both wall times (Ray start included)
+   and the ratio.
 2. A larger sweep run inline (one process, packs one after another) and through Ray Tune as packs:
    the Ray run's wall time as a multiple of the inline one (the price of Ray's scheduling).
 
@@ -55,9 +56,10 @@ def main() -> None:
     single_threaded_by_default()  # inline runs as `iclscale sweep run --executor inline` does
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--configs", type=int, default=512, help="configs in part 1 (a multiple of 64)")
-    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--steps", type=int, default=1500, help="steps per config in part 1 (Fig 3 of seed 004: 1500)")
     parser.add_argument("--big-steps", type=int, default=3000, help="steps in part 2 (≥ 2 minutes inline)")
     parser.add_argument("--skip-per-config", action="store_true", help="skip part 1's slow one-config-per-trial run")
+    parser.add_argument("--skip-part2", action="store_true", help="skip the inline vs Ray comparison")
     args = parser.parse_args()
 
     seeds = args.configs // 64
@@ -70,6 +72,8 @@ def main() -> None:
         print(f"  Ray Tune, one config per trial ({trials} trials): {single:8.1f} s")
         print(f"  packs / one config per trial: {single / packed:.1f}× the throughput")
 
+    if args.skip_part2:
+        return
     big = sweep("bench_big", 64, args.big_steps, 256, sigmas)
     print(f"part 2: {16 * len(sigmas) * 64} configs × {args.big_steps} steps")
     inline, packs = timed_run(big, "inline")
