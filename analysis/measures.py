@@ -199,6 +199,26 @@ class FirstStepReaching(Measure):
 
 
 @dataclass(frozen=True)
+class SamplesToReach(FirstStepReaching):
+    """The training samples seen before the metric is ≤ threshold: batch size × first step (N = B·T,
+    e.g. [L24]'s sample complexity). Censored where the first step is."""
+
+    batch: str = "batch_size"
+
+    def describe(self) -> str:
+        return f"{self.batch} × {super().describe()} (samples)"
+
+    @property
+    def label(self) -> str:
+        return f"samples ({self.batch} x {super().label})"
+
+    def per_run(self, results, rows):
+        out = super().per_run(results, rows)
+        out["value"] = out["value"] * out[self.batch].astype(float)
+        return out
+
+
+@dataclass(frozen=True)
 class ThresholdAlongAxis(Measure):
     """The smallest value of a grid axis at which the final metric is ≤ threshold, per group and
     seed (e.g. the smallest training prompt length l_tr with test error ≤ ε, for each α)."""

@@ -1,6 +1,7 @@
 """The law registry and each kind of law, on synthetic results with planted answers (no training)."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -345,3 +346,17 @@ def test_a_threshold_along_an_axis_law_fits_per_group_and_seed():
     # every seed crosses at the same grid value: the bootstrap has zero width, so the OLS interval is reported
     assert fit.interval_method.startswith("OLS t-interval (every seed gave the same value")
     assert fit.verdict.verdict == CONSISTENT
+
+
+def test_every_law_named_in_the_sweep_catalogue_exists_for_that_study():
+    """A sweep file's `laws:` is checked by the report only; catch a misspelt or misplaced name here."""
+    import yaml
+
+    files = sorted(Path(__file__).parent.parent.joinpath("sweeps").glob("*.yaml"))
+    named = 0
+    for path in files:
+        sweep = yaml.safe_load(path.read_text())
+        for name in sweep.get("laws", []):
+            assert get_law(name).study == sweep["study"], f"{path.name}: {name}"
+            named += 1
+    assert named >= len(files) // 2  # most catalogue files exist to test a law

@@ -113,6 +113,56 @@ def test_required_length_law_refits_at_other_thresholds():
     assert fit.sensitivity["censored at ε = 0.005"] == 0
 
 
+def test_samples_law_multiplies_the_first_step_by_the_batch_size():
+    """N = B·T (Thm 3.3): at B = 64 the samples are 64·T, with T's exponent; a planted α^(−2/3) is consistent."""
+    store = iteration_store(-2 / 3)
+    store.runs["batch_size"] = 64
+    (samples,) = get_law("nonlinear_icl.samples_vs_alpha").evaluate(store)
+    (iterations,) = get_law("nonlinear_icl.T_vs_alpha").evaluate(store)
+    assert samples.estimate == pytest.approx(iterations.estimate, abs=1e-9)
+    assert samples.verdict.verdict == CONSISTENT
+    measured = samples.points["value"].to_numpy()
+    assert np.all(measured % 64 == 0) and measured.min() >= 64 * 5  # 64 × a record step (every 5)
+
+
+def width_store(required_width):
+    """Final error ≤ 0.01 once m ≥ required_width(M1, seed), 0.2 below it, on a doubling m grid."""
+    rows = []
+    for M1 in (4, 6, 8, 10):
+        for seed in range(3):
+            for m in (2, 4, 8, 16, 32, 64, 128, 256, 512):
+                error = 0.002 if m >= required_width(M1, seed) else 0.2
+                rows.append(row(f"{M1}-{m}-{seed}", seed, M1=M1, m=m, domain="id", test_error=error))
+    return results_of(rows)
+
+
+def test_width_law_fits_the_smallest_sufficient_width_against_m1_squared_log_m1():
+    law = get_law("nonlinear_icl.width_vs_M1")
+    # the smallest grid m ≥ 0.5·M1²·ln M1: M1 = 4, 6, 8, 10 → 16, 64, 128, 128 (+ a seed's doubling)
+    (fit,) = law.evaluate(width_store(lambda M1, seed: 0.5 * M1**2 * math.log(M1) * (1.3 if seed == 2 else 1)))
+    assert fit.row()["x"] == "M1²·ln M1" and fit.n_censored == 0
+    assert 0.6 < fit.estimate < 1.2
+    assert [v.verdict for h, v in fit.alternatives if h.name == "bound reading"] != [INCONSISTENT]
+    (flat,) = law.evaluate(width_store(lambda M1, seed: 4))  # m = 4 suffices for every M1: no growth at all
+    assert flat.estimate == pytest.approx(0.0, abs=1e-9)
+    assert flat.verdict.verdict == INCONSISTENT  # not the exponent 1 of Thm 3.3 (i) …
+    assert [v.verdict for h, v in flat.alternatives if h.name == "bound reading"] == [CONSISTENT]  # … but under it
+    (censored,) = law.evaluate(width_store(lambda M1, seed: 10**4))  # no grid width suffices
+    assert censored.n_censored == 12 and censored.verdict.verdict == INCONCLUSIVE
+
+
+def test_hinge_vs_batch_law_recovers_a_planted_inverse_square_root():
+    rows = []
+    for B in (8, 16, 32, 64, 128, 256):
+        for seed in range(4):
+            hinge = 0.4 * B**-0.5 * (1 + 0.03 * seed)
+            rows.append(row(f"{B}-{seed}", seed, batch_size=B, domain="id", test_hinge=hinge))
+    rows.append(row("zero", 0, batch_size=512, domain="id", test_hinge=0.0))  # a loss of 0: left out, counted
+    (fit,) = get_law("nonlinear_icl.hinge_vs_batch").evaluate(results_of(rows))
+    assert fit.estimate == pytest.approx(-0.5, abs=0.02) and fit.verdict.verdict == CONSISTENT
+    assert fit.row()["n_points"] == 24
+
+
 # Threshold laws ------------------------------------------------------------------------------------
 S1_LEVELS = (0.5, 0.7, 0.9, 1.0, 1.1, 1.28)
 

@@ -35,7 +35,7 @@ from analysis.law import (
     TransformedPowerLaw,
     inside_rule,
 )
-from analysis.measures import FinalValue, FirstStepReaching, ThresholdAlongAxis
+from analysis.measures import FinalValue, FirstStepReaching, SamplesToReach, ThresholdAlongAxis
 from analysis.verdict import INSIDE, OVERLAP, Band, VerdictRule
 
 L24 = "Li, Wang, Lu, Cui, Chen 2024 [L24] (ICML 2024, arXiv 2402.15607)"
@@ -241,6 +241,26 @@ T_VS_M1 = TransformedPowerLaw(
     rule=EXPONENT_RULE,
 )
 
+SAMPLES_VS_ALPHA = PowerLaw(
+    name=f"{STUDY}.samples_vs_alpha",
+    study=STUDY,
+    claim="the training samples N = B·T needed to reach unseen-task error ≤ 0.01 scale as α^{-2/3}",
+    citation=f"{L24} Theorem 3.3 (iv), Eq. (10) with N = BT; §3.3 insight 3",
+    conditions="as T vs α (spec §6 L5): β, M1, η, l_tr held fixed; at one B per group N* is B·T*, so the "
+    "exponent is T's; a sweep that also grids B fits N* per B. " + THEOREM_3_3,
+    prediction_text="exponent of N = B·T vs alpha: -0.667 (bound reading ≥ -0.667)",
+    # [L24] Thm 3.3 (iv): N = BT samples with T ∝ α^{-2/3} (Eq. 10); insight 3: "the required number of
+    # iterations and the training samples is proportional to α^{-2/3}"
+    measure=SamplesToReach("test_error", threshold=EPSILON),
+    x="alpha",
+    predict=t_vs_alpha_prediction,
+    where={"domain": ("id",)},
+    row_filter=transformer_unpruned,
+    one_row_per_run=False,
+    rule=EXPONENT_RULE,
+)
+
+
 L_TR_VS_ALPHA = PowerLaw(
     name=f"{STUDY}.l_tr_vs_alpha",
     study=STUDY,
@@ -253,6 +273,74 @@ L_TR_VS_ALPHA = PowerLaw(
     measure=ThresholdAlongAxis("test_error", axis="l_tr", threshold=EPSILON),
     x="alpha",
     predict=l_tr_prediction,
+    where={"domain": ("id",)},
+    row_filter=transformer_unpruned,
+    one_row_per_run=False,
+    rule=EXPONENT_RULE,
+)
+
+
+def m1_squared_log_m1(m1):
+    """x = M1²·ln M1 of [L24] Thm 3.3 (i)."""
+    m1 = np.asarray(m1, dtype=float)
+    return m1**2 * np.log(m1)
+
+
+def width_prediction(group: Mapping[str, Any]) -> Prediction:
+    # [L24] Thm 3.3 (i): m ≥ Ω(M1² log M1) neurons suffice; exponent 1 against x = M1²·ln M1
+    return _exponent(
+        1.0,
+        "[L24] Thm 3.3 (i)",
+        Band(-math.inf, 1.0),  # bound reading: the width needed grows no faster than M1² log M1 as M1 grows
+        "[L24] Thm 3.3 (i) as an upper bound on the requirement (spec §6); not stated by the paper",
+    )
+
+
+WIDTH_VS_M1 = TransformedPowerLaw(
+    name=f"{STUDY}.width_vs_M1",
+    study=STUDY,
+    claim="the MLP width m needed for unseen-task error ≤ 0.01 grows as M1²·log M1",
+    citation=f"{L24} Theorem 3.3 (i)",
+    conditions="a fixed iteration budget for every (M1, m); required m = the smallest m of the grid whose final "
+    "unseen-task error is ≤ 0.01 (ε not from the paper; a staircase on the grid); a sufficient condition: "
+    "a measured width may grow slower than the bound (spec §6 L10, optional there; not a figure of the paper). "
+    + THEOREM_3_3,
+    prediction_text="exponent 1 of the required m vs M1²·ln M1 (bound reading ≤ 1)",
+    measure=ThresholdAlongAxis("test_error", axis="m", threshold=EPSILON),
+    x="M1_squared_ln_M1",
+    param="M1",
+    transform=m1_squared_log_m1,
+    x_text="M1²·ln M1",
+    predict=width_prediction,
+    where={"domain": ("id",)},
+    row_filter=transformer_unpruned,
+    one_row_per_run=False,
+    rule=EXPONENT_RULE,
+)
+
+
+def hinge_vs_batch_prediction(group: Mapping[str, Any]) -> Prediction:
+    # [L24] Thm 3.3 (ii): B ≥ Ω(max{ε⁻², M1} log M1) gives hinge loss O(ε): ε ∝ √(log M1 / B), exponent −1/2 in B
+    return _exponent(
+        -0.5,
+        "[L24] Thm 3.3 (ii), (11)",
+        Band(-0.5, math.inf),  # bound reading: the loss grows no faster than B^{-1/2} as B shrinks
+        "[L24] Thm 3.3 (ii) as an upper bound on the loss (spec §6); not stated by the paper",
+    )
+
+
+HINGE_VS_BATCH = PowerLaw(
+    name=f"{STUDY}.hinge_vs_batch",
+    study=STUDY,
+    claim="the hinge loss reached after training falls with the batch size B as B^{-1/2}",
+    citation=f"{L24} Theorem 3.3 (ii), (11)",
+    conditions="final unseen-task hinge loss after a budget long enough to converge at every B; the theorem "
+    "needs B ≳ M1 log M1 (≈ 11 at M1 = 6); weak (spec §6 L11): a loss far below its bound need not follow "
+    "the bound's slope, and a loss of exactly 0 cannot enter a log–log fit (counted as left out). " + THEOREM_3_3,
+    prediction_text="exponent of the hinge loss vs B: -0.5 (bound reading ≥ -0.5)",
+    measure=FinalValue("test_hinge"),
+    x="batch_size",
+    predict=hinge_vs_batch_prediction,
     where={"domain": ("id",)},
     row_filter=transformer_unpruned,
     one_row_per_run=False,
@@ -505,8 +593,11 @@ LAWS = (
     T_VS_BETA,
     T_VS_M1,
     T_VS_ETA,
+    SAMPLES_VS_ALPHA,
     L_TR_VS_ALPHA,
     L_TS_VS_ALPHA_TEST,
+    WIDTH_VS_M1,
+    HINGE_VS_BATCH,
     TRAIN_TASKS_THRESHOLD,
     TRAIN_TASKS_VS_M1,
     OOD_S1_THRESHOLD,
