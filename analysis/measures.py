@@ -214,6 +214,8 @@ class SamplesToReach(FirstStepReaching):
 
     def per_run(self, results, rows):
         out = super().per_run(results, rows)
+        if self.batch not in out:  # a store without a batch size (another study): nothing to measure
+            return out.iloc[0:0]
         out["value"] = out["value"] * out[self.batch].astype(float)
         return out
 
