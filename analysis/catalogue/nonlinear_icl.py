@@ -65,6 +65,15 @@ def transformer_unpruned(runs):
     return runs[keep]
 
 
+# How the in-domain exponent laws select and judge their rows: unseen-task (id) error of the unpruned
+# transformer, every eval point of a run kept, the exponent verdict rule
+IN_DOMAIN_EXPONENT = {
+    "where": {"domain": ("id",)},
+    "row_filter": transformer_unpruned,
+    "one_row_per_run": False,
+    "rule": EXPONENT_RULE,
+}
+
 OOD_ONLY = ("K_ood", "S1", "odr_split")  # eval params that change nothing in domain id
 
 
@@ -185,10 +194,7 @@ def _t_law(name: str, x: str, predict, claim: str, conditions: str) -> PowerLaw:
         measure=FirstStepReaching("test_error", threshold=EPSILON),
         x=x,
         predict=predict,
-        where={"domain": ("id",)},
-        row_filter=transformer_unpruned,
-        one_row_per_run=False,
-        rule=EXPONENT_RULE,
+        **IN_DOMAIN_EXPONENT,
     )
 
 
@@ -235,10 +241,7 @@ T_VS_M1 = TransformedPowerLaw(
     transform=m1_sqrt_log_m1,
     x_text="M1·√(ln M1)",
     predict=t_vs_m1_prediction,
-    where={"domain": ("id",)},
-    row_filter=transformer_unpruned,
-    one_row_per_run=False,
-    rule=EXPONENT_RULE,
+    **IN_DOMAIN_EXPONENT,
 )
 
 SAMPLES_VS_ALPHA = PowerLaw(
@@ -254,10 +257,7 @@ SAMPLES_VS_ALPHA = PowerLaw(
     measure=SamplesToReach("test_error", threshold=EPSILON),
     x="alpha",
     predict=t_vs_alpha_prediction,
-    where={"domain": ("id",)},
-    row_filter=transformer_unpruned,
-    one_row_per_run=False,
-    rule=EXPONENT_RULE,
+    **IN_DOMAIN_EXPONENT,
 )
 
 
@@ -273,10 +273,7 @@ L_TR_VS_ALPHA = PowerLaw(
     measure=ThresholdAlongAxis("test_error", axis="l_tr", threshold=EPSILON),
     x="alpha",
     predict=l_tr_prediction,
-    where={"domain": ("id",)},
-    row_filter=transformer_unpruned,
-    one_row_per_run=False,
-    rule=EXPONENT_RULE,
+    **IN_DOMAIN_EXPONENT,
 )
 
 
@@ -312,10 +309,7 @@ WIDTH_VS_M1 = TransformedPowerLaw(
     transform=m1_squared_log_m1,
     x_text="M1²·ln M1",
     predict=width_prediction,
-    where={"domain": ("id",)},
-    row_filter=transformer_unpruned,
-    one_row_per_run=False,
-    rule=EXPONENT_RULE,
+    **IN_DOMAIN_EXPONENT,
 )
 
 
@@ -341,10 +335,7 @@ HINGE_VS_BATCH = PowerLaw(
     measure=FinalValue("test_hinge"),
     x="batch_size",
     predict=hinge_vs_batch_prediction,
-    where={"domain": ("id",)},
-    row_filter=transformer_unpruned,
-    one_row_per_run=False,
-    rule=EXPONENT_RULE,
+    **IN_DOMAIN_EXPONENT,
 )
 
 
