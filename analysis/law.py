@@ -155,6 +155,13 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+def measured_points(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows a law can use: not censored, with a finite measured value."""
+    import numpy as np
+
+    return rows[~rows["censored"] & np.isfinite(rows["value"].astype(float))]
+
+
 @dataclass(frozen=True)
 class Law:
     name: str  # "<paper study>.<claim>", e.g. softmax_window.w_star_vs_Lambda
@@ -432,7 +439,7 @@ class BoundLaw(Law):
         reduce = {"min": np.min, "max": np.max, "mean": np.mean}[self.aggregate]
         fits = []
         for group, rows, _outside, excluded in self.groups(results):
-            usable = rows[~rows["censored"] & np.isfinite(rows["value"])]
+            usable = measured_points(rows)
             cells = usable[self.x] if self.x else np.zeros(len(usable))
             prediction = self.predict(group)
             if len(usable):
@@ -493,7 +500,7 @@ class DiagonalMinimum(Law):
 
         fits = []
         for group, rows, _outside, excluded in self.groups(results):
-            usable = rows[~rows["censored"] & np.isfinite(rows["value"])]
+            usable = measured_points(rows)
             trained = np.unique(usable[self.row_axis].astype(float))
             tested = np.unique(usable[self.x].astype(float))
             cells = list(zip(usable[self.row_axis].astype(float), usable[self.x].astype(float), strict=True))
@@ -621,13 +628,12 @@ class ThresholdLaw(Law):
         return f"{self.measure.label} ≤ {self.threshold:g} {'iff' if self.necessary else 'if'} {self.x} {side} {where}"
 
     def evaluate(self, results: Results) -> list[LawFit]:
-        import numpy as np
 
         from analysis.measures import level_means
 
         fits = []
         for group, rows, _outside, excluded in self.groups(results):
-            usable = rows[~rows["censored"] & np.isfinite(rows["value"].astype(float))]
+            usable = measured_points(rows)
             x = usable[self.x].astype(float).to_numpy()
             values = usable["value"].astype(float).to_numpy()
             levels = level_means(values, x)
@@ -758,7 +764,7 @@ class LinearLaw(Law):
 
         fits = []
         for group, rows, _outside, excluded in self.groups(results):
-            usable = rows[~rows["censored"] & np.isfinite(rows["value"].astype(float))]
+            usable = measured_points(rows)
             x = usable[self.x].astype(float).to_numpy()
             y = usable["value"].astype(float).to_numpy()
             line = fit_line(x, y)
@@ -874,7 +880,7 @@ class FlatRegionLaw(Law):
 
         fits = []
         for group, rows, _outside, excluded in self.groups(results):
-            usable = rows[~rows["censored"] & np.isfinite(rows["value"].astype(float))]
+            usable = measured_points(rows)
             table = usable[[self.x, "value", "seed"]].rename(columns={self.x: "x"}).astype({"x": float})
             onset, levels = cost_onset(table, "x", "value", self.baseline)
             edge = float(usable[self.edge_metric].astype(float).mean()) if self.edge_metric in usable else math.nan
