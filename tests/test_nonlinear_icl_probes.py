@@ -4,7 +4,8 @@ import pytest
 import torch
 
 from iclscale.rng import Streams
-from iclscale.studies.nonlinear_icl.probes import attention_probes, neuron_probes, small_neurons
+from iclscale.studies.nonlinear_icl.probes import attention_probes, neuron_probes
+from iclscale.studies.nonlinear_icl.pruning import small_neurons
 from iclscale.studies.patterns import TaskSet, cyclic_tasks, label_embedding, sample_prompts, unit_patterns
 
 D_X, D_Y, M1, M2 = 30, 30, 6, 24

@@ -30,6 +30,13 @@ def test_random_pruning_follows_each_configs_random_order():
     assert _removed("random", 0.6, keys) == [[1, 2, 3], [0, 3, 4]]
 
 
+def test_small_set_pruning_removes_exactly_each_configs_small_group_whatever_the_ratio():
+    # two clear groups per config: magnitudes ~0.01 (L^c) and ~1 (L), in different places and sizes
+    magnitudes = torch.tensor([[1.0, 0.01, 1.2, 0.02, 0.9], [0.011, 1.1, 0.009, 0.012, 1.0]])
+    assert _removed("small", 0.0, magnitudes=magnitudes) == [[1, 3], [0, 2, 3]]
+    assert _removed("small", 0.8, magnitudes=magnitudes) == [[1, 3], [0, 2, 3]]
+
+
 def test_no_pruning_and_rounding():
     assert _removed("none", 0.8) == [[], []]
     assert _removed("magnitude", 0.0) == [[], []]

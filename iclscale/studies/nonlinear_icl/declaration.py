@@ -22,7 +22,7 @@ PAPER = (
 DOMAINS = ("id", "id_train", "ood")
 CLASSICAL_LEARNERS = ("logistic", "svm_rbf", "svm_linear", "knn1", "knn3")
 LEARNERS = ("transformer", *CLASSICAL_LEARNERS)
-PRUNE_METHODS = ("none", "random", "magnitude", "largest")
+PRUNE_METHODS = ("none", "random", "magnitude", "largest", "small")
 PRUNE_SCORES = ("wowv", "wo")
 
 # Data model ([L24] §3.2, §5), shared by both studies ---------------------------------------
@@ -252,7 +252,9 @@ ONE_LAYER_EVAL = (
         "none",
         "eval",
         "MLP neurons (rows of W_O, [L24] §2.4) removed: random; magnitude = smallest score first (Fig. 5A); largest "
-        "= largest first (Thm 3.7 Eq. 16, not in a figure); final record only",
+        "= largest first (Thm 3.7 Eq. 16, not in a figure); small = exactly the small neurons L^c, prune_ratio "
+        "ignored (Thm 3.7 Eq. 15; L^c read as the lower 2-means group of log magnitudes, not from the paper); "
+        "final record only",
         choices=PRUNE_METHODS,
     ),
     Param(

@@ -21,7 +21,7 @@ import torch
 from torch.func import vmap
 
 from iclscale.studies.nonlinear_icl.model import attention_weights
-from iclscale.studies.nonlinear_icl.pruning import neuron_magnitudes
+from iclscale.studies.nonlinear_icl.pruning import neuron_magnitudes, small_neurons
 from iclscale.studies.patterns import Prompts
 
 TRACKED_PER_SIGN = 5
@@ -79,24 +79,6 @@ def angle_degrees(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     """The angle between u and v along the last axis, in degrees (NaN where either is zero)."""
     cosine = (u * v).sum(-1) / (u.norm(dim=-1) * v.norm(dim=-1))
     return torch.rad2deg(torch.arccos(cosine.clamp(-1.0, 1.0)))
-
-
-def small_neurons(magnitudes: torch.Tensor) -> torch.Tensor:
-    """(K, m) bool: the lower group of a 2-means split of log magnitudes (exact in 1-D: the best cut of the
-    sorted values)."""
-    m = magnitudes.shape[1]
-    if m < 2:
-        return torch.zeros_like(magnitudes, dtype=torch.bool)
-    values, order = torch.sort(magnitudes.double().clamp(min=1e-30).log(), dim=1)
-    sums, squares = values.cumsum(1), (values**2).cumsum(1)
-    left = torch.arange(1, m, device=values.device, dtype=values.dtype)  # cut after `left` values
-    total, total_sq = sums[:, -1:], squares[:, -1:]
-    sse = (squares[:, :-1] - sums[:, :-1] ** 2 / left) + (
-        (total_sq - squares[:, :-1]) - (total - sums[:, :-1]) ** 2 / (m - left)
-    )
-    cut = sse.argmin(dim=1, keepdim=True) + 1
-    rank = torch.argsort(order, dim=1)
-    return rank < cut
 
 
 def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

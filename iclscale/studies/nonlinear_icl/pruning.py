@@ -24,6 +24,25 @@ def neuron_magnitudes(params: dict[str, torch.Tensor], score: str) -> torch.Tens
     raise ValueError(f"unknown pruning score {score!r}; expected wowv or wo")
 
 
+def small_neurons(magnitudes: torch.Tensor) -> torch.Tensor:
+    """(K, m) bool: the small neurons L^c of [L24] Thm 3.7 (‖r_i‖ ≤ O(1/√M) against Ω(1) on L), read as the
+    lower group of a 2-means split of log magnitudes (exact in 1-D: the best cut of the sorted values; the
+    split is not from the paper, spec §8E)."""
+    m = magnitudes.shape[1]
+    if m < 2:
+        return torch.zeros_like(magnitudes, dtype=torch.bool)
+    values, order = torch.sort(magnitudes.double().clamp(min=1e-30).log(), dim=1)
+    sums, squares = values.cumsum(1), (values**2).cumsum(1)
+    left = torch.arange(1, m, device=values.device, dtype=values.dtype)  # cut after `left` values
+    total, total_sq = sums[:, -1:], squares[:, -1:]
+    sse = (squares[:, :-1] - sums[:, :-1] ** 2 / left) + (
+        (total_sq - squares[:, :-1]) - (total - sums[:, :-1]) ** 2 / (m - left)
+    )
+    cut = sse.argmin(dim=1, keepdim=True) + 1
+    rank = torch.argsort(order, dim=1)
+    return rank < cut
+
+
 def pruned_count(m: int, ratio: float) -> int:
     """|S| = R·m rounded half up ([L24] Thm 3.7: |S| = Rm)."""
     return min(m, math.floor(ratio * m + 0.5))
@@ -36,9 +55,12 @@ def removed_neurons(
 
     magnitude: the smallest magnitudes first (magnitude-based pruning, Fig. 5A); largest: the largest
     first (pruning S ⊂ L, Thm 3.7 Eq. 16); random: the first of a random order given by `random_keys`
-    (K, m), uniform draws fixed per config (Fig. 5A's random pruning); none: nothing."""
+    (K, m), uniform draws fixed per config (Fig. 5A's random pruning); small: exactly the small set L^c
+    of each config (`small_neurons`; Thm 3.7 Eq. 15, S = L^c), whatever the ratio; none: nothing."""
     K, m = magnitudes.shape
     removed = torch.zeros(K, m, dtype=torch.bool, device=magnitudes.device)
+    if method == "small":
+        return small_neurons(magnitudes)
     count = pruned_count(m, ratio)
     if method == "none" or count == 0:
         return removed
@@ -49,7 +71,7 @@ def removed_neurons(
     elif method == "random":
         order = torch.argsort(random_keys, dim=1)
     else:
-        raise ValueError(f"unknown pruning method {method!r}; expected none, random, magnitude or largest")
+        raise ValueError(f"unknown pruning method {method!r}; expected none, random, magnitude, largest or small")
     return removed.scatter(1, order[:, :count], True)
 
 
