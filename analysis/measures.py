@@ -271,6 +271,37 @@ class FinalValueScaled(Measure):
         return out
 
 
+@dataclass(frozen=True)
+class IncreaseOver(Measure):
+    """The final metric minus its value at a baseline eval point of the same run, e.g. the hinge loss after
+    pruning minus the unpruned hinge loss (the same trained model, the same test prompts). The baseline row
+    shares the run and every eval param but `param` (set to `baseline`) and those in `ignore`; a row with no
+    baseline row gets NaN (left out of a fit, counted)."""
+
+    param: str = ""
+    baseline: str = ""
+    ignore: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        return f"final {self.metric} minus its value at {self.param} = {self.baseline} (same run)"
+
+    @property
+    def label(self) -> str:
+        return f"{self.metric} increase over {self.param}={self.baseline}"
+
+    def per_run(self, results, rows):
+        out = final_value(rows, self.metric)
+        runs = results.runs  # the baseline rows: the law's own selection leaves them out
+        if self.metric not in runs or self.param not in runs:
+            return out.assign(value=np.nan)
+        keys = ["run_id", *(p for p in results.params("eval") if p in runs and p not in (self.param, *self.ignore))]
+        base = runs[(runs[self.param] == self.baseline) & (runs["status"] == "ok")]
+        base = base.groupby(keys, as_index=False, dropna=False)[self.metric].mean()
+        joined = out[keys].merge(base.rename(columns={self.metric: "_baseline"}), on=keys, how="left")
+        out["value"] = out["value"].to_numpy() - joined["_baseline"].astype(float).to_numpy()
+        return out
+
+
 # Where a measure starts to rise above a baseline ----------------------------------------------
 ONSET_CONFIDENCE = 0.95
 ONSET_RESAMPLES = 2000

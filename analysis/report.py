@@ -488,6 +488,7 @@ def pruning_findings(results: Results) -> list[PruningFinding]:
     runs = runs[runs["status"] == "ok"]
     if "learner" in runs:
         runs = runs[runs["learner"].fillna("transformer") == "transformer"]
+    runs = runs[runs["prune_method"] != "small"]  # the whole small set, not a ratio: its own law fits it
     if not len(runs) or not (runs["prune_method"] != "none").any():
         return []
     keys = _varying(runs, {"prune_method", "prune_ratio", "seed"}, results.params())

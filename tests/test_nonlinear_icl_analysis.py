@@ -304,6 +304,34 @@ def test_largest_first_hinge_is_linear_in_r():
     assert law.evaluate(flat)[0].verdict.verdict == INCONCLUSIVE  # the slope's interval holds 0
 
 
+def small_set_store(increase_of):
+    """Per (M1, seed) one trained model measured unpruned and with its small set L^c pruned; the unpruned hinge
+    loss varies from model to model, so only a paired difference recovers the planted increase."""
+    rows = []
+    for M1 in (4, 6, 8, 10, 12):
+        for seed in range(4):
+            unpruned = 0.2 + 0.05 * ((seed * 7 + M1) % 5)
+            for method in ("none", "small"):
+                hinge = unpruned + (increase_of(M1, seed) if method == "small" else 0.0)
+                rows.append(
+                    row(f"{M1}-{seed}", seed, M1=M1, domain="id", prune_method=method, prune_ratio=0.0)
+                    | {"prune_score": "wowv", "learner": "transformer", "test_hinge": hinge, "test_error": 0.0}
+                )
+    rows.append(row("orphan", 0, M1=8, domain="id", prune_method="small", prune_ratio=0.0) | {"test_hinge": 0.9})
+    return results_of(rows)
+
+
+def test_small_set_pruning_cost_is_paired_with_the_same_runs_unpruned_loss():
+    law = get_law("nonlinear_icl.small_pruning_cost_vs_M1")
+    (fit,) = law.evaluate(small_set_store(lambda M1, seed: 0.05 * M1**-0.5 * (1 + 0.03 * seed)))
+    assert fit.estimate == pytest.approx(-0.5, abs=0.02) and fit.verdict.verdict == CONSISTENT
+    assert fit.n_points == 20  # the orphan (no unpruned row of its run) is left out
+    assert [v.verdict for h, v in fit.alternatives] == [CONSISTENT]
+    (growing,) = law.evaluate(small_set_store(lambda M1, seed: 0.01 * M1 * (1 + 0.03 * seed)))
+    assert growing.estimate == pytest.approx(1.0, abs=0.02) and growing.verdict.verdict == INCONSISTENT
+    assert [v.verdict for h, v in growing.alternatives] == [INCONSISTENT]  # the increase grows with M1
+
+
 def test_fit_line_and_level_means():
     line = fit_line([0, 1, 2, 3, 0, 1, 2, 3], [1, 3, 5, 7, 1.1, 3.1, 5.1, 7.1])
     assert line["slope"] == pytest.approx(2.0) and line["intercept"] == pytest.approx(1.05)
@@ -317,9 +345,10 @@ def test_pruning_findings_state_where_magnitude_pruning_starts_to_cost():
     from analysis.report import pruning_findings
 
     def error(method, ratio, seed):
-        return knee({"magnitude": 0.3, "random": 0.05, "none": 2.0}[method])(method, ratio, seed)
+        return knee({"magnitude": 0.3, "random": 0.05, "none": 2.0, "small": -1.0}[method])(method, ratio, seed)
 
-    (finding,) = pruning_findings(pruning_store(error, methods=("none", "random", "magnitude")))
+    # "small" (all of L^c, whatever R) is no ratio curve: left out here, even its rows at R = 0
+    (finding,) = pruning_findings(pruning_store(error, methods=("none", "random", "magnitude", "small")))
     assert finding.group == {}
     assert set(finding.onsets) == {"magnitude", "random"}
     assert finding.onsets["magnitude"][0] == 0.35 and finding.onsets["random"][0] == 0.1

@@ -35,7 +35,7 @@ from analysis.law import (
     TransformedPowerLaw,
     inside_rule,
 )
-from analysis.measures import FinalValue, FirstStepReaching, SamplesToReach, ThresholdAlongAxis
+from analysis.measures import FinalValue, FirstStepReaching, IncreaseOver, SamplesToReach, ThresholdAlongAxis
 from analysis.verdict import INSIDE, OVERLAP, Band, VerdictRule
 
 L24 = "Li, Wang, Lu, Cui, Chen 2024 [L24] (ICML 2024, arXiv 2402.15607)"
@@ -504,6 +504,36 @@ MAGNITUDE_PRUNING_FREE = FlatRegionLaw(
 )
 
 
+def small_pruning_cost_prediction(group: Mapping[str, Any]) -> Prediction:
+    # [L24] Thm 3.7 Eq. (15): pruning all of L^c leaves E[ℓ] ≤ O(ε + M1^{-1/2}): the M1^{-1/2} term
+    return Prediction(
+        Hypothesis("exponent -0.5", Band.point(-0.5), "[L24] Thm 3.7, Eq. (15)"),
+        # bounded as M1 grows (the ε term stays): the increase does not grow with M1
+        (Hypothesis("bound reading: not growing", Band(-math.inf, 0.0), "[L24] Eq. (15) as a bound (spec §6 L12)"),),
+    )
+
+
+SMALL_PRUNING_COST_VS_M1 = PowerLaw(
+    name=f"{STUDY}.small_pruning_cost_vs_M1",
+    study=STUDY,
+    claim="pruning all the small neurons L^c raises the hinge loss by at most O(M1^{-1/2}) (plus ε)",
+    citation=f"{L24} Theorem 3.7, Eq. (15)",
+    conditions="trained one-layer model; prune_method 'small' removes exactly L^c (the lower 2-means group of "
+    "log ‖r_i‖, spec §8E, not from the paper); measured: final unseen-task hinge loss after pruning minus the "
+    "same model's unpruned hinge loss on the same prompts (spec §6 L12); α' ≥ M1^{-1/2}; Eq. (15) bounds the "
+    "loss by O(ε + M1^{-1/2}), so the exponent −1/2 holds only where the M1 term dominates; an increase ≤ 0 "
+    "cannot enter the log–log fit (counted as left out)",
+    prediction_text="exponent of the hinge-loss increase vs M1: -0.5 (bound reading ≤ 0: not growing with M1)",
+    measure=IncreaseOver("test_hinge", param="prune_method", baseline="none", ignore=("prune_ratio", "prune_score")),
+    x="M1",
+    predict=small_pruning_cost_prediction,
+    where={"prune_method": ("small",), "prune_score": ("wowv",), "domain": ("id",)},
+    row_filter=transformer_rows,
+    one_row_per_run=False,
+    rule=EXPONENT_RULE,
+)
+
+
 def largest_pruning_prediction(group: Mapping[str, Any]) -> Prediction:
     # [L24] Thm 3.7 Eq. (16): pruning S ⊂ L, |S| = Rm, gives E[ℓ] ≥ Ω(R + (α'M1)⁻¹): a loss growing linearly in R
     return Prediction(Hypothesis("slope > 0", Band(0.0, math.inf), "[L24] Thm 3.7, Eq. (16)", INSIDE))
@@ -594,6 +624,7 @@ LAWS = (
     OOD_S1_THRESHOLD,
     OOD_S1_SUFFICIENT,
     MAGNITUDE_PRUNING_FREE,
+    SMALL_PRUNING_COST_VS_M1,
     LARGEST_PRUNING_LINEAR,
     PRUNED_LOSS_VS_ALPHA_TEST,
     SMALL_NEURON_SHARE,
