@@ -260,20 +260,34 @@ def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
     return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
+def _linear_seed_layers(fit: LawFit, mean_as_line: bool):
+    """Single seeds (grey), seed means ± one s.d. (black) on linear axes: (summary, x encoding, layers)."""
+    import altair as alt
+
+    summary = seed_summary(fit.points, log=False)
+    x_enc = alt.X("x:Q", title=fit.law.x_symbol, scale=alt.Scale(padding=12))
+    chart = alt.Chart(summary)
+    if mean_as_line:
+        means = chart.mark_line(point=True, color="black")
+    else:
+        means = chart.mark_point(filled=True, color="black", size=30)
+    layers = [
+        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        alt.Chart(summary)
+        .mark_rule(color="black")
+        .encode(x=x_enc, y=alt.Y("low:Q", title=fit.law.measure.label), y2="high:Q"),
+        means.encode(x=x_enc, y="mean:Q"),
+    ]
+    return summary, x_enc, layers
+
+
 def linear_chart(fit: LawFit) -> alt.TopLevelMixin:
     """Seed means ± one s.d. on linear axes with the fitted line a + b·x."""
     import altair as alt
     import pandas as pd
 
     law = fit.law
-    summary = seed_summary(fit.points, log=False)
-    x_enc = alt.X("x:Q", title=law.x_symbol, scale=alt.Scale(padding=12))
-    y_title = law.measure.label
-    layers = [
-        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
-        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title), y2="high:Q"),
-        alt.Chart(summary).mark_point(filled=True, color="black", size=30).encode(x=x_enc, y="mean:Q"),
-    ]
+    summary, x_enc, layers = _linear_seed_layers(fit, mean_as_line=False)
     slope, intercept = fit.details.get("slope", math.nan), fit.details.get("intercept", math.nan)
     if math.isfinite(slope) and math.isfinite(intercept) and len(summary):
         xs = np.linspace(float(summary["x"].min()), float(summary["x"].max()), 20)
@@ -289,15 +303,7 @@ def flat_region_chart(fit: LawFit) -> alt.TopLevelMixin:
     import pandas as pd
 
     law = fit.law
-    summary = seed_summary(fit.points, log=False)
-    x_enc = alt.X("x:Q", title=law.x_symbol, scale=alt.Scale(padding=12))
-    layers = [
-        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
-        alt.Chart(summary)
-        .mark_rule(color="black")
-        .encode(x=x_enc, y=alt.Y("low:Q", title=law.measure.label), y2="high:Q"),
-        alt.Chart(summary).mark_line(point=True, color="black").encode(x=x_enc, y="mean:Q"),
-    ]
+    _summary, _x_enc, layers = _linear_seed_layers(fit, mean_as_line=True)
     marks = []
     edge, onset = fit.details.get("edge", math.nan), fit.details.get("onset", math.nan)
     if math.isfinite(edge):

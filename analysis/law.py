@@ -628,7 +628,6 @@ class ThresholdLaw(Law):
         return f"{self.measure.label} ≤ {self.threshold:g} {'iff' if self.necessary else 'if'} {self.x} {side} {where}"
 
     def evaluate(self, results: Results) -> list[LawFit]:
-
         from analysis.measures import level_means
 
         fits = []
