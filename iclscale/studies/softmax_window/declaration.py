@@ -128,12 +128,23 @@ SOFTMAX_WINDOW = StudyInfo(
         Param("tied", bool, True, "shape", "tie M_K = M_Q, so M = M_Kᵀ M_K ([C24] App J)"),
         RANK,
         HILLS_MODE,
+        Param(
+            "train_set_tasks",
+            int,
+            256,
+            "shape",
+            "tasks in the fixed training set of optimizer gd (full-batch gradient descent); not from the paper, "
+            "which draws fresh tasks every iteration",
+            low=1,
+            high=10**6,
+        ),
         *recipe_params(
             steps=1500,
             lr=0.1,
             schedule="exponential",
             lr_decay=0.999,
             optimizer="adam",
+            optimizers=("adam", "sgd", "gd"),
             source="[C24] App J, Figs 3 and 5",
         ),
         LIPSCHITZ,
