@@ -24,11 +24,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args) or 0
     except UserError as error:
-        print(f"iclscale: error: {error}", file=sys.stderr)
+        print(f"iclscale: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print("iclscale: interrupted", file=sys.stderr)
         return 130
+
+
+def one_line(message: str, limit: int = 480) -> str:
+    """A message as one line of at most `limit` characters (messages quote values shortened
+    already; this is the last guard against a newline or a huge value in one)."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -166,9 +166,13 @@ class Config:
 
     @property
     def run_id(self) -> str:
-        payload = {"study": self.study, "params": dict(self.values), "seed": self.seed}
-        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        cached = self.__dict__.get("_run_id")
+        if cached is None:  # hashed once: planning a large sweep asks for it many times
+            payload = {"study": self.study, "params": dict(self.values), "seed": self.seed}
+            canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+            cached = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+            object.__setattr__(self, "_run_id", cached)
+        return cached
 
     def shape_key(self, shape_names: tuple[str, ...]) -> tuple:
         """The values that must agree for two configs to share a pack."""

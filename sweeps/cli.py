@@ -15,12 +15,12 @@ def add_commands(commands) -> None:
     sub = sweep.add_subparsers(dest="sweep_command", required=True, metavar="SUBCOMMAND")
 
     plan = sub.add_parser("plan", help="expand a sweep file into configs and packs, without training")
-    plan.add_argument("file")
+    _sweep_arguments(plan)
     plan.add_argument("--out", metavar="DIR", help="results directory to compare with (default results/<name>)")
     plan.set_defaults(handler=cmd_plan)
 
     run = sub.add_parser("run", help="run a sweep; re-running resumes, training only what is not stored")
-    run.add_argument("file")
+    _sweep_arguments(run)
     run.add_argument("--out", metavar="DIR", help="results directory or URI (default results/<name>)")
     run.add_argument(
         "--address",
@@ -42,14 +42,32 @@ def add_commands(commands) -> None:
     status.set_defaults(handler=cmd_status)
 
 
+def _sweep_arguments(parser) -> None:
+    from sweeps.spec import Limits
+
+    parser.add_argument("file")
+    parser.add_argument(
+        "overrides", nargs="*", metavar="KEY=VALUE", help="override the file: seeds=5 L=[0.1,1] fixed.d=3 pack_size=64"
+    )
+    parser.add_argument(
+        "--max-configs", type=int, default=Limits.max_configs, metavar="N", help="refuse sweeps of more configs"
+    )
+    parser.add_argument(
+        "--max-eval-points", type=int, default=Limits.max_eval_points, metavar="N", help="refuse larger eval grids"
+    )
+
+
 def default_out(name: str) -> str:
     return os.path.join("results", name)
 
 
-def _load(path: str):
-    from sweeps.spec import load_sweep
+def _load(args: argparse.Namespace):
+    from sweeps.spec import Limits, load_sweep
 
-    sweep = load_sweep(path)
+    for flag, value in (("--max-configs", args.max_configs), ("--max-eval-points", args.max_eval_points)):
+        if value < 1:
+            raise UserError(f"{flag} must be a positive integer, got {value}")
+    sweep = load_sweep(args.file, args.overrides, Limits(args.max_configs, args.max_eval_points))
     _check_laws(sweep)
     return sweep
 
@@ -64,7 +82,7 @@ def cmd_plan(args: argparse.Namespace) -> None:
     from sweeps.plan import make_plan
     from sweeps.store import Location, stored_keys
 
-    sweep = _load(args.file)
+    sweep = _load(args)
     location = Location(args.out or default_out(sweep.name))
     if sweep.search:
         from sweeps.search import describe_search, load_states
@@ -104,7 +122,7 @@ def cmd_run(args: argparse.Namespace) -> None:
     from sweeps.plan import make_plan
     from sweeps.store import Location, read_frozen_sweep, stored_keys, write_frozen_sweep
 
-    sweep = _load(args.file)
+    sweep = _load(args)
     if args.retries < 0:
         raise UserError(f"--retries must be 0 or more, got {args.retries}")
     if args.executor == "inline" and args.address:
@@ -154,7 +172,7 @@ def cmd_run(args: argparse.Namespace) -> None:
 
 def status_counts(out: str) -> dict[str, Any]:
     """Per-config status against the frozen sweep: ok, diverged, failed, missing."""
-    from sweeps.spec import parse_sweep
+    from sweeps.spec import parse_frozen
     from sweeps.store import FAILED, Location, read_frozen_sweep, stored_keys
 
     location = Location(out)
@@ -163,8 +181,7 @@ def status_counts(out: str) -> dict[str, Any]:
     frozen = read_frozen_sweep(location)
     if frozen is None:
         raise UserError(f"{out!r} is not a results directory: it has no sweep.yaml")
-    frozen = {k: v for k, v in frozen.items() if k != "params"}
-    sweep = parse_sweep(frozen, f"{out}/sweep.yaml")
+    sweep = parse_frozen(frozen, f"{out}/sweep.yaml")
     if sweep.search:
         from sweeps.search import search_status
 

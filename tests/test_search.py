@@ -80,7 +80,7 @@ def test_a_broken_search_block_gets_one_message_naming_the_file_and_key_and_exit
     assert _run(path, out) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
-    assert f"sweep file {path}: {message}" in err, err
+    assert err.startswith(f"iclscale: error: sweep file {path}, line ") and f": {message}" in err, err
     assert not out.exists()
 
 
