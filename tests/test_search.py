@@ -11,7 +11,7 @@ import yaml
 
 from iclscale.cli import main
 from sweeps.search import objective
-from sweeps.spec import load_sweep, parse_sweep
+from sweeps.spec import load_sweep, parse_frozen
 from sweeps.store import read_store
 
 # A problem that trains in a fraction of a second per trial: the softmax unit on affine tasks in d = 2.
@@ -110,8 +110,7 @@ def test_the_search_block_survives_the_frozen_sweep_round_trip(tmp_path):
         "seed": 0,
     }
     frozen = yaml.safe_load(yaml.safe_dump(sweep.resolved(), sort_keys=False))
-    frozen.pop("params")
-    assert parse_sweep(frozen, "frozen.yaml").search == sweep.search
+    assert parse_frozen(frozen, "frozen.yaml").search == sweep.search
 
 
 def test_the_objective_is_the_mean_over_seeds_that_did_not_diverge_and_the_worst_when_all_did():
