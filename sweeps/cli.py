@@ -34,7 +34,8 @@ def add_commands(commands) -> None:
     )
     run.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
     run.add_argument("--retries", type=int, default=2, help="retries of a failed trial before it is stored as failed")
-    run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument("--quiet", action="store_true", help="print only the summary line")
+    run.add_argument("--verbose", action="store_true", help="also show Ray Tune's trial tables and Ray's logs")
     run.set_defaults(handler=cmd_run)
 
     status = sub.add_parser("status", help="count ok / diverged / failed / missing configs of a results directory")
@@ -117,57 +118,15 @@ def describe_plan(plan, out: str) -> str:
     )
 
 
-def cmd_run(args: argparse.Namespace) -> None:
-    from sweeps.execute import SweepContext, run_inline
-    from sweeps.plan import make_plan
-    from sweeps.store import Location, read_frozen_sweep, stored_keys, write_frozen_sweep
+def cmd_run(args: argparse.Namespace) -> int:
+    from sweeps.run import run_sweep
 
     sweep = _load(args)
-    if args.retries < 0:
-        raise UserError(f"--retries must be 0 or more, got {args.retries}")
-    if args.executor == "inline" and args.address:
-        raise UserError("--address needs --executor ray")
     if args.executor == "inline":
         from iclscale.runtime import single_threaded_by_default
 
         single_threaded_by_default()
-    out = args.out or default_out(sweep.name)
-    location = Location(out)
-    frozen = read_frozen_sweep(location) if location.exists() else None
-    if frozen and frozen.get("study") != sweep.study.name:
-        raise UserError(
-            f"{out} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; choose another --out"
-        )
-    if sweep.search:  # tune the searched params with Optuna instead of running a grid over them
-        from sweeps.search import run_search
-
-        run_search(sweep, location, args.executor, args.address, args.device, args.retries, args.quiet)
-        print(format_counts(sweep.name, status_counts(location.uri), location.uri))
-        return
-    plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
-    if not args.quiet:
-        print(describe_plan(plan, location.uri), flush=True)
-    write_frozen_sweep(location, sweep.resolved())
-    if not plan.packs:
-        print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
-        return
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, location.uri)
-    if args.executor == "inline":
-        run_inline(plan, context, args.device, show_progress=not args.quiet)
-    else:
-        from sweeps.ray_executor import run_on_ray
-
-        if args.address and location.local and not args.quiet:
-            print(
-                f"note: every node of the cluster must see {location.uri} (a shared filesystem); "
-                "otherwise write to object storage, e.g. --out s3://BUCKET/PREFIX"
-            )
-
-        totals = run_on_ray(plan, context, args.address, args.device, args.retries, verbose=0 if args.quiet else 1)
-        if totals["nodes"] and not args.quiet:
-            print(f"packs ran on nodes: {', '.join(totals['nodes'])}")
-    counts = status_counts(location.uri)
-    print(format_counts(sweep.name, counts, location.uri))
+    return run_sweep(sweep, args, args.out or default_out(sweep.name))
 
 
 def status_counts(out: str) -> dict[str, Any]:

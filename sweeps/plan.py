@@ -77,12 +77,15 @@ def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str]) -> Plan:
             chunk = members[start : start + size]
             missing = set().union(*(missing_of[c.run_id] for c in chunk))
             packs.append(
-                PackPlan(pack_id(sweep, chunk, keys), chunk, points, missing, {c.run_id for c in chunk} & fresh)
+                PackPlan(
+                    pack_id(sweep, chunk, keys, missing), chunk, points, missing, {c.run_id for c in chunk} & fresh
+                )
             )
     return Plan(sweep, configs, points, packs, counts)
 
 
-def pack_id(sweep: Sweep, configs: list[Config], keys: list[str]) -> str:
-    """A content hash: the same pack of the same sweep always gets the same id (and fragment name)."""
-    payload = json.dumps([sweep.study.name, sorted(c.run_id for c in configs), sorted(keys)])
+def pack_id(sweep: Sweep, configs: list[Config], keys: list[str], missing: set[tuple[str, str]]) -> str:
+    """A content hash of the pack and the rows it writes: the same work always gets the same id (and
+    fragment name), and a retry of some of its rows (a failed eval point) gets another."""
+    payload = json.dumps([sweep.study.name, sorted(c.run_id for c in configs), sorted(keys), sorted(missing)])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
