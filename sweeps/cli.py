@@ -86,7 +86,9 @@ def cmd_plan(args: argparse.Namespace) -> None:
     sweep = _load(args)
     location = Location(args.out or default_out(sweep.name))
     if sweep.search:
-        from sweeps.search import describe_search, load_states
+        from sweeps.search import check_metric, describe_search, load_states
+
+        check_metric(sweep)  # an unknown search metric is refused by plan as by run
 
         print(describe_search(sweep, location.uri, load_states(sweep, location)))
         return
