@@ -80,8 +80,11 @@ def main() -> None:
             build.append(built - start)
             write.append(time.perf_counter() - built)
     print(f"{K} configs × {R} records × 10 metrics: {runs.num_rows} runs rows, {curves.num_rows:,} curve rows")
-    print(f"build tables {statistics.median(build):.3f} s, write Parquet {statistics.median(write):.3f} s, "
-          f"total {statistics.median(b + w for b, w in zip(build, write, strict=True)):.3f} s (median of {args.repeats})")  # fmt: skip
+    total = statistics.median(b + w for b, w in zip(build, write, strict=True))
+    print(
+        f"build tables {statistics.median(build):.3f} s, write Parquet {statistics.median(write):.3f} s, "
+        f"total {total:.3f} s (median of {args.repeats})"
+    )
 
 
 if __name__ == "__main__":
