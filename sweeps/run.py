@@ -30,6 +30,10 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
     _check_flags(args)
     location = Location(out)
     check_results_directory(location, sweep)
+    if sweep.search:
+        from sweeps.search import check_metric
+
+        check_metric(sweep)  # before anything is written
     ray_started = False
     try:
         if args.executor == "ray" and not sweep.search:
