@@ -8,6 +8,7 @@ subprocesses to see the real stderr.
 from __future__ import annotations
 
 import copy
+import itertools
 import subprocess
 import sys
 import time
@@ -52,7 +53,7 @@ def _with_value(key: str, value_text: str) -> bytes:
     if parts[0] in ("cases", "laws"):
         raw[parts[0]] = [{"sigma": 0.1}] if parts[0] == "cases" else ["x"]
     node = raw
-    for part, after in zip(parts[:-1], parts[1:], strict=True):
+    for part, after in itertools.pairwise(parts):
         node = node[int(part)] if part.isdigit() else node.setdefault(part, [] if after.isdigit() else {})
     last = parts[-1]
     if last.isdigit():
@@ -95,7 +96,8 @@ def _cases() -> list[tuple[str, bytes]]:
         add((f"name-{i}", _dump({**GOOD, "name": name})))
     # resources that are not finite or not numbers
     for key in ("cpu", "gpu"):
-        for j, text_value in enumerate([".nan", ".inf", "-.inf", "-1", "1e400", "'x'", "true", "[1]", "null", "9" * 330]):
+        bad_amounts = [".nan", ".inf", "-.inf", "-1", "1e400", "'x'", "true", "[1]", "null", "9" * 330]
+        for j, text_value in enumerate(bad_amounts):
             add((f"res-{key}-{j}", _with_value(f"resources.{key}", text_value)))
     for j, text_value in enumerate(["0", "-1", "1.5", "100000000", "'big'", ".nan"]):
         add((f"res-pack-{j}", _with_value("resources.pack_size", text_value)))
@@ -190,29 +192,81 @@ def _bad_cli_values(tmp_path: Path) -> list[list[str]]:
     g = str(good)
     run = ["sweep", "run", g, "--executor", "inline"]
     values = [
-        [*run, "--retries", "-1"], [*run, "--retries", "x"], ["sweep", "run", g, "--executor", "gpu"],
-        [*run, "--device", "tpu"], [*run, "--device", "cuda:x"], [*run, "--device", "x" * 5000],
-        [*run, "--max-configs", "0"], [*run, "--max-configs", "x"], [*run, "--max-eval-points", "-5"],
-        [*run, "--out", str(a_file)], [*run, "--out", str(a_file / "below")], [*run, "--quiet", "--verbose"],
-        [*run, "--address", "127.0.0.1:1"], ["sweep", "run", g, "--address", "nonsense"],
-        ["sweep", "run", g, "--address", "host:99999"], ["sweep", "run", g, "--address", ":80"],
-        ["sweep", "run", g, "--address", "127.0.0.1:1"], ["sweep", "run", g, "--address", "ray://127.0.0.1:1"],
-        [*run, "--bogus"], ["sweep", "run"], ["sweep", "run", str(tmp_path)], ["sweep", "run", str(tmp_path / "no")],
-        ["sweep", "plan", g, "--max-configs", "3"], ["sweep", "nope"], ["nope"], [],
-        *([*run, o] for o in ["=1", "L", "L=abc", "nope=1", "grid.L=[", "grid.L=[-1]", "seeds=0", "seeds=-1",
-                              "seeds=[1,1]", "name=a/b", "pack_size=0", "resources.cpu=.nan", "cpu=-1",
-                              "gpu=.inf", "sigma=[]", "L_test=abc", "fixed=[1]", "grid.L=*x", "seeds=" + "9" * 400,
-                              "d=2.5", "study=nope", "record_every=0", "grid.nope=[1]", "1abc=2",
-                              "name=" + "x" * 300, "grid.L=[1, 1]"]),  # fmt: skip
-        ["train", "softmax_window", "--set", "L=abc"], ["train", "softmax_window", "--set", "nope=1"],
-        ["train", "softmax_window", "--set", "L"], ["train", "softmax_window", "--set", "d=0"],
-        ["train", "softmax_window", "--set", "L=1", "--set", "L=2"], ["train", "nope"],
-        ["train", "softmax_window", "--seed", "x"], ["train", "softmax_window", "--seed", "-1"],
-        ["train", "softmax_window", "--record-every", "0"], ["train", "softmax_window", "--device", "tpu"],
-        ["train", "softmax_window", "--set", "task_class=relux"], ["train", "softmax_window", "--set", "L=1e400"],
-        ["sweep", "status", str(tmp_path / "missing")], ["sweep", "status", str(a_file)], ["studies", "nope"],
-        ["report", str(tmp_path / "missing")], ["laws", "--study", "nope"],
-    ]  # fmt: skip
+        [*run, "--retries", "-1"],
+        [*run, "--retries", "x"],
+        ["sweep", "run", g, "--executor", "gpu"],
+        [*run, "--device", "tpu"],
+        [*run, "--device", "cuda:x"],
+        [*run, "--device", "x" * 5000],
+        [*run, "--max-configs", "0"],
+        [*run, "--max-configs", "x"],
+        [*run, "--max-eval-points", "-5"],
+        [*run, "--out", str(a_file)],
+        [*run, "--out", str(a_file / "below")],
+        [*run, "--quiet", "--verbose"],
+        [*run, "--address", "127.0.0.1:1"],
+        ["sweep", "run", g, "--address", "nonsense"],
+        ["sweep", "run", g, "--address", "host:99999"],
+        ["sweep", "run", g, "--address", ":80"],
+        ["sweep", "run", g, "--address", "127.0.0.1:1"],
+        ["sweep", "run", g, "--address", "ray://127.0.0.1:1"],
+        [*run, "--bogus"],
+        ["sweep", "run"],
+        ["sweep", "run", str(tmp_path)],
+        ["sweep", "run", str(tmp_path / "no")],
+        ["sweep", "plan", g, "--max-configs", "3"],
+        ["sweep", "nope"],
+        ["nope"],
+        [],
+        *(
+            [*run, o]
+            for o in [
+                "=1",
+                "L",
+                "L=abc",
+                "nope=1",
+                "grid.L=[",
+                "grid.L=[-1]",
+                "seeds=0",
+                "seeds=-1",
+                "seeds=[1,1]",
+                "name=a/b",
+                "pack_size=0",
+                "resources.cpu=.nan",
+                "cpu=-1",
+                "gpu=.inf",
+                "sigma=[]",
+                "L_test=abc",
+                "fixed=[1]",
+                "grid.L=*x",
+                "seeds=" + "9" * 400,
+                "d=2.5",
+                "study=nope",
+                "record_every=0",
+                "grid.nope=[1]",
+                "1abc=2",
+                "name=" + "x" * 300,
+                "grid.L=[1, 1]",
+            ]
+        ),
+        ["train", "softmax_window", "--set", "L=abc"],
+        ["train", "softmax_window", "--set", "nope=1"],
+        ["train", "softmax_window", "--set", "L"],
+        ["train", "softmax_window", "--set", "d=0"],
+        ["train", "softmax_window", "--set", "L=1", "--set", "L=2"],
+        ["train", "nope"],
+        ["train", "softmax_window", "--seed", "x"],
+        ["train", "softmax_window", "--seed", "-1"],
+        ["train", "softmax_window", "--record-every", "0"],
+        ["train", "softmax_window", "--device", "tpu"],
+        ["train", "softmax_window", "--set", "task_class=relux"],
+        ["train", "softmax_window", "--set", "L=1e400"],
+        ["sweep", "status", str(tmp_path / "missing")],
+        ["sweep", "status", str(a_file)],
+        ["studies", "nope"],
+        ["report", str(tmp_path / "missing")],
+        ["laws", "--study", "nope"],
+    ]
     return values
 
 
