@@ -219,7 +219,7 @@ def fragment_problem(location: Location, fragment: str) -> str | None:
             break
     _checked[key] = problem
     if problem:
-        warn(f"unreadable fragment {problem}; `iclscale sweep run` moves it aside and retrains its configs")
+        warn(f"unreadable fragment {problem} in {location.uri}; `sweep run` moves it aside and retrains its configs")
     return problem
 
 
@@ -255,7 +255,8 @@ def read_runs(location: Location, fragment: str, columns: list[str] | None = Non
             columns = [c for c in columns if c in present]
         return pq.read_table(path, filesystem=location.fs, columns=columns)
     except (pa.ArrowException, OSError) as error:
-        warn(f"unreadable fragment {RUNS}/{fragment}.parquet: {_first_line(error)}; `sweep run` moves it aside")
+        where = location.path(RUNS, f"{fragment}.parquet")
+        warn(f"unreadable fragment {where}: {_first_line(error)}; `sweep run` moves it aside")
         return None
 
 
@@ -320,7 +321,7 @@ def _read(location: Location, folder: str, fragment: str):
     try:
         return pq.read_table(location.path(folder, f"{fragment}.parquet"), filesystem=location.fs).to_pandas()
     except (pa.ArrowException, OSError) as error:
-        warn(f"unreadable fragment {folder}/{fragment}.parquet: {_first_line(error)}; left out")
+        warn(f"unreadable fragment {location.path(folder, fragment)}.parquet: {_first_line(error)}; left out")
         return None
 
 
