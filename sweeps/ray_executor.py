@@ -153,7 +153,8 @@ def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepCont
     except OSError as error:  # the store cannot be written: stop the sweep, do not retry
         if error.errno is None or error.errno not in WRITE_ERRNOS:
             raise
-        tune.report({"write_error": f"{error.filename or context.out}: {error.strerror}", "node": node})
+        reason = error.strerror or " ".join(str(error).split())[:200]
+        tune.report({"write_error": f"{error.filename or context.out}: {reason}", "node": node})
         return
     tune.report({"done": 1, "node": node, **summary})
 
@@ -186,7 +187,7 @@ def run_on_ray(
             name=context.sweep,
             storage_path=storage,
             failure_config=tune.FailureConfig(max_failures=retries),
-            stop=_stop_on_write_error,
+            stop=_WriteErrorStopper(),
             callbacks=callbacks,
             verbose=verbose,
             progress_reporter=None if verbose else _Silent(),
@@ -216,10 +217,22 @@ def run_on_ray(
     return totals
 
 
-def _stop_on_write_error(trial_id: str, result: dict[str, Any]) -> bool:
-    """A Tune stop function: a trial that could not write the store ends (the progress callback
-    then stops the whole sweep)."""
-    return bool(result.get("write_error"))
+def _WriteErrorStopper():
+    """A Tune stopper: once a trial could not write the store (disk full, read-only), stop them all."""
+    from ray.tune import Stopper
+
+    class WriteErrorStopper(Stopper):
+        def __init__(self):
+            self.failed = False
+
+        def __call__(self, trial_id: str, result: dict[str, Any]) -> bool:
+            self.failed = self.failed or bool(result.get("write_error"))
+            return bool(result.get("write_error"))
+
+        def stop_all(self) -> bool:
+            return self.failed
+
+    return WriteErrorStopper()
 
 
 def _error_text(error: BaseException) -> str:
@@ -246,8 +259,6 @@ class _ProgressCallback:
                 progress.started(trial.config["pack"])
 
             def on_trial_result(self, iteration, trials, trial, result, **info):
-                if result.get("write_error"):
-                    raise UserError(f"cannot write the results: {result['write_error']}")
                 if "step" in result:
                     progress.advanced(trial.config["pack"], int(result["step"]))
 
