@@ -45,8 +45,8 @@ BOOTSTRAP_CONFIG = Path.home() / "ray_bootstrap_config.yaml"  # on a launcher-st
 def start_ray(address: str | None, quiet: bool = False) -> None:
     """Join the cluster at `address`, or start a local loopback-only instance."""
     os.environ.update(QUIET_ENV)
-    if quiet:  # Tune's newer console output prints a box and hints even at verbose=0; the older one does not
-        os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
+    # Tune's newer console output prints a box and hints even at verbose=0; the older one does not
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
     if address is None:
         os.environ.update(LOOPBACK_ENV)  # before ray is imported: it reads this when it starts
     else:
@@ -233,6 +233,16 @@ def _WriteErrorStopper():
             return self.failed
 
     return WriteErrorStopper()
+
+
+def tune_storage(out: str) -> dict[str, Any]:
+    """Where Tune keeps its experiment state: a fresh temporary directory, removed at exit; never
+    the results directory `out` (resuming is by content hash, never by Tuner.restore)."""
+    import atexit
+
+    storage = tempfile.mkdtemp(prefix="iclscale-tune-")
+    atexit.register(shutil.rmtree, storage, ignore_errors=True)
+    return {"storage_path": storage}
 
 
 def _error_text(error: BaseException) -> str:
