@@ -206,3 +206,29 @@ def test_an_eval_point_that_fails_fails_only_its_own_rows():
     assert set(curves.column("eval_key").drop_null().to_pylist()) == {keys[0]}
     diverged_curves = curves.filter(pa.compute.equal(curves["run_id"], configs[1].run_id)).to_pandas()
     assert set(diverged_curves["step"]) == {0}  # only records before it diverged
+
+
+def test_a_garbage_frozen_sweep_is_one_line_for_every_command(tmp_path, capsys):
+    code, out = _run(tmp_path)
+    assert code == 0
+    run = ["sweep", "run", str(tmp_path / "sweep.yaml"), "--out", str(out), "--executor", "inline"]
+    for content in (b"- just\n- a list\n", b"\xff\xfe garbage", b"name: [unclosed\n", b"a: 1\n"):
+        (out / "sweep.yaml").write_bytes(content)
+        capsys.readouterr()
+        for argv in (["sweep", "status", str(out)], ["report", str(out)], run):
+            assert main(argv) == 2, argv
+            err = capsys.readouterr().err
+            assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and "sweep.yaml" in err, err
+
+
+@pytest.mark.skipif(
+    "eval_errors" not in getattr(__import__("iclscale.training").training.PackResult, "__dataclass_fields__", {}),
+    reason="the trainer's PackResult.eval_errors (issue 9)",
+)
+def test_an_eval_value_that_overflows_fails_its_rows_only_in_a_real_sweep(tmp_path):
+    raw = {**RAW, "grid": {"L": [0.5, 2.0]}, "eval": {"L_test": [1.0, 1.0e308]}}
+    assert _run(tmp_path, raw=raw)[0] == 0
+    runs = pd.read_parquet(tmp_path / "out" / "runs")
+    assert set(runs[runs["L_test"] == 1.0]["status"]) == {"ok"}
+    failed = runs[runs["L_test"] == 1.0e308]
+    assert set(failed["status"]) == {"failed"} and failed["error"].notna().all()
