@@ -19,6 +19,7 @@ content hash), and Tune's own SIGINT handler is off, so Ctrl-C stops the sweep a
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
 import shutil
@@ -159,7 +160,7 @@ def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepCont
     tune.report({"done": 1, "node": node, **summary})
 
 
-WRITE_ERRNOS = {28, 30, 13, 122}  # ENOSPC, EROFS, EACCES, EDQUOT
+WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT}
 
 
 def run_on_ray(
@@ -178,7 +179,7 @@ def run_on_ray(
     trainable = tune.with_parameters(pack_trial, packs=plan.packs, context=context, device=device)
     trainable = tune.with_resources(trainable, {"cpu": resources.cpu, "gpu": resources.gpu})
     storage = tempfile.mkdtemp(prefix="iclscale-tune-")
-    callbacks = [_ProgressCallback(plan, progress)] if progress is not None else []
+    callbacks = [_progress_callback(progress)] if progress is not None else []
     tuner = tune.Tuner(
         trainable,
         param_space={"pack": tune.grid_search(list(range(len(plan.packs))))},
@@ -190,7 +191,6 @@ def run_on_ray(
             stop=_WriteErrorStopper(),
             callbacks=callbacks,
             verbose=verbose,
-            progress_reporter=None if verbose else _Silent(),
         ),
     )
     try:
@@ -251,45 +251,22 @@ def _error_text(error: BaseException) -> str:
     return "\n".join(lines[-20:]) if lines else type(error).__name__
 
 
-def _make_callback_base():
+def _progress_callback(progress):
+    """A Tune callback feeding trial events to the overall progress line (sweeps.progress)."""
     from ray.tune import Callback
-    from ray.tune.progress_reporter import ProgressReporter
 
-    return Callback, ProgressReporter
+    class ProgressCallback(Callback):
+        def on_trial_start(self, iteration, trials, trial, **info):
+            progress.started(trial.config["pack"])
 
+        def on_trial_result(self, iteration, trials, trial, result, **info):
+            if "step" in result:
+                progress.advanced(trial.config["pack"], int(result["step"]))
 
-class _ProgressCallback:
-    """Feeds Tune's trial events to the overall progress line (sweeps.progress)."""
+        def on_trial_complete(self, iteration, trials, trial, **info):
+            progress.finished(trial.config["pack"])
 
-    def __new__(cls, plan: Plan, progress):
-        Callback, _ = _make_callback_base()
+        def on_trial_error(self, iteration, trials, trial, **info):
+            progress.finished(trial.config["pack"], failed=True)
 
-        class ProgressCallback(Callback):
-            def on_trial_start(self, iteration, trials, trial, **info):
-                progress.started(trial.config["pack"])
-
-            def on_trial_result(self, iteration, trials, trial, result, **info):
-                if "step" in result:
-                    progress.advanced(trial.config["pack"], int(result["step"]))
-
-            def on_trial_complete(self, iteration, trials, trial, **info):
-                progress.finished(trial.config["pack"])
-
-            def on_trial_error(self, iteration, trials, trial, **info):
-                progress.finished(trial.config["pack"], failed=True)
-
-        return ProgressCallback()
-
-
-def _Silent():
-    """A Tune progress reporter that prints nothing (the overall progress line replaces its tables)."""
-    _, ProgressReporter = _make_callback_base()
-
-    class Silent(ProgressReporter):
-        def should_report(self, trials, done=False):
-            return False
-
-        def report(self, trials, done, *sys_info):
-            return None
-
-    return Silent()
+    return ProgressCallback()

@@ -35,6 +35,7 @@ from typing import Any
 from iclscale.errors import UserError, shorten, unknown_name
 from iclscale.params import Config, EvalPoint, coerce_seed
 from iclscale.registry import StudyInfo, study_info
+from sweeps.limits import Limits, check_size
 from sweeps.yamlsafe import Marks, load_yaml
 
 TOP_LEVEL_KEYS = (
@@ -56,15 +57,6 @@ RESOURCE_KEYS = ("cpu", "gpu", "pack_size")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 NAME_MAX = 100  # a name becomes a directory name (results/<name>)
 PACK_SIZE_MAX = 10**7
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Caps on a sweep's size, checked by arithmetic before any config is built (a grid of 10⁶
-    values or a 10¹⁰-config product is refused at once instead of filling memory)."""
-
-    max_configs: int = 100_000
-    max_eval_points: int = 10_000
 
 
 @dataclass(frozen=True)
@@ -209,7 +201,7 @@ def parse_sweep(
     for key, validate in VALIDATORS.items():
         validate(sweep, raw.get(key, DEFAULTS.get(key)), f"{where}: {key}")
     _check_given_once(sweep, where)
-    _check_size(sweep, sweep.limits, where)
+    check_size(sweep, sweep.limits, where)
     if raw.get("search") is not None:
         from sweeps.search import parse_search
 
@@ -339,22 +331,6 @@ VALIDATORS: dict[str, Validator] = {
     "resources": _resources,
     "search": _nothing,
 }
-
-
-def _check_size(sweep: Sweep, limits: Limits, where: str) -> None:
-    """Count configs and eval points by arithmetic, before anything is expanded."""
-    configs = max(1, len(sweep.cases)) * math.prod(len(v) for v in sweep.grid.values()) * len(sweep.seeds)
-    if configs > limits.max_configs:
-        raise UserError(
-            f"{where}: grid: {configs:,} configs (cases × grid × seeds) is past the cap of {limits.max_configs:,}; "
-            "shrink the grid, or raise the cap with --max-configs N"
-        )
-    points = math.prod(len(v) for v in sweep.eval.values())
-    if points > limits.max_eval_points:
-        raise UserError(
-            f"{where}: eval: {points:,} eval points is past the cap of {limits.max_eval_points:,}; "
-            "shrink the eval grid, or raise the cap with --max-eval-points N"
-        )
 
 
 _ROLE_HINT = {"eval": "put it under eval", "shape": "put it under fixed or grid", "train": "put it under fixed or grid"}

@@ -167,7 +167,12 @@ def git_commit() -> str:
 def write_fragment(location: Location, name: str, runs: pa.Table | list[dict], curves: pa.Table | list[dict]) -> None:
     """Write one pack's tables (sweeps.rows builds them): curves first, then runs, which commits the
     fragment. Lists of row dicts are accepted too (tests, small tools); their types are inferred."""
-    runs, curves = (pa.Table.from_pylist(t) if isinstance(t, list) else t for t in (runs, curves))
+    if isinstance(runs, list):
+        runs = pa.Table.from_pylist(runs)
+    if isinstance(curves, list):
+        empty = pa.schema([(c, pa.int64() if c == "step" else pa.float64() if c == "value" else pa.string())
+                           for c in CURVE_COLUMNS])  # fmt: skip
+        curves = pa.Table.from_pylist(curves) if curves else empty.empty_table()
     location.write_table(f"{CURVES}/{name}.parquet", curves)
     location.write_table(f"{RUNS}/{name}.parquet", runs)
 
