@@ -35,6 +35,7 @@ def test_demo_sweep_runs_through_ray_and_every_config_is_ok(tmp_path, ray_tmpdir
     printed = (run.stdout + run.stderr).splitlines()
     assert len(printed) < 15, printed  # no Tune tables, boxes or hints by default
     assert any(line.startswith("progress: 36/36 configs") and "model-steps/s" in line for line in printed)
+    assert not (out / ".tune").exists()  # Tune's pickled state never lives in a results directory
     status = subprocess.run([*ICLSCALE, "sweep", "status", str(out)], capture_output=True, text=True)
     assert "36 configs: 36 ok, 0 diverged, 0 failed, 0 missing" in status.stdout, status.stdout + status.stderr
     data = read_store(out)
