@@ -34,14 +34,9 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
         from sweeps.search import check_metric
 
         check_metric(sweep)  # before anything is written
-    ray_started = False
     try:
-        if args.executor == "ray" and not sweep.search:
-            from sweeps.ray_executor import check_resources, start_ray
-
-            start_ray(args.address, quiet=not args.verbose)
-            ray_started = True
-            check_resources(sweep.resources, args.address)
+        if args.executor == "ray" and not sweep.search and _has_work(sweep, location):
+            _connect(sweep, args)
         return _locked_run(sweep, args, location)
     except KeyboardInterrupt:
         import signal
@@ -54,10 +49,24 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
             raise UserError(f"cannot write to {error.filename or location.uri}: {error.strerror or error}") from None
         raise
     finally:
-        if ray_started and args.address is None:
-            import ray
+        ray = sys.modules.get("ray")
+        if args.address is None and ray is not None and ray.is_initialized():
+            ray.shutdown()  # the local instance this run started
 
-            ray.shutdown()
+
+def _has_work(sweep, location) -> bool:
+    """Whether the plan has packs to run, read-only (Ray is not started for nothing)."""
+    from sweeps.plan import make_plan
+    from sweeps.store import stored_keys
+
+    return bool(make_plan(sweep, stored_keys(location) if location.exists() else {}).packs)
+
+
+def _connect(sweep, args: argparse.Namespace) -> None:
+    from sweeps.ray_executor import check_resources, start_ray
+
+    start_ray(args.address, quiet=not args.verbose)
+    check_resources(sweep.resources, args.address)
 
 
 def _check_flags(args: argparse.Namespace) -> None:
@@ -133,7 +142,12 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
 
 
 def _run_ray(plan, context, args: argparse.Namespace, location, progress) -> dict[str, Any]:
+    import ray
+
     from sweeps.ray_executor import run_on_ray
+
+    if not ray.is_initialized():  # work appeared between the read-only plan and the locked one
+        _connect(plan.sweep, args)
 
     if args.address and location.local and not args.quiet:
         print(

@@ -61,6 +61,7 @@ def test_an_address_where_no_cluster_listens_fails_fast_and_writes_nothing(tmp_p
 
 
 @pytest.mark.ray
+@pytest.mark.slow
 def test_ctrl_c_through_ray_stops_cleanly_and_the_same_command_resumes(tmp_path, ray_tmpdir):
     out = tmp_path / "out"
     command = [*ICLSCALE, "sweep", "run", str(_sweep_file(tmp_path)), "--out", str(out)]
@@ -107,6 +108,7 @@ def small_disk(tmp_path):
 
 
 @pytest.mark.ray
+@pytest.mark.slow
 def test_a_full_disk_ends_in_one_line_and_the_sweep_resumes_once_there_is_room(tmp_path, ray_tmpdir, small_disk):
     out = small_disk / "out"
     command = [*ICLSCALE, "sweep", "run", str(ROOT / "sweeps" / "demo.yaml"), "--out", str(out), "steps=100"]

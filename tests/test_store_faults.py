@@ -114,6 +114,7 @@ def test_a_superseded_failed_row_is_gone_for_plain_readers(tmp_path):
     assert len(runs) == CONFIGS * POINTS and "failed" not in set(runs["status"])
 
 
+@pytest.mark.slow
 def test_a_second_run_into_the_same_directory_refuses_and_names_the_first(tmp_path):
     long = {**RAW, "fixed": {**RAW["fixed"], "steps": 1500}, "resources": {"pack_size": 2}}
     first_file, second_file = tmp_path / "first.yaml", tmp_path / "second.yaml"
