@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from iclscale.params import RecordSchedule
 from iclscale.registry import StudyInfo, study_info
 from sweeps.plan import PackPlan, Plan
 from sweeps.store import RUNS, Location, Provenance, eval_key, write_fragment
@@ -18,7 +19,7 @@ class SweepContext:
 
     sweep: str
     study: str
-    record_every: int
+    record: RecordSchedule
     out: str
     metrics: tuple[str, ...] = ()
     """Metric columns the store already has: every new fragment carries them too (null where it
@@ -46,7 +47,7 @@ def run_pack(
     if location.exists(RUNS, f"{fragment_name(pack)}.parquet"):
         return {"configs": len(pack.configs), "skipped": 1}
     callback = (lambda step, steps, _result: progress(step, steps)) if progress else None
-    result = train_pack(info, pack.configs, pack.eval_points, context.record_every, resolve_device(device), callback)
+    result = train_pack(info, pack.configs, pack.eval_points, context.record, resolve_device(device), callback)
     provenance = vars(Provenance.here(result.device, node))
     runs, curves = pack_tables(info, context.sweep, pack, result, provenance, context.metrics)
     write_fragment(location, fragment_name(pack), runs, curves)
@@ -88,7 +89,7 @@ def run_inline(plan: Plan, context: SweepContext, device: str = "auto", progress
     return totals
 
 
-def write_single_run(out: str, info: StudyInfo, config, point, result, record_every: int) -> None:
+def write_single_run(out: str, info: StudyInfo, config, point, result, record: RecordSchedule) -> None:
     """Store one `iclscale train` result as a one-config sweep, so `iclscale report` reads it too."""
     from sweeps.plan import PackPlan
     from sweeps.spec import parse_sweep
@@ -101,7 +102,7 @@ def write_single_run(out: str, info: StudyInfo, config, point, result, record_ev
         "fixed": config.as_dict(),
         "seeds": [config.seed],
         "eval": {k: v for k, v in point},
-        "record_every": record_every,
+        "record": record.as_dict(),
     }
     sweep = parse_sweep(raw, f"{out}/sweep.yaml")
     location = Location(out)

@@ -69,6 +69,16 @@ def _connect(sweep, args: argparse.Namespace) -> None:
     check_resources(sweep.resources, args.address)
 
 
+def _slots(sweep, args: argparse.Namespace) -> int:
+    """Packs the executor runs at once (pack_size auto makes at least this many): Ray's workers, or 1."""
+    ray = sys.modules.get("ray")
+    if args.executor != "ray" or ray is None or not ray.is_initialized():
+        return 1
+    from sweeps.ray_executor import worker_slots
+
+    return worker_slots(sweep.resources)
+
+
 def _check_flags(args: argparse.Namespace) -> None:
     if args.retries < 0:
         raise UserError(f"--retries must be 0 or more, got {args.retries}")
@@ -117,14 +127,14 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
             compact(location, sweep.study)
             print(format_counts(sweep.name, status_counts(location.uri), location.uri))
             return 0
-        plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
+        plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, _slots(sweep, args))
         if not args.quiet:
             print(describe_plan(plan, location.uri), flush=True)
         write_frozen_sweep(location, sweep.resolved())
         if not plan.packs:
             print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
             return 0
-        context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, location.uri, tuple(metrics))
+        context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics))
         progress = Progress(plan, enabled=not args.quiet)
         totals: dict[str, Any] = {}
         try:

@@ -10,9 +10,10 @@ A sweep file is YAML:
     grid: {L: [0.1, 1, 10]}      # shape/train axes, crossed with each other and with the cases
     seeds: 10                    # a count (0..9) or a list of seeds
     eval: {L_test: [0.5, 1, 2]}  # eval-role params: a value or a list; one trained model measures all
-    record_every: 50             # record metrics every this many steps
+    record: {every: 50}          # when to record metrics: {every: K}, {log: N} log-spaced, or {steps: [...]}
+                                 # (record_every: K is the same as record: {every: K})
     laws: [name, ...]            # laws to fit in the report (analysis.laws)
-    resources: {cpu: 1, gpu: 0, pack_size: 256}
+    resources: {cpu: 1, gpu: 0, pack_size: auto}   # auto: sized by the device's memory
     search: {...}                # optional Optuna search mode (sweeps.search)
 
 Every mistake is refused with one message naming the file, the line and column, the key and what
@@ -33,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from iclscale.errors import UserError, shorten, unknown_name
-from iclscale.params import Config, EvalPoint, coerce_seed
+from iclscale.params import Config, EvalPoint, RecordSchedule, coerce_seed
 from iclscale.registry import StudyInfo, study_info
 from sweeps.limits import Limits, check_size
 from sweeps.yamlsafe import Marks, load_yaml
@@ -48,6 +49,7 @@ TOP_LEVEL_KEYS = (
     "seeds",
     "eval",
     "record_every",
+    "record",
     "laws",
     "resources",
     "search",
@@ -63,7 +65,9 @@ PACK_SIZE_MAX = 10**7
 class Resources:
     cpu: float = 1.0
     gpu: float = 0.0
-    pack_size: int = 256
+    pack_size: int | str = "auto"
+    """Configs per pack (per Ray trial), or "auto": one pack per shape group, split so that every worker has
+    one; the trainer then trains a pack in parts if it does not fit in the device's memory."""
 
 
 @dataclass
@@ -79,7 +83,7 @@ class Sweep:
     grid: dict[str, list[Any]] = field(default_factory=dict)
     seeds: list[int] = field(default_factory=lambda: [0])
     eval: dict[str, list[Any]] = field(default_factory=dict)
-    record_every: int = 50
+    record: RecordSchedule = field(default_factory=lambda: RecordSchedule(every=50))
     laws: list[str] = field(default_factory=list)
     resources: Resources = field(default_factory=Resources)
     search: dict[str, Any] | None = None
@@ -118,7 +122,7 @@ class Sweep:
             "grid": self.grid,
             "seeds": self.seeds,
             "eval": self.eval,
-            "record_every": self.record_every,
+            "record": self.record.as_dict(),
             "laws": self.laws,
             "resources": vars(self.resources),
             "search": self.search,
@@ -197,6 +201,8 @@ def parse_sweep(
         if required not in raw:
             raise UserError(f"{where}: missing key {required!r}")
     sweep = Sweep(path=path, name="", study=_study(raw["study"], f"{where}: study"), overrides=overrides or [])
+    if "record" in raw and "record_every" in raw:
+        raise UserError(f"{where}: record_every: give record or record_every, not both")
     sweep.limits = limits or Limits()
     for key, validate in VALIDATORS.items():
         validate(sweep, raw.get(key, DEFAULTS.get(key)), f"{where}: {key}")
@@ -281,7 +287,15 @@ def _seeds(sweep: Sweep, value: Any, where: str) -> None:
 
 
 def _record_every(sweep: Sweep, value: Any, where: str) -> None:
-    sweep.record_every = _positive_int(value, where)
+    """Shorthand for record: {every: K}."""
+    if value is not None:
+        sweep.record = RecordSchedule(every=_positive_int(value, where))
+
+
+def _record(sweep: Sweep, value: Any, where: str) -> None:
+    """When to record metrics: {every: K}, {log: N} log-spaced, or {steps: [...]} (iclscale.params)."""
+    if value is not None:
+        sweep.record = RecordSchedule.parse(value, where)
 
 
 def _laws(sweep: Sweep, value: Any, where: str) -> None:
@@ -306,9 +320,12 @@ def _resources(sweep: Sweep, value: Any, where: str) -> None:
             wanted = "> 0" if key == "cpu" else ">= 0"
             raise UserError(f"{where}.{key}: expected a finite number {wanted}, got {shorten(amount)}")
         amounts[key] = float(amount)
-    pack_size = _positive_int(value.get("pack_size", default.pack_size), f"{where}.pack_size")
-    if pack_size > PACK_SIZE_MAX:
-        raise UserError(f"{where}.pack_size: at most {PACK_SIZE_MAX:,} configs per pack, got {pack_size:,}")
+    pack_size = value.get("pack_size", default.pack_size)
+    if pack_size != "auto":
+        if isinstance(pack_size, bool) or not isinstance(pack_size, int) or pack_size < 1:
+            raise UserError(f"{where}.pack_size: expected a positive integer or auto, got {shorten(pack_size)}")
+        if pack_size > PACK_SIZE_MAX:
+            raise UserError(f"{where}.pack_size: at most {PACK_SIZE_MAX:,} configs per pack, got {pack_size:,}")
     sweep.resources = Resources(amounts["cpu"], amounts["gpu"], pack_size)
 
 
@@ -316,7 +333,7 @@ def _nothing(sweep: Sweep, value: Any, where: str) -> None:
     """study and search are read outside the loop (the study first, search last)."""
 
 
-DEFAULTS: dict[str, Any] = {"description": "", "seeds": 1, "record_every": 50, "laws": [], "resources": {}}
+DEFAULTS: dict[str, Any] = {"description": "", "seeds": 1, "laws": [], "resources": {}}
 VALIDATORS: dict[str, Validator] = {
     "study": _nothing,
     "name": _name,
@@ -327,6 +344,7 @@ VALIDATORS: dict[str, Validator] = {
     "eval": _eval,
     "seeds": _seeds,
     "record_every": _record_every,
+    "record": _record,
     "laws": _laws,
     "resources": _resources,
     "search": _nothing,

@@ -107,7 +107,7 @@ def test_a_superseded_failed_row_is_gone_for_plain_readers(tmp_path):
 
     sweep = parse_sweep(RAW, "t")
     out = tmp_path / "out"
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(out))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
     record_failure(context, make_plan(sweep, {}).packs[0], "simulated failure")
     assert _run(tmp_path)[0] == 0
     runs = pd.read_parquet(out / "runs")
