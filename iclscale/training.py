@@ -259,6 +259,8 @@ class PackTrainer:
             metrics = self.vmapped(lambda n, c: self.study.probes(n, c, final), net)
             if train_loss is not None:
                 metrics["train_loss"] = train_loss
+            if self.pack.shape.get("optimizer") == "gd":  # full-batch GD: the time of the flow it discretises
+                metrics["gf_time"] = self.flow_time(step)
             _append(result.probes, metrics, len(result.record_steps))
             for point in self.eval_points:
                 if result.eval_errors[point] is not None:
@@ -273,6 +275,11 @@ class PackTrainer:
                     continue
                 _append(result.evals[point], found, len(result.record_steps))
         result.record_steps.append(step)
+
+    def flow_time(self, step: int) -> torch.Tensor:
+        """(K,) gradient-flow time t = Σ_{s<step} η_s of each config (η·step for a constant rate)."""
+        hp = self.pack.hp
+        return recipe.elapsed_time(self.pack.shape["schedule"], hp["lr"], hp["lr_decay"], step, self.steps)
 
     def vmapped(self, measure: Callable, net: PackNet | None) -> dict[str, torch.Tensor]:
         """A per-config measurement over the whole pack."""
