@@ -206,22 +206,19 @@ class PackTrainer:
     # Training and recording ------------------------------------------------------------------------
     def run(self, schedule: RecordSchedule, progress: Progress | None = None, compile: str = "auto") -> PackResult:
         start = time.perf_counter()
-        K, device = self.pack.K, self.pack.device
-        result = PackResult(self.pack.configs, self.eval_points, device=str(device))
+        result = PackResult(self.pack.configs, self.eval_points, device=str(self.pack.device))
         result.evals = {point: {} for point in self.eval_points}
         result.eval_errors = dict.fromkeys(self.eval_points)
-        record_at = schedule.record_steps(self.steps)
+        record_at = set(schedule.record_steps(self.steps))
         with self.defaults():
-            active = torch.ones(K, dtype=torch.bool)
-            diverged_at = torch.zeros(K, dtype=torch.int64)  # 0: not diverged
-            loss_sum = torch.zeros(K)
+            state = self.start_state()
+            self.params, self.opt_state, active, diverged_at, loss_sum = state
             self.record(result, 0, active, None)
             if progress is not None:
                 progress(0, self.steps, result)
             runner = self.runner(compile) if self.steps else None
-            fixed = (self.buffers, self.pack.hp, self.pack.rng.base, self.pack.const, self.training_set)
+            fixed = self.step_inputs()
             since = 0
-            state = (self.params, self.opt_state, active, diverged_at, loss_sum)
             for t in range(self.steps):
                 state = runner(*state, *fixed, torch.tensor(t, dtype=torch.int64))
                 since += 1
@@ -237,6 +234,17 @@ class PackTrainer:
         result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
         result.wall_time = time.perf_counter() - start
         return result
+
+    def start_state(self) -> tuple:
+        """What a step updates: params, optimizer state, the active mask, the step each config diverged at
+        (0: not diverged) and the summed training loss since the last record."""
+        K = self.pack.K
+        active, diverged_at = torch.ones(K, dtype=torch.bool), torch.zeros(K, dtype=torch.int64)
+        return self.params, self.opt_state, active, diverged_at, torch.zeros(K)
+
+    def step_inputs(self) -> tuple:
+        """What a step reads and never changes."""
+        return self.buffers, self.pack.hp, self.pack.rng.base, self.pack.const, self.training_set
 
     def runner(self, compile: str) -> StepRunner:
         key = (self.info.name, tuple(self.pack.shape.items()), self.pack.device.type)
