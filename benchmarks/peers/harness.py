@@ -1,0 +1,117 @@
+"""Timing the peers and printing what they did, in one process and one run.
+
+A peer is a name and a `prepare(model, K, steps, record_every, device)` that returns a `Run`: a call that
+trains K fresh configs for `steps` steps and returns the mean training loss over configs in every window
+of `record_every` steps (host values, so a call ends only when its device work has finished).
+
+Timing: the first call of every peer is its warm-up (torch.compile's and jit's compilation happen there)
+and is printed separately; the rate is model-steps (steps of one config) per second of the best of the
+next `repeats` calls, the peers taking turns so that a change in the machine's load hits all of them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Run = Callable[[], list[float]]
+Prepare = Callable[[str, int, int, int, str], Run]
+
+
+class Unavailable(Exception):
+    """A peer that cannot run here (JAX not installed, no GPU backend); the message says why."""
+
+
+@dataclass(frozen=True)
+class Peer:
+    name: str
+    prepare: Prepare
+
+
+@dataclass
+class Timing:
+    warm_up: float  # prepare + first call, compilation included (seconds)
+    best: float = math.inf  # the fastest of the timed calls (seconds)
+
+    def rate(self, model_steps: int) -> float:
+        return model_steps / self.best
+
+
+def window_means(per_step: np.ndarray, record_every: int) -> list[float]:
+    """Mean of each window of `record_every` steps (the last may be shorter), as iclscale's train_loss."""
+    return [float(np.mean(per_step[i : i + record_every])) for i in range(0, len(per_step), record_every)]
+
+
+def _prepared(peers: Sequence[Peer], args: tuple) -> tuple[dict[str, Run], dict[str, str]]:
+    runs, skipped = {}, {}
+    for peer in peers:
+        try:
+            runs[peer.name] = peer.prepare(*args)
+        except Unavailable as why:
+            skipped[peer.name] = str(why)
+    return runs, skipped
+
+
+def time_peers(
+    peers: Sequence[Peer], model: str, K: int, steps: int, device: str, repeats: int
+) -> tuple[dict[str, Timing], dict[str, str]]:
+    """Warm-up and best-of-`repeats` wall time of each peer; peers that cannot run, with the reason."""
+    timings, skipped = {}, {}
+    runs = {}
+    for peer in peers:
+        start = time.perf_counter()
+        try:
+            run = peer.prepare(model, K, steps, steps, device)  # one record window: no recording costs
+        except Unavailable as why:
+            skipped[peer.name] = str(why)
+            continue
+        run()
+        timings[peer.name], runs[peer.name] = Timing(time.perf_counter() - start), run
+    for _ in range(repeats):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run()
+            timings[name].best = min(timings[name].best, time.perf_counter() - start)
+    return timings, skipped
+
+
+def check_losses(
+    peers: Sequence[Peer], model: str, K: int, steps: int, window: int, device: str
+) -> tuple[dict[str, list[float]], dict[str, str]]:
+    """Every peer's mean training loss per window of `window` steps, for a short training."""
+    runs, skipped = _prepared(peers, (model, K, steps, window, device))
+    return {name: run() for name, run in runs.items()}, skipped
+
+
+def speed_table(title: str, K: int, steps: int, timings: dict[str, Timing], skipped: dict[str, str]) -> str:
+    """One row per peer: warm-up, compilation (warm-up − best), best call, model-steps/s and ratios."""
+    model_steps = K * steps
+    reference = next(iter(timings.values()), None)
+    lines = [title, f"{'peer':<16} {'warm-up s':>10} {'≈compile s':>10} {'best s':>8} {'model-steps/s':>14} "
+                    f"{'vs ' + next(iter(timings), '-'):>16}"]  # fmt: skip
+    for name, t in timings.items():
+        lines.append(
+            f"{name:<16} {t.warm_up:>10.2f} {max(t.warm_up - t.best, 0.0):>10.2f} {t.best:>8.2f} "
+            f"{t.rate(model_steps):>14,.0f} {reference.best / t.best:>15.2f}×"
+        )
+    lines += [f"{name:<16} skipped: {why}" for name, why in skipped.items()]
+    if "iclscale" in timings:
+        ours = timings["iclscale"]
+        ratios = [f"{ours.rate(model_steps) / t.rate(model_steps):.2f}× {name}" for name, t in timings.items()
+                  if name != "iclscale"]  # fmt: skip
+        if ratios:
+            lines.append("iclscale: " + ", ".join(ratios))
+    return "\n".join(lines)
+
+
+def check_table(title: str, losses: dict[str, list[float]], skipped: dict[str, str]) -> str:
+    """Mean training loss in the first and the last window of a short training, per peer."""
+    lines = [title, f"{'peer':<16} {'loss start':>12} {'loss end':>12} {'end/start':>10}"]
+    for name, values in losses.items():
+        lines.append(f"{name:<16} {values[0]:>12.5f} {values[-1]:>12.5f} {values[-1] / values[0]:>10.3f}")
+    lines += [f"{name:<16} skipped: {why}" for name, why in skipped.items()]
+    return "\n".join(lines)
