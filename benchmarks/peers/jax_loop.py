@@ -137,8 +137,8 @@ MODELS = {
 def train(model: str, K: int, steps: int, seed):
     """K configs trained for `steps` steps: per-config step, vmapped, scanned. Returns each step's mean loss."""
     init, step = MODELS[model]
-    data_keys, init_keys = jax.random.split(jax.random.PRNGKey(seed), (2, K))
-    state, hp = init(data_keys, init_keys, K)
+    keys = jax.random.split(jax.random.PRNGKey(seed), 2 * K)
+    state, hp = init(keys[:K], keys[K:], K)  # data and initialisation keys per config
     packed = jax.vmap(step, in_axes=(0, None, 0))
 
     def body(state, t):
