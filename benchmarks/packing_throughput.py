@@ -17,12 +17,12 @@ import argparse
 import time
 
 import torch
+from peers.iclscale_run import train
 
 from iclscale.registry import study_info
 from iclscale.rng import Streams
 from iclscale.studies.softmax_window.data import sample_prompts
 from iclscale.studies.softmax_window.model import SoftmaxAttention
-from iclscale.training import train_pack
 
 SETTINGS = {"d": 5, "n": 20, "task_class": "relu", "test_tasks": 1}  # the paper's Fig 3 setting
 
@@ -31,9 +31,9 @@ def packed_rate(K: int, steps: int) -> float:
     info = study_info("softmax_window")
     resolved = [info.resolve({**SETTINGS, "steps": steps, "L": 0.5 + k % 7}, k, "bench") for k in range(K)]
     configs, point = [c for c, _ in resolved], resolved[0][1]
-    train_pack(info, configs, [point], record_every=steps)  # warm-up (allocator, first-call costs)
+    train(info, configs, point, steps, "cpu")  # warm-up (allocator, first-call costs)
     start = time.perf_counter()
-    train_pack(info, configs, [point], record_every=steps)
+    train(info, configs, point, steps, "cpu")
     return K * steps / (time.perf_counter() - start)
 
 
