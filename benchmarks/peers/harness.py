@@ -4,9 +4,11 @@ A peer is a name and a `prepare(model, K, steps, record_every, device)` that ret
 trains K fresh configs for `steps` steps and returns the mean training loss over configs in every window
 of `record_every` steps (host values, so a call ends only when its device work has finished).
 
-Timing: the first call of every peer is its warm-up (torch.compile's and jit's compilation happen there)
-and is printed separately; the rate is model-steps (steps of one config) per second of the best of the
-next `repeats` calls, the peers taking turns so that a change in the machine's load hits all of them.
+Timing: `prepare` (setup: JAX compiles there, iclscale resolves its configs) and the first call
+(torch.compile compiles there) are printed apart; the rate is model-steps (steps of one config) per
+second of the best of the next `repeats` calls, the peers taking turns so that a change in the machine's
+load hits all of them. The process's CPU time over wall time of that call is printed too: about 1 means
+one core was busy (more: several threads worked; less: the process waited for a core).
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ class Peer:
 
 @dataclass
 class Timing:
-    warm_up: float  # prepare + first call, compilation included (seconds)
-    best: float = math.inf  # the fastest of the timed calls (seconds)
+    setup: float  # prepare(), seconds
+    first: float  # the first call, compilation included
+    best: float = math.inf  # the fastest of the timed calls
+    cpu_per_wall: float = math.nan  # process CPU time / wall time of that call
 
     def rate(self, model_steps: int) -> float:
         return model_steps / self.best
@@ -59,7 +63,7 @@ def _prepared(peers: Sequence[Peer], args: tuple) -> tuple[dict[str, Run], dict[
 def time_peers(
     peers: Sequence[Peer], model: str, K: int, steps: int, device: str, repeats: int
 ) -> tuple[dict[str, Timing], dict[str, str]]:
-    """Warm-up and best-of-`repeats` wall time of each peer; peers that cannot run, with the reason."""
+    """Setup, first call and best-of-`repeats` wall time of each peer; peers that cannot run, with the reason."""
     timings, skipped = {}, {}
     runs = {}
     for peer in peers:
@@ -69,13 +73,17 @@ def time_peers(
         except Unavailable as why:
             skipped[peer.name] = str(why)
             continue
+        prepared = time.perf_counter()
         run()
-        timings[peer.name], runs[peer.name] = Timing(time.perf_counter() - start), run
+        timings[peer.name] = Timing(prepared - start, time.perf_counter() - prepared)
+        runs[peer.name] = run
     for _ in range(repeats):
         for name, run in runs.items():
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             run()
-            timings[name].best = min(timings[name].best, time.perf_counter() - start)
+            wall = time.perf_counter() - start
+            if wall < timings[name].best:
+                timings[name].best, timings[name].cpu_per_wall = wall, (time.process_time() - cpu) / wall
     return timings, skipped
 
 
@@ -88,21 +96,21 @@ def check_losses(
 
 
 def speed_table(title: str, K: int, steps: int, timings: dict[str, Timing], skipped: dict[str, str]) -> str:
-    """One row per peer: warm-up, compilation (warm-up − best), best call, model-steps/s and ratios."""
+    """One row per peer: setup, first call, best call, model-steps/s and the ratio to the first peer;
+    then iclscale's ratio to every other peer."""
     model_steps = K * steps
-    reference = next(iter(timings.values()), None)
-    lines = [title, f"{'peer':<16} {'warm-up s':>10} {'≈compile s':>10} {'best s':>8} {'model-steps/s':>14} "
-                    f"{'vs ' + next(iter(timings), '-'):>16}"]  # fmt: skip
+    first_name = next(iter(timings), "-")
+    header = f"{'peer':<16} {'setup s':>8} {'first s':>8} {'best s':>8} {'CPU/wall':>8} {'model-steps/s':>14}"
+    lines = [title, f"{header} {'vs ' + first_name:>16}"]
     for name, t in timings.items():
         lines.append(
-            f"{name:<16} {t.warm_up:>10.2f} {max(t.warm_up - t.best, 0.0):>10.2f} {t.best:>8.2f} "
-            f"{t.rate(model_steps):>14,.0f} {reference.best / t.best:>15.2f}×"
+            f"{name:<16} {t.setup:>8.2f} {t.first:>8.2f} {t.best:>8.2f} {t.cpu_per_wall:>8.2f} "
+            f"{t.rate(model_steps):>14,.0f} {timings[first_name].best / t.best:>15.2f}×"
         )
     lines += [f"{name:<16} skipped: {why}" for name, why in skipped.items()]
     if "iclscale" in timings:
         ours = timings["iclscale"]
-        ratios = [f"{ours.rate(model_steps) / t.rate(model_steps):.2f}× {name}" for name, t in timings.items()
-                  if name != "iclscale"]  # fmt: skip
+        ratios = [f"{t.best / ours.best:.2f}× {name}" for name, t in timings.items() if name != "iclscale"]
         if ratios:
             lines.append("iclscale: " + ", ".join(ratios))
     return "\n".join(lines)
@@ -112,6 +120,6 @@ def check_table(title: str, losses: dict[str, list[float]], skipped: dict[str, s
     """Mean training loss in the first and the last window of a short training, per peer."""
     lines = [title, f"{'peer':<16} {'loss start':>12} {'loss end':>12} {'end/start':>10}"]
     for name, values in losses.items():
-        lines.append(f"{name:<16} {values[0]:>12.5f} {values[-1]:>12.5f} {values[-1] / values[0]:>10.3f}")
+        lines.append(f"{name:<16} {values[0]:>12.4g} {values[-1]:>12.4g} {values[-1] / values[0]:>10.3g}")
     lines += [f"{name:<16} skipped: {why}" for name, why in skipped.items()]
     return "\n".join(lines)
