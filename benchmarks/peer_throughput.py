@@ -80,6 +80,8 @@ def main() -> None:
     from peers import harness
 
     torch.set_num_threads(args.threads)
+    if args.device.startswith("cuda") and not torch.cuda.is_available():
+        raise SystemExit(f"--device {args.device}: torch sees no CUDA device here")
     devices = ["cpu", "cuda"] if args.device == "auto" and torch.cuda.is_available() else [args.device]
     devices = ["cpu" if d == "auto" else d for d in devices]
     jax_note = "jax not installed"
