@@ -5,6 +5,7 @@ Tiny packs and a few dozen steps: every peer's loss must be finite and fall; no 
 import importlib.util
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -81,7 +82,7 @@ def test_command_prints_one_row_per_peer_and_the_ratios():
         if name == "jax" and not HAS_JAX:
             assert "skipped: JAX not installed" in row
             continue
-        assert row.split()[-1].endswith("×"), row  # ratio to the first peer
+        assert re.search(r" \d+\.\d\d× +[\d,]+$", row), row  # ratio to the first peer, then per CPU-second
         (loss_row,) = [line for line in check.splitlines() if line.startswith(name + " ")]
         start, end = (float(v) for v in loss_row.split()[-3:-1])
         assert end < start, loss_row
