@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -50,37 +51,47 @@ def sweep_file(directory: str, name: str, configs: int, steps: int, record_every
     return str(path)
 
 
-def iclscale(*arguments: str, env: dict[str, str]) -> tuple[float, str]:
-    """Run the iclscale command line; its wall time and last output line."""
-    start = time.perf_counter()
+def iclscale(*arguments: str, env: dict[str, str]) -> tuple[float, float, str]:
+    """Run the iclscale command line; its wall time, CPU time (its own process, not Ray's workers) and
+    last output line."""
+    start, cpu_start = time.perf_counter(), _children_cpu()
     done = subprocess.run([sys.executable, "-m", "iclscale.cli", *arguments], env=env, capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if done.returncode:
         sys.exit(f"iclscale {' '.join(arguments)} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    return elapsed, (done.stdout.strip().splitlines() or [""])[-1]
+    return elapsed, _children_cpu() - cpu_start, (done.stdout.strip().splitlines() or [""])[-1]
 
 
-def hand_batched_rate(K: int, steps: int, repeats: int) -> float:
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def hand_batched_rates(K: int, steps: int, repeats: int) -> tuple[float, float]:
+    """The eager hand-batched loop's model-steps per second (best call) and per CPU-second."""
     from peers import harness, torch_loop
 
     peer = harness.Peer("torch eager", lambda *a: torch_loop.prepare(*a, compiled=False))
-    timings, _ = harness.time_peers([peer], "softmax_window", K, steps, "cpu", repeats)
-    return timings["torch eager"].rate(K * steps)
+    timing = harness.time_peers([peer], "softmax_window", K, steps, "cpu", repeats)[0]["torch eager"]
+    return timing.rate(K * steps), K * steps / timing.least_cpu
 
 
 def inline_target(args: argparse.Namespace, directory: str, env: dict[str, str]) -> None:
     configs = args.configs
     print(f"1. inline: {configs} seed-004 configs × {args.steps} steps, one thread, default pack size", flush=True)
-    loop = hand_batched_rate(configs, args.loop_steps, args.repeats)
-    print(f"   hand-batched PyTorch loop (eager, K = {configs}, {args.loop_steps} steps): {loop:>12,.0f} model-steps/s")
+    loop, loop_cpu = hand_batched_rates(configs, args.loop_steps, args.repeats)
+    print(f"   hand-batched PyTorch loop (eager, K = {configs}, {args.loop_steps} steps): "
+          f"{loop:>10,.0f} model-steps/s, {loop_cpu:,.0f} per CPU-s")  # fmt: skip
     path = sweep_file(directory, "bench_inline", configs, args.steps, args.record_every)
     out = str(Path(directory) / "inline")
-    wall, _ = iclscale("sweep", "run", path, "--executor", "inline", "--out", out, "--quiet",
-                       env={**env, "OMP_NUM_THREADS": "1"})  # fmt: skip
-    rate = configs * args.steps / wall
-    print(f"   iclscale sweep run --executor inline: {wall:.1f} s, {rate:>12,.0f} model-steps/s")
-    print(f"   {iclscale('sweep', 'status', out, env=env)[1]}")
-    print(f"   sweep / hand-batched loop: {rate / loop:.2f}×  (target ≥ 0.9×)", flush=True)
+    wall, cpu, _ = iclscale("sweep", "run", path, "--executor", "inline", "--out", out, "--quiet",
+                            env={**env, "OMP_NUM_THREADS": "1"})  # fmt: skip
+    rate, rate_cpu = configs * args.steps / wall, configs * args.steps / cpu
+    print(f"   iclscale sweep run --executor inline: {wall:.1f} s, {rate:>10,.0f} model-steps/s, "
+          f"{rate_cpu:,.0f} per CPU-s")  # fmt: skip
+    print(f"   {iclscale('sweep', 'status', out, env=env)[2]}")
+    print(f"   sweep / hand-batched loop: {rate / loop:.2f}× per second, {rate_cpu / loop_cpu:.2f}× per CPU-second "
+          "(target ≥ 0.9×)", flush=True)  # fmt: skip
 
 
 def ray_target(args: argparse.Namespace, directory: str, env: dict[str, str]) -> None:
@@ -88,10 +99,10 @@ def ray_target(args: argparse.Namespace, directory: str, env: dict[str, str]) ->
     print(f"2. Ray: {configs} seed-004 configs × {args.ray_steps} steps, local Ray, {os.cpu_count()} cores", flush=True)
     path = sweep_file(directory, "bench_ray", configs, args.ray_steps, args.record_every)
     out = str(Path(directory) / "ray")
-    wall, _ = iclscale("sweep", "run", path, "--out", out, "--quiet", env=env)
+    wall, _, _ = iclscale("sweep", "run", path, "--out", out, "--quiet", env=env)
     print(f"   iclscale sweep run (Ray, start included): {wall:.1f} s, {configs / wall * 60:>10,.0f} configs/min "
           f"({configs * args.ray_steps / wall:,.0f} model-steps/s; target ≥ 20,000 configs/min)")  # fmt: skip
-    print(f"   {iclscale('sweep', 'status', out, env=env)[1]}")
+    print(f"   {iclscale('sweep', 'status', out, env=env)[2]}")
     if wall < RAY_MINIMUM_S:
         print(f"   note: the sweep took under {RAY_MINIMUM_S} s; the target is for sweeps of ≥ 2 minutes: "
               f"raise --ray-configs to about {int(configs * RAY_MINIMUM_S / wall) + 1}")  # fmt: skip
