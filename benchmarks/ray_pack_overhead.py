@@ -41,7 +41,7 @@ def timed_run(raw: dict, executor: str) -> tuple[float, int]:
     spec = parse_sweep(raw, raw["name"])
     with tempfile.TemporaryDirectory(prefix="iclbench-") as out:
         plan = make_plan(spec, {})
-        context = SweepContext(spec.name, spec.study.name, spec.record_every, out)
+        context = SweepContext(spec.name, spec.study.name, spec.record, out)
         start = time.perf_counter()
         if executor == "inline":
             run_inline(plan, context, "cpu", show_progress=False)

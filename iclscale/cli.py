@@ -52,6 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--record-every", type=int, default=100, metavar="STEPS")
     train.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
+    train.add_argument(
+        "--compile",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="compile the training step with torch.compile: auto (when the run is long enough to pay), on, off",
+    )
     train.add_argument("--json", action="store_true", help="print one JSON object")
     train.add_argument("--out", metavar="DIR", help="also write a result store (runs and curves) to DIR")
     train.set_defaults(handler=cmd_train)
@@ -104,7 +110,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     from iclscale.training import train_pack
 
-    result = train_pack(info, [config], [point], args.record_every, device)
+    result = train_pack(info, [config], [point], args.record_every, device, compile=args.compile)
     metrics = result.final_metrics(0, point)
     summary = {
         "study": info.name,
@@ -118,9 +124,10 @@ def cmd_train(args: argparse.Namespace) -> None:
         **metrics,
     }
     if args.out:
+        from iclscale.params import RecordSchedule
         from sweeps.execute import write_single_run
 
-        write_single_run(args.out, info, config, point, result, args.record_every)
+        write_single_run(args.out, info, config, point, result, RecordSchedule(every=args.record_every))
         summary["out"] = args.out
     if args.json:
         print(json.dumps(_json_safe(summary)))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iclscale.errors import UserError
-from iclscale.params import Config, EvalPoint, Param, Role, coerce_seed, eval_point
+from iclscale.params import Config, EvalPoint, Param, Role, check_recipe, coerce_seed, eval_point
 
 if TYPE_CHECKING:
     from iclscale.study import Study
@@ -51,7 +51,7 @@ class StudyInfo:
         return {p.name: p.default for p in self.params if p.role in roles}
 
     def check(self, values: Mapping[str, Any], where: str) -> None:
-        for check in self.checks:
+        for check in (check_recipe, *self.checks):
             message = check(values)
             if message:
                 raise UserError(f"{where}: {message}")

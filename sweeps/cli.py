@@ -126,14 +126,20 @@ def cmd_run(args: argparse.Namespace) -> None:
         run_search(sweep, location, args.executor, args.address, args.device, args.retries, args.quiet)
         print(format_counts(sweep.name, status_counts(location.uri), location.uri))
         return
-    plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
+    slots = 1
+    if args.executor == "ray":  # Ray first: pack_size auto makes one pack per worker that can run at once
+        from sweeps.ray_executor import start_ray, worker_slots
+
+        start_ray(args.address, quiet=args.quiet)
+        slots = worker_slots(sweep.resources)
+    plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, slots)
     if not args.quiet:
         print(describe_plan(plan, location.uri), flush=True)
     write_frozen_sweep(location, sweep.resolved())
     if not plan.packs:
         print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
         return
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, location.uri)
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri)
     if args.executor == "inline":
         run_inline(plan, context, args.device, show_progress=not args.quiet)
     else:

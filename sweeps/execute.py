@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from iclscale.params import RecordSchedule
 from iclscale.registry import StudyInfo, study_info
 from sweeps.plan import PackPlan, Plan
 from sweeps.store import (
@@ -31,7 +32,7 @@ class SweepContext:
 
     sweep: str
     study: str
-    record_every: int
+    record: RecordSchedule
     out: str
 
 
@@ -55,7 +56,7 @@ def run_pack(
     if location.exists(RUNS, f"{fragment_name(pack)}.parquet"):
         return {"configs": len(pack.configs), "skipped": 1}
     callback = (lambda step, steps, _result: progress(step, steps)) if progress else None
-    result = train_pack(info, pack.configs, pack.eval_points, context.record_every, resolve_device(device), callback)
+    result = train_pack(info, pack.configs, pack.eval_points, context.record, resolve_device(device), callback)
     provenance = Provenance.here(result.device, node)
     runs, curves = pack_rows(context, info, pack, result, provenance)
     write_fragment(location, fragment_name(pack), runs, curves)
@@ -183,7 +184,7 @@ def run_inline(plan: Plan, context: SweepContext, device: str = "auto", show_pro
     return totals
 
 
-def write_single_run(out: str, info: StudyInfo, config, point, result, record_every: int) -> None:
+def write_single_run(out: str, info: StudyInfo, config, point, result, record: RecordSchedule) -> None:
     """Store one `iclscale train` result as a one-config sweep, so `iclscale report` reads it too."""
     from sweeps.plan import PackPlan
     from sweeps.spec import parse_sweep
@@ -196,13 +197,13 @@ def write_single_run(out: str, info: StudyInfo, config, point, result, record_ev
         "fixed": config.as_dict(),
         "seeds": [config.seed],
         "eval": {k: v for k, v in point},
-        "record_every": record_every,
+        "record": record.as_dict(),
     }
     sweep = parse_sweep(raw, f"{out}/sweep.yaml")
     location = Location(out)
     write_frozen_sweep(location, sweep.resolved())
     key = eval_key(point)
     pack = PackPlan(f"train-{config.run_id}", [config], [point], {(config.run_id, key)}, {config.run_id})
-    context = SweepContext(name, info.name, record_every, location.uri)
+    context = SweepContext(name, info.name, record, location.uri)
     runs, curves = pack_rows(context, info, pack, result, Provenance.here(result.device))
     write_fragment(location, fragment_name(pack), runs, curves)

@@ -50,6 +50,17 @@ def start_ray(address: str | None, quiet: bool = False) -> None:
         raise UserError(f"--address {address}: no Ray cluster could be reached ({first_line}); {hint}") from None
 
 
+def worker_slots(resources) -> int:
+    """How many pack trials the connected cluster can run at once."""
+    import ray
+
+    total = ray.cluster_resources()
+    slots = total.get("CPU", 1) // resources.cpu
+    if resources.gpu:
+        slots = min(slots, total.get("GPU", 0) // resources.gpu)
+    return max(1, int(slots))
+
+
 def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepContext, device: str) -> None:
     """A Tune function trainable: train pack number config["pack"] and report progress."""
     import ray

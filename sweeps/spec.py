@@ -10,9 +10,10 @@ A sweep file is YAML:
     grid: {L: [0.1, 1, 10]}      # shape/train axes, crossed with each other and with the cases
     seeds: 10                    # a count (0..9) or a list of seeds
     eval: {L_test: [0.5, 1, 2]}  # eval-role params: a value or a list; one trained model measures all
-    record_every: 50             # record metrics every this many steps
+    record: {every: 50}          # when to record metrics: {every: K}, {log: N} log-spaced, or {steps: [...]}
+                                 # (record_every: K is the same as record: {every: K})
     laws: [name, ...]            # laws to fit in the report (analysis.laws)
-    resources: {cpu: 1, gpu: 0, pack_size: 256}
+    resources: {cpu: 1, gpu: 0, pack_size: auto}   # auto: sized by the device's memory
     search: {...}                # optional Optuna search mode (sweeps.search)
 
 Every mistake is refused with one message naming the file, the key and what is allowed.
@@ -30,7 +31,7 @@ from typing import Any
 import yaml
 
 from iclscale.errors import UserError
-from iclscale.params import Config, EvalPoint, coerce_seed
+from iclscale.params import Config, EvalPoint, RecordSchedule, coerce_seed
 from iclscale.registry import StudyInfo, study_info
 
 TOP_LEVEL_KEYS = (
@@ -43,6 +44,7 @@ TOP_LEVEL_KEYS = (
     "seeds",
     "eval",
     "record_every",
+    "record",
     "laws",
     "resources",
     "search",
@@ -55,7 +57,9 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 class Resources:
     cpu: float = 1.0
     gpu: float = 0.0
-    pack_size: int = 256
+    pack_size: int | str = "auto"
+    """Configs per pack (per Ray trial), or "auto": one pack per shape group, split so that every worker has
+    one; the trainer then trains a pack in parts if it does not fit in the device's memory."""
 
 
 @dataclass
@@ -71,7 +75,7 @@ class Sweep:
     grid: dict[str, list[Any]] = field(default_factory=dict)
     seeds: list[int] = field(default_factory=lambda: [0])
     eval: dict[str, list[Any]] = field(default_factory=dict)
-    record_every: int = 50
+    record: RecordSchedule = field(default_factory=lambda: RecordSchedule(every=50))
     laws: list[str] = field(default_factory=list)
     resources: Resources = field(default_factory=Resources)
     search: dict[str, Any] | None = None
@@ -108,7 +112,7 @@ class Sweep:
             "grid": self.grid,
             "seeds": self.seeds,
             "eval": self.eval,
-            "record_every": self.record_every,
+            "record": self.record.as_dict(),
             "laws": self.laws,
             "resources": vars(self.resources),
             "search": self.search,
@@ -163,7 +167,7 @@ def parse_sweep(raw: Mapping[str, Any], path: str) -> Sweep:
     sweep.eval = _params(info, raw.get("eval"), f"{where}: eval", ("eval",), scalar=None)
     _check_given_once(sweep, where)
     sweep.seeds = _seeds(raw.get("seeds", 1), f"{where}: seeds")
-    sweep.record_every = _positive_int(raw.get("record_every", 50), f"{where}: record_every")
+    sweep.record = _record(raw, where)
     sweep.laws = _laws(raw.get("laws", []), f"{where}: laws")
     sweep.resources = _resources(raw.get("resources", {}), f"{where}: resources")
     if raw.get("search") is not None:
@@ -250,6 +254,14 @@ def _positive_int(value: Any, where: str) -> int:
     return value
 
 
+def _record(raw: Mapping[str, Any], where: str) -> RecordSchedule:
+    if "record" in raw and "record_every" in raw:
+        raise UserError(f"{where}: give record or record_every, not both")
+    if "record" in raw:
+        return RecordSchedule.parse(raw["record"], f"{where}: record")
+    return RecordSchedule(every=_positive_int(raw.get("record_every", 50), f"{where}: record_every"))
+
+
 def _laws(value: Any, where: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise UserError(f"{where}: expected a list of law names, got {value!r}")
@@ -272,5 +284,8 @@ def _resources(value: Any, where: str) -> Resources:
             or (key == "cpu" and amount == 0)
         ):
             raise UserError(f"{where}.{key}: expected a number {'> 0' if key == 'cpu' else '>= 0'}, got {amount!r}")
-    pack_size = _positive_int(value.get("pack_size", out.pack_size), f"{where}.pack_size")
+    pack_size = value.get("pack_size", out.pack_size)
+    if pack_size != "auto":
+        if isinstance(pack_size, bool) or not isinstance(pack_size, int) or pack_size < 1:
+            raise UserError(f"{where}.pack_size: expected a positive integer or auto, got {pack_size!r}")
     return Resources(float(value.get("cpu", out.cpu)), float(value.get("gpu", out.gpu)), pack_size)

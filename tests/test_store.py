@@ -82,7 +82,7 @@ def test_a_fragment_is_invisible_until_its_runs_file_is_committed(tmp_path, monk
     sweep = parse_sweep(RAW, "t")
     out = tmp_path / "out"
     plan = make_plan(sweep, {})
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(out))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
     real_write = pq.write_table
 
     def crash_on_runs(table, where, **kwargs):
@@ -106,7 +106,7 @@ def test_a_fragment_is_invisible_until_its_runs_file_is_committed(tmp_path, monk
 def test_a_retried_pack_is_not_stored_twice(tmp_path):
     sweep = parse_sweep(RAW, "t")
     plan = make_plan(sweep, {})
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(tmp_path / "out"))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(tmp_path / "out"))
     run_pack(context, plan.packs[0], "cpu")
     assert run_pack(context, plan.packs[0], "cpu").get("skipped") == 1
     assert len(_raw_runs(tmp_path / "out")) == len(plan.packs[0].configs) * 2
@@ -117,7 +117,7 @@ def test_failed_packs_are_stored_then_retried_and_replaced(tmp_path, capsys):
     out = tmp_path / "out"
     (tmp_path / "sweep.yaml").write_text(yaml.safe_dump(RAW))
     plan = make_plan(sweep, {})
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(out))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
     record_failure(context, plan.packs[0], "CUDA out of memory (simulated)")
     data = read_store(out)
     assert set(data.runs["status"]) == {"failed"} and data.runs["error"].str.contains("out of memory").all()
@@ -134,7 +134,7 @@ def test_status_counts_ok_diverged_failed_and_missing(tmp_path, capsys):
     raw = {**RAW, "grid": {"L": [0.5, 2.0], "lr": [0.1, 1e30]}}
     out = _run(tmp_path, raw)
     sweep = parse_sweep(raw, "t")
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(out))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
     grown = parse_sweep({**raw, "grid": {"L": [0.5, 2.0, 4.0], "lr": [0.1, 1e30]}}, "t2")
     (out / "sweep.yaml").write_text(yaml.safe_dump({**grown.resolved(), "params": None}))
     new = make_plan(grown, stored_keys(Location(out)))

@@ -64,7 +64,7 @@ BROKEN = [
     ({"seeds": [1, 1]}, "seeds: a seed appears twice"),
     ({"record_every": 0}, "record_every: expected a positive integer"),
     ({"resources": {"gpus": 1}}, "resources: unknown key 'gpus'"),
-    ({"resources": {"pack_size": 0}}, "resources.pack_size: expected a positive integer"),
+    ({"resources": {"pack_size": 0}}, "resources.pack_size: expected a positive integer or auto"),
     ({"fixed": {"task_class": "hills", "steps": 20, "d": 3}}, "needs d = 2"),
     ({"colour": "red"}, "unknown key 'colour'"),
     ({"name": "bad name!"}, "name must be letters"),

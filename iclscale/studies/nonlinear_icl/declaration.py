@@ -351,7 +351,6 @@ NONLINEAR_ICL = StudyInfo(
         *recipe_params(
             steps=400,
             lr=1.0,
-            lr_decay=1.0,
             optimizer="sgd",
             source="[L24] Alg. 1: plain SGD; T = 400 reads Fig. 2's '400 epochs' as iterations; η = 1 not from "
             "the paper, spec §4",
@@ -375,7 +374,6 @@ NONLINEAR_ICL_GPT2 = StudyInfo(
         *recipe_params(
             steps=2000,
             lr=1e-4,
-            lr_decay=1.0,
             optimizer="adam",
             source="not from the paper; Adam at 1e-4 as spec §3 suggests, after Bai et al. and Wu et al.",
         ),
