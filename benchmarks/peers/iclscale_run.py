@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclscale.params import Config, EvalPoint
+from iclscale.params import Config, EvalPoint, RecordSchedule
 from iclscale.registry import StudyInfo, study_info
 from iclscale.training import train_pack
 
@@ -22,7 +22,7 @@ CHEAP_RECORDS = {"softmax_window": {"test_tasks": 1}, "nonlinear_icl": {"eval_pr
 
 def train(info: StudyInfo, configs: list[Config], point: EvalPoint, record_every: int, device: str):
     """The one call into iclscale's trainer: its API changes here only."""
-    return train_pack(info, configs, [point], record_every=record_every, device=device)
+    return train_pack(info, configs, [point], RecordSchedule(every=record_every), device=device)
 
 
 def pack_configs(model: str, K: int, steps: int) -> tuple[StudyInfo, list[Config], EvalPoint]:
