@@ -3,7 +3,8 @@
 Peers (see benchmarks/peers/): a hand-batched PyTorch loop (einsum over the config axis, torch.randn
 data, the same Adam or SGD) eager and under torch.compile; the same model in JAX (per-config step,
 vmap over configs, lax.scan over steps, jit; skipped when jax is not installed); iclscale's
-`train_pack`. Models: seed 004's softmax attention unit and nonlinear_icl's one-layer Transformer.
+`train_pack` as a sweep runs it (compile "auto") and compiled ("on"). Models: seed 004's softmax
+attention unit and nonlinear_icl's one-layer Transformer.
 
     python benchmarks/peer_throughput.py [--model softmax_window] [--K 4096 1024] [--steps 300] [--threads 1]
 
@@ -23,7 +24,7 @@ DEFAULTS = {  # K, timed steps, check steps: nonlinear_icl's step is ~1000× see
     "softmax_window": (4096, 300, 300),
     "nonlinear_icl": (256, 20, 200),
 }
-PEER_NAMES = ("torch eager", "torch compiled", "jax", "iclscale")
+PEER_NAMES = ("torch eager", "torch compiled", "jax", "iclscale", "iclscale compiled")
 
 
 def parse_args() -> argparse.Namespace:
@@ -64,7 +65,8 @@ def peers(names: list[str]):
         "torch eager": Peer("torch eager", lambda *a: torch_loop.prepare(*a, compiled=False)),
         "torch compiled": Peer("torch compiled", lambda *a: torch_loop.prepare(*a, compiled=True)),
         "jax": Peer("jax", jax_prepare),
-        "iclscale": Peer("iclscale", iclscale_run.prepare),
+        "iclscale": Peer("iclscale", iclscale_run.prepare),  # compile="auto", as `iclscale train` runs
+        "iclscale compiled": Peer("iclscale compiled", lambda *a: iclscale_run.prepare(*a, compile="on")),
     }
     return [every[name] for name in names]
 

@@ -101,30 +101,29 @@ def check_losses(
 
 def speed_table(title: str, K: int, steps: int, timings: dict[str, Timing], skipped: dict[str, str]) -> str:
     """One row per peer: setup, first call, best call, model-steps/s and the ratio to the first peer;
-    then iclscale's ratio to every other peer."""
+    then each iclscale row's ratio to every peer that is not iclscale."""
     model_steps = K * steps
     first_name = next(iter(timings), "-")
-    header = f"{'peer':<16} {'setup s':>8} {'first s':>8} {'best s':>8} {'CPU/wall':>8} {'model-steps/s':>14}"
+    header = f"{'peer':<18} {'setup s':>8} {'first s':>8} {'best s':>8} {'CPU/wall':>8} {'model-steps/s':>14}"
     lines = [title, f"{header} {'vs ' + first_name:>16} {'per CPU-s':>12}"]
     for name, t in timings.items():
         lines.append(
-            f"{name:<16} {t.setup:>8.2f} {t.first:>8.2f} {t.best:>8.2f} {t.cpu_per_wall:>8.2f} "
+            f"{name:<18} {t.setup:>8.2f} {t.first:>8.2f} {t.best:>8.2f} {t.cpu_per_wall:>8.2f} "
             f"{t.rate(model_steps):>14,.0f} {timings[first_name].best / t.best:>15.2f}× "
             f"{model_steps / t.least_cpu:>12,.0f}"
         )
-    lines += [f"{name:<16} skipped: {why}" for name, why in skipped.items()]
-    if "iclscale" in timings:
-        ours = timings["iclscale"]
-        ratios = [f"{t.best / ours.best:.2f}× {name}" for name, t in timings.items() if name != "iclscale"]
-        if ratios:
-            lines.append("iclscale: " + ", ".join(ratios))
+    lines += [f"{name:<18} skipped: {why}" for name, why in skipped.items()]
+    peers = {name: t for name, t in timings.items() if not name.startswith("iclscale")}
+    for ours, mine in timings.items():
+        if ours.startswith("iclscale") and peers:
+            lines.append(f"{ours}: " + ", ".join(f"{t.best / mine.best:.2f}× {name}" for name, t in peers.items()))
     return "\n".join(lines)
 
 
 def check_table(title: str, losses: dict[str, list[float]], skipped: dict[str, str]) -> str:
     """Mean training loss in the first and the last window of a short training, per peer."""
-    lines = [title, f"{'peer':<16} {'loss start':>12} {'loss end':>12} {'end/start':>10}"]
+    lines = [title, f"{'peer':<18} {'loss start':>12} {'loss end':>12} {'end/start':>10}"]
     for name, values in losses.items():
-        lines.append(f"{name:<16} {values[0]:>12.4g} {values[-1]:>12.4g} {values[-1] / values[0]:>10.3g}")
-    lines += [f"{name:<16} skipped: {why}" for name, why in skipped.items()]
+        lines.append(f"{name:<18} {values[0]:>12.4g} {values[-1]:>12.4g} {values[-1] / values[0]:>10.3g}")
+    lines += [f"{name:<18} skipped: {why}" for name, why in skipped.items()]
     return "\n".join(lines)

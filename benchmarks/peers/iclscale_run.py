@@ -20,9 +20,10 @@ from .settings import SETTINGS, VARIED_PARAM, per_config_values
 CHEAP_RECORDS = {"softmax_window": {"test_tasks": 1}, "nonlinear_icl": {"eval_prompts": 1, "probe_prompts": 1}}
 
 
-def train(info: StudyInfo, configs: list[Config], point: EvalPoint, record_every: int, device: str):
-    """The one call into iclscale's trainer: its API changes here only."""
-    return train_pack(info, configs, [point], RecordSchedule(every=record_every), device=device)
+def train(info: StudyInfo, configs: list[Config], point: EvalPoint, record_every: int, device: str, compile="auto"):
+    """The one call into iclscale's trainer: its API changes here only. `compile`: auto (compile when the
+    eager steps left would take over 10 s: what `iclscale train` and sweeps do), on or off."""
+    return train_pack(info, configs, [point], RecordSchedule(every=record_every), device=device, compile=compile)
 
 
 def pack_configs(model: str, K: int, steps: int) -> tuple[StudyInfo, list[Config], EvalPoint]:
@@ -35,11 +36,11 @@ def pack_configs(model: str, K: int, steps: int) -> tuple[StudyInfo, list[Config
     return info, [config for config, _ in resolved], resolved[0][1]
 
 
-def prepare(model: str, K: int, steps: int, record_every: int, device: str) -> Run:
+def prepare(model: str, K: int, steps: int, record_every: int, device: str, compile: str = "auto") -> Run:
     info, configs, point = pack_configs(model, K, steps)
 
     def run() -> list[float]:
-        result = train(info, configs, point, record_every, device)
+        result = train(info, configs, point, record_every, device, compile)
         return [float(np.mean(loss)) for loss in result.probes["train_loss"][1:]]  # record 0 has no loss
 
     return run
