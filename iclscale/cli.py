@@ -20,19 +20,40 @@ EXIT_USER_ERROR = 2
 def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `iclscale studies | head` ends quietly
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # `sweep run FILE --out DIR seeds=5`: overrides may follow the flags
+        if not hasattr(args, "overrides") or any(item.startswith("-") or "=" not in item for item in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.overrides = [*args.overrides, *extra]
     try:
         return args.handler(args) or 0
     except UserError as error:
-        print(f"iclscale: error: {error}", file=sys.stderr)
+        print(f"iclscale: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        print("iclscale: interrupted", file=sys.stderr)
+        print(
+            "iclscale: interrupted; nothing half-written is kept, and running the same command resumes", file=sys.stderr
+        )
         return 130
 
 
+def one_line(message: str, limit: int = 480) -> str:
+    """A message as one line of at most `limit` characters (messages quote values shortened
+    already; this is the last guard against a newline or a huge value in one)."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its mistakes on one line (argparse prints the usage first), exit 2."""
+
+    def error(self, message: str):
+        print(f"iclscale: error: {one_line(message)} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(EXIT_USER_ERROR)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="iclscale", description=__doc__.splitlines()[0])
+    parser = Parser(prog="iclscale", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     studies = commands.add_parser("studies", help="list the studies and their params")
@@ -111,6 +132,10 @@ def cmd_train(args: argparse.Namespace) -> None:
     from iclscale.training import train_pack
 
     result = train_pack(info, [config], [point], args.record_every, device, compile=args.compile)
+    failure = (getattr(result, "eval_errors", None) or {}).get(point)  # an eval value that cannot be computed
+    if failure is not None:
+        shown = ", ".join(f"{k}={v}" for k, v in point)
+        raise UserError(f"--set: the trained model could not be evaluated at {shown}: {one_line(failure, 200)}")
     metrics = result.final_metrics(0, point)
     summary = {
         "study": info.name,

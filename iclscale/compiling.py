@@ -24,6 +24,10 @@ ENVIRONMENT = "ICLSCALE_COMPILE"
 machine is cannot change which path a test takes; tests of the compiled step ask for it explicitly)."""
 TIMED_EAGER_STEPS = 3
 MODES = ("auto", "on", "off")
+INDUCTOR_OPTIONS = {"realize_cpu_opcount_threshold": 8}
+"""Inductor inlines pointwise chains into one expression unless they exceed this many ops (50 on CPU by
+default). The counter hash reuses each intermediate two or three times, so inlined chains grow
+exponentially and code generation took minutes (nonlinear_icl's step: 77 s at the default, 20 s at 8)."""
 
 
 def use_persistent_cache() -> None:
@@ -87,7 +91,7 @@ class StepRunner:
         key = id(self.step)
         if key not in _COMPILED:
             use_persistent_cache()
-            _COMPILED[key] = torch.compile(self.step, dynamic=False)
+            _COMPILED[key] = torch.compile(self.step, dynamic=False, options=INDUCTOR_OPTIONS)
         return _COMPILED[key](*args)
 
 

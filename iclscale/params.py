@@ -20,11 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from iclscale.errors import UserError
+from iclscale.errors import UserError, did_you_mean, shorten
 
 Role = Literal["shape", "train", "eval"]
 ROLES: tuple[Role, ...] = ("shape", "train", "eval")
 SEED_MAX = 2**31 - 1  # seeds feed the int32 counter-based streams of iclscale.rng
+
+FLOAT_MAX = 1.7976931348623157e308  # an integer past this cannot become a float param's value
 
 _TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
 
@@ -34,7 +36,8 @@ class Param:
     """One knob of a study: its type, default, allowed range, role and meaning.
 
     `meaning` is one line naming the paper's symbol; values chosen by us and not by the paper
-    say "not from the paper" there.
+    say "not from the paper" there. `symbol` is that symbol alone (e.g. "σ", "α′"), for chart axes
+    and tables; None where the paper has none (the param's name is used then).
     """
 
     name: str
@@ -47,6 +50,7 @@ class Param:
     low_open: bool = False
     choices: tuple[str, ...] | None = None
     nullable: bool = False
+    symbol: str | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -83,15 +87,18 @@ class Param:
             raise UserError(f"{where}: {self.name} must be {self.allowed()}, got null")
         if self.type is bool:
             if not isinstance(value, bool):
-                raise UserError(f"{where}: {self.name} must be true or false, got {value!r}")
+                raise UserError(f"{where}: {self.name} must be true or false, got {shorten(value)}")
             return value
         if isinstance(value, bool) or not isinstance(value, _accepted(self.type)):
-            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {value!r}")
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(value)}")
+        if self.type is float and isinstance(value, int) and abs(value) > FLOAT_MAX:
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(value)} (past float range)")
         value = self.type(value)
         if self.choices is not None and value not in self.choices:
-            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {value!r}")
+            hint = did_you_mean(value, self.choices)
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(value)}{hint}")
         if self.type in (int, float) and not self._in_range(value):
-            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {value!r}")
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(value)}")
         return value
 
     def parse(self, text: str, where: str) -> Any:
@@ -110,7 +117,7 @@ class Param:
             else:
                 value = self.type(text)
         except ValueError:
-            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {text!r}") from None
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(text)}") from None
         return self.coerce(value, where)
 
     def _in_range(self, value: float) -> bool:
@@ -131,7 +138,7 @@ def _fmt(x: float) -> str:
 
 def coerce_seed(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= SEED_MAX:
-        raise UserError(f"{where}: a seed must be an integer in [0, {SEED_MAX}], got {value!r}")
+        raise UserError(f"{where}: a seed must be an integer in [0, {SEED_MAX}], got {shorten(value)}")
     return value
 
 
@@ -159,9 +166,13 @@ class Config:
 
     @property
     def run_id(self) -> str:
-        payload = {"study": self.study, "params": dict(self.values), "seed": self.seed}
-        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        cached = self.__dict__.get("_run_id")
+        if cached is None:  # hashed once: planning a large sweep asks for it many times
+            payload = {"study": self.study, "params": dict(self.values), "seed": self.seed}
+            canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+            cached = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+            object.__setattr__(self, "_run_id", cached)
+        return cached
 
     def shape_key(self, shape_names: tuple[str, ...]) -> tuple:
         """The values that must agree for two configs to share a pack."""
@@ -198,7 +209,7 @@ def recipe_params(
     `optimizers` are those the study supports ("gd", full-batch gradient descent on a fixed training set,
     needs the study's `training_set`)."""
     return (
-        Param("steps", int, steps, "shape", f"training iterations T ({source})", low=0, high=10**8),
+        Param("steps", int, steps, "shape", f"training iterations T ({source})", low=0, high=10**8, symbol="T"),
         Param(
             "optimizer",
             str,
@@ -208,7 +219,7 @@ def recipe_params(
             f"training set ({source})",
             choices=optimizers,
         ),
-        Param("lr", float, lr, "train", f"initial learning rate η ({source})", low=0, low_open=True),
+        Param("lr", float, lr, "train", f"initial learning rate η ({source})", low=0, low_open=True, symbol="η"),
         Param(
             "schedule",
             str,
@@ -227,6 +238,7 @@ def recipe_params(
             low=0,
             high=1,
             low_open=True,
+            symbol="γ",
         ),
         Param(
             "dtype",

@@ -60,14 +60,21 @@ _PURPOSE_CODES: dict[str, int] = {}
 
 def purpose_code(purpose: str) -> int:
     """A purpose string as 32 bits: its CRC-32 (zlib.crc32's value), in plain Python so that `torch.compile`
-    can trace it (zlib cannot be traced) and fold it into a constant. Remembered, as eager steps ask often."""
+    can trace it (zlib cannot be traced) and fold it into a constant. Remembered for eager steps, which ask
+    often; not while compiling, where filling the memo would invalidate the compiled code's guards."""
+    if torch.compiler.is_compiling():
+        return _crc32(purpose)
     code = _PURPOSE_CODES.get(purpose)
     if code is None:
-        crc = 0xFFFFFFFF
-        for byte in purpose.encode():
-            crc = _CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
-        code = _PURPOSE_CODES[purpose] = crc ^ 0xFFFFFFFF
+        code = _PURPOSE_CODES[purpose] = _crc32(purpose)
     return code
+
+
+def _crc32(text: str) -> int:
+    crc = 0xFFFFFFFF
+    for byte in text.encode():
+        crc = _CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
 
 
 def _counters(count: int, device: torch.device) -> torch.Tensor:

@@ -29,9 +29,10 @@ Where vectorising is impossible or wasteful, a study may measure at pack level i
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,7 +133,20 @@ class Pack:
         torch's own random generator is an error inside (every draw must come from `c.rng`), except with
         randomness="same", for initialisation: module constructors draw initial weights that are thrown away."""
         one = lambda hp, key, const: fn(self.view_of(hp, key, const))  # noqa: E731
-        return vmap(one, randomness=randomness)(self.hp, self.rng.base, self.const)
+        with self.defaults():
+            return vmap(one, randomness=randomness)(self.hp, self.rng.base, self.const)
+
+    @contextlib.contextmanager
+    def defaults(self) -> Iterator[None]:
+        """Tensors a study creates land on the pack's device, in the recipe's float type. (The device is a
+        torch function mode, which costs Python work on every op: not entered for the CPU, the default.)"""
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(self.dtype)
+        try:
+            with torch.device(self.device) if self.device.type != "cpu" else contextlib.nullcontext():
+                yield
+        finally:
+            torch.set_default_dtype(previous)
 
     def subset(self, index: torch.Tensor | slice) -> Pack:
         """Some of the configs, with their params, streams and constants (the same values as in the full pack)."""

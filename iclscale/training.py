@@ -13,9 +13,8 @@ A pack that does not fit in memory is trained in parts (`iclscale.footprint`), n
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,19 +114,6 @@ def resolve_device(name: str = "auto") -> torch.device:
     return torch.device(name)
 
 
-@contextlib.contextmanager
-def defaults(device: torch.device, dtype: torch.dtype) -> Iterator[None]:
-    """Tensors a study creates land on the pack's device, in the recipe's float type. (The device is a
-    torch function mode, which costs Python work on every op: not entered for the CPU, the default.)"""
-    previous = torch.get_default_dtype()
-    torch.set_default_dtype(dtype)
-    try:
-        with torch.device(device) if device.type != "cpu" else contextlib.nullcontext():
-            yield
-    finally:
-        torch.set_default_dtype(previous)
-
-
 def train_pack(
     info: StudyInfo,
     configs: Sequence[Config],
@@ -196,22 +182,24 @@ class PackTrainer:
 
     # The study's functions for one config ----------------------------------------------------------
     def defaults(self):
-        return defaults(self.pack.device, self.pack.dtype)
+        return self.pack.defaults()
 
     def view(self, hp: Mapping[str, torch.Tensor], key: torch.Tensor, const: Mapping[str, torch.Tensor]):
         return self.pack.view_of(hp, key, const)
 
     def _init_tensors(self) -> None:
         values = self.pack.map(self.study.init, randomness="same")
+        optimizer = self.pack.shape["optimizer"]
         trainable = [name for name, _ in self.module.named_parameters()]
         frozen = [name for name, _ in self.module.named_buffers()]
         missing = [name for name in (*trainable, *frozen) if name not in values]
         if missing:
             raise ValueError(f"study {self.info.name}: init gives no value for {missing}")
-        self.params = {name: values[name] for name in trainable}
-        self.buffers = {name: values[name] for name in frozen}
+        # contiguous: the compiled step is specialised to its inputs' strides, and its outputs are contiguous
+        self.params = {name: values[name].contiguous() for name in trainable}
+        self.buffers = {name: values[name].contiguous() for name in frozen}
         self.initial = {name: p.clone() for name, p in self.params.items()}
-        self.opt_state = vmap(lambda p: recipe.initial_state(self.pack.shape["optimizer"], p))(self.params)
+        self.opt_state = {n: torch.zeros_like(p) for n, p in recipe.initial_state(optimizer, self.params).items()}
         if self.pack.shape["optimizer"] == "gd":  # full-batch gradient descent on a set drawn once
             self.training_set = self.pack.map(self.study.training_set)
 

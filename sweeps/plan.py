@@ -82,7 +82,8 @@ def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str], slots: int = 1) 
     packs = []
     for chunk in chunks:
         missing = set().union(*(missing_of[c.run_id] for c in chunk))
-        packs.append(PackPlan(pack_id(sweep, chunk, keys), chunk, points, missing, {c.run_id for c in chunk} & fresh))
+        fresh_here = {c.run_id for c in chunk} & fresh
+        packs.append(PackPlan(pack_id(sweep, chunk, keys, missing), chunk, points, missing, fresh_here))
     return Plan(sweep, configs, points, packs, counts)
 
 
@@ -99,7 +100,8 @@ def auto_packs(groups: list[list[Config]], slots: int) -> list[list[Config]]:
     return packs
 
 
-def pack_id(sweep: Sweep, configs: list[Config], keys: list[str]) -> str:
-    """A content hash: the same pack of the same sweep always gets the same id (and fragment name)."""
-    payload = json.dumps([sweep.study.name, sorted(c.run_id for c in configs), sorted(keys)])
+def pack_id(sweep: Sweep, configs: list[Config], keys: list[str], missing: set[tuple[str, str]]) -> str:
+    """A content hash of the pack and the rows it writes: the same work always gets the same id (and
+    fragment name), and a retry of some of its rows (a failed eval point) gets another."""
+    payload = json.dumps([sweep.study.name, sorted(c.run_id for c in configs), sorted(keys), sorted(missing)])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]

@@ -521,7 +521,7 @@ def search_on_ray(
                     name=f"{context.sweep}-search{index}-{time.strftime('%Y%m%d-%H%M%S')}",
                     **tune_storage(context.out),
                     failure_config=tune.FailureConfig(max_failures=retries),
-                    verbose=0 if quiet else 1,
+                    verbose=0,  # the search prints one line per grid point instead
                 ),
             )
             errors = [result.error for result in tuner.fit() if result.error is not None]

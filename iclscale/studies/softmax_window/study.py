@@ -67,6 +67,11 @@ class SoftmaxWindow(Study):
         p = self.prompts(c, "train", step, c.tasks_per_iter, c.task_class, c.L)
         return p.x_context, p.y_context, p.x_query, p.f_query
 
+    def training_set(self, c) -> Batch:
+        """A fixed set of `train_set_tasks` prompts, for full-batch gradient descent (optimizer gd)."""
+        p = self.prompts(c, "train_set", 0, c.train_set_tasks, c.task_class, c.L)
+        return p.x_context, p.y_context, p.x_query, p.f_query
+
     def loss(self, net: Net, batch: Batch, c) -> torch.Tensor:
         x_context, y_context, x_query, f_query = batch
         # (1/N) Σ_q (h(x_q) − f(x_q))², averaged over the iteration's tasks ([C24] eq. ICL, App J)
