@@ -51,7 +51,7 @@ def update(optimizer: str, params: Tensors, grads: Tensors, state: Tensors, lr: 
     if optimizer == "adam":
         beta1, beta2 = ADAM_BETAS
         step = (t + 1).to(lr.dtype)
-        new_params, new_state = {}, {}
+        new_params, moments = {}, {}
         for n, p in params.items():
             g = grads[n]
             m = beta1 * state[f"m/{n}"] + (1 - beta1) * g
@@ -59,6 +59,6 @@ def update(optimizer: str, params: Tensors, grads: Tensors, state: Tensors, lr: 
             m_hat = m / (1 - beta1**step)
             v_hat = v / (1 - beta2**step)
             new_params[n] = p - lr * m_hat / (v_hat.sqrt() + ADAM_EPS)
-            new_state[f"m/{n}"], new_state[f"v/{n}"] = m, v
-        return new_params, new_state
+            moments[f"m/{n}"], moments[f"v/{n}"] = m, v
+        return new_params, {key: moments[key] for key in state}  # the same order: compiled code guards on it
     raise ValueError(f"unknown optimizer {optimizer!r}")

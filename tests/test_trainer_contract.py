@@ -13,7 +13,15 @@ from iclscale.training import PackTrainer, train_pack
 SMALL = {
     "softmax_window": {"steps": 30, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 64},
     "nonlinear_icl": {"steps": 12, "eval_prompts": 64, "probe_prompts": 16, "batch_size": 16, "m": 20},
-    "nonlinear_icl_gpt2": {"steps": 8, "n_embd": 16, "l_tr": 6, "batch_size": 8, "lr": 3e-3, "eval_prompts": 32},
+    "nonlinear_icl_gpt2": {
+        "steps": 8,
+        "n_layer": 1,
+        "n_embd": 16,
+        "l_tr": 6,
+        "batch_size": 8,
+        "lr": 3e-3,
+        "eval_prompts": 32,
+    },
 }
 VARIATION = {  # a train-role param that differs inside the pack
     "softmax_window": [{"L": 0.5}, {"L": 2.0, "sigma": 0.3}, {"lr": 0.03}],
