@@ -19,6 +19,7 @@ and the trainer runs `vmap` over K configs (`torch.func`), so no study code ever
     loss(net, batch, c)   the scalar training loss; `net(*inputs)` runs the model, `net.params` holds its tensors
     probes(net, c, final) metrics of the parameters alone: name -> 0-d tensor
     evaluate(net, c, point, final)  metrics at one eval point (every eval-role param): name -> 0-d tensor
+    test_data(c, point)   optional: the eval point's test set, drawn once and passed to evaluate as `data`
 
 Tensors created inside these functions (`torch.eye(c.d)`) land on the pack's device in the recipe's
 float type: the trainer sets both as defaults while it runs them.
@@ -187,8 +188,21 @@ class Study:
     def probes(self, net: Net | None, c: Any, final: bool) -> dict[str, torch.Tensor]:
         return {}
 
-    def evaluate(self, net: Net | None, c: Any, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
+    def evaluate(
+        self, net: Net | None, c: Any, point: Mapping[str, Any], final: bool, data: Any = None
+    ) -> dict[str, torch.Tensor]:
+        """Metrics at one eval point; `data` is `test_data(c, point)` when the study defines it."""
         return {}
+
+    test_data_params: tuple[str, ...] | None = None
+    """The eval params that decide `test_data` (None: all of them), so that points differing only in how
+    they measure (a pruning ratio, say) share one test set."""
+
+    def test_data(self, c: Any, point: Mapping[str, Any]) -> Any:
+        """The test set of an eval point, drawn once per pack and reused at every record while it fits in
+        memory (the trainer passes it to `evaluate` as `data`). A study that does not define it draws its
+        test data inside `evaluate`, at every record."""
+        raise NotImplementedError
 
     def pack_evaluate(
         self, pack: Pack, net: PackNet | None, point: Mapping[str, Any], final: bool
