@@ -68,9 +68,10 @@ def test_balancing_sums_from_the_margins():
     assert result.final_metrics(0, point)["R"] == pytest.approx(R, rel=1e-6)
 
 
-def test_the_paper_recipe_lowers_the_loss_through_both_phases():
-    """A small model at lr 0.01 (the paper's) for 3000 steps: every sample becomes correct, the loss falls."""
-    result, point = _train(3000, 0.01, RecordSchedule(log=30), seeds=(0, 1))
+def test_gradient_descent_lowers_the_loss_through_both_phases():
+    """A small model, torch_default init, to flow time 30: every sample becomes correct, the loss falls, and the
+    test loss falls too (step 0.15 rather than the paper's 0.01 to keep the test short)."""
+    result, point = _train(200, 0.15, RecordSchedule(log=10), seeds=(0, 1))
     for k in range(2):
         loss, margin = _series(result, "loss", k), _series(result, "min_margin", k)
         assert loss[-1] < 0.5 * loss[0]

@@ -71,9 +71,14 @@ class Cooccurrence(Study):
             "u_norm2_rate_identity": norm_identity(net.params, margin),
         }
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
-        """Loss and error on n_test fresh sequences from D (Def. 2.1, random tokens iid; the same at every record)."""
+    def test_data(self, c, point: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+        """n_test fresh sequences from D (Def. 2.1, random tokens iid), drawn once: the same at every record."""
         test = sample_sequences(c.rng, "test", point["n_test"], c.L, c.d, distinct=False)
-        margin = margins(net, test.tokens, test.y)
+        return test.tokens, test.y
+
+    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool, data=None) -> dict[str, torch.Tensor]:
+        """Loss and error on the test set (the paper reports none; C20's generalisation)."""
+        tokens, y = data
+        margin = margins(net, tokens, y)
         error = (margin < 0).to(margin.dtype) + 0.5 * (margin == 0).to(margin.dtype)  # a tie counts half
         return {"test_loss": logistic_loss(margin).mean(), "test_error": error.mean()}
