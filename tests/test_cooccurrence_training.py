@@ -77,3 +77,21 @@ def test_gradient_descent_lowers_the_loss_through_both_phases():
         assert loss[-1] < 0.5 * loss[0]
         assert margin[0] < 0 < margin[-1]
         assert result.final_metrics(k, point)["test_loss"] < loss[0]
+
+
+def test_packed_equals_one_at_a_time():
+    """Three configs differing in c1, lr and seed trained in one pack give each its own run's numbers."""
+    info = study_info("cooccurrence")
+    variations = [{"c1": 0.5}, {"lr": 0.05, "c0": 0.3}, {}]
+    resolved = [
+        info.resolve({**SMALL, "init": "theory", "steps": 15, "lr": 0.1, "n_test": 60, **v}, s, "t")
+        for s, v in enumerate(variations)
+    ]
+    configs, point = [c for c, _ in resolved], resolved[0][1]
+    packed = train_pack(info, configs, [point], 5)
+    for k, config in enumerate(configs):
+        alone = train_pack(info, [config], [point], 5).final_metrics(0, point)
+        together = packed.final_metrics(k, point)
+        for name in ("loss", "min_margin", "A12", "G3", "rate_G1", "S1", "test_loss", "gf_time"):
+            assert together[name] == pytest.approx(alone[name], rel=1e-9, abs=1e-12), (k, name)
+    assert packed.final_metrics(0, point)["loss"] != packed.final_metrics(2, point)["loss"]
