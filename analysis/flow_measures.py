@@ -7,8 +7,9 @@ are compared at equal t.
   record after t = 0: left-censored).
 - `SlopeAfter`: the least-squares slope of a transformed metric against t over the records from `factor`
   × the time a start metric crosses its threshold to the end: "reciprocal" fits 1/metric = κ·t + b (a loss
-  falling as 1/(κt)), "loglog" fits log metric against log t (the local exponent). Censored where the start
-  is never reached or fewer than 3 records lie in the window.
+  falling as 1/(κt)), "loglog" fits log metric against log(t − t_start) (the local exponent after the start).
+  Censored where the start is never reached or fewer than 3 records lie in the window.
+- `ChangeFromStart`: the last recorded value minus the first (a score's change over training).
 - `FractionAfter`: the fraction of records in the same window at which a metric lies in [low, high], for
   sign and inequality claims said to hold throughout a phase.
 
@@ -73,7 +74,8 @@ def slope(part: pd.DataFrame, transform: str) -> float:
     t, y = part["t"].to_numpy(float), part["value"].to_numpy(float)
     if transform == "reciprocal":  # 1/y = κ t + b
         return float(np.polyfit(t, 1.0 / y, 1)[0])
-    keep = (t > 0) & (y > 0)  # "loglog": log y = p log t + c
+    t = t - part["begin"].to_numpy(float)  # "loglog": log y = p log(t − t_start) + c
+    keep = (t > 0) & (y > 0)
     return float(np.polyfit(np.log(t[keep]), np.log(y[keep]), 1)[0]) if keep.sum() >= 2 else np.nan
 
 
@@ -120,7 +122,7 @@ class SlopeAfter(Measure):
     transform: str = "reciprocal"
 
     def describe(self) -> str:
-        what = f"1/{self.metric} vs {TIME}" if self.transform == "reciprocal" else f"log {self.metric} vs log t"
+        what = f"1/{self.metric} vs {TIME}" if self.transform == "reciprocal" else f"log {self.metric} vs log(t − t0)"
         return f"least-squares slope of {what} over {self.window.text()}"
 
     @property
@@ -156,3 +158,20 @@ class FractionAfter(Measure):
             return float(((part["value"] >= self.low) & (part["value"] <= self.high)).mean())
 
         return self._join(rows, _per_run(points, start, share, 1))
+
+
+@dataclass(frozen=True)
+class ChangeFromStart(Measure):
+    """The last recorded value of the metric minus its first (at step 0)."""
+
+    def describe(self) -> str:
+        return f"{self.metric}(end) − {self.metric}(0)"
+
+    @property
+    def label(self) -> str:
+        return f"change of {self.metric}"
+
+    def per_run(self, results, rows):
+        points = _by_run(results.curves, self.metric).groupby(KEYS, as_index=False)["value"]
+        change = points.last().assign(value=lambda d: d["value"] - points.first()["value"].to_numpy())
+        return self._join(rows, change.assign(censored=False, left_censored=False))

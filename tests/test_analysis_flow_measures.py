@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.flow_measures import FirstTimeReaching, FractionAfter, SlopeAfter, Window
+from analysis.flow_measures import ChangeFromStart, FirstTimeReaching, FractionAfter, SlopeAfter, Window
 
 
 def _curves(runs):
@@ -51,7 +51,7 @@ def test_reciprocal_slope_recovers_a_loss_falling_as_one_over_kappa_t():
     window = Window("margin", 0.0, below=False, factor=1.0)
     found = _measured(SlopeAfter("loss", window=window), results, "r")
     assert found.loc["r", "value"] == pytest.approx(2.5)
-    power = _curves({"p": (0.1, {"loss": 2 / np.maximum(t, 0.5) ** 1.3, "margin": margin})})
+    power = _curves({"p": (0.1, {"loss": 2 / np.maximum(t - 3, 0.5) ** 1.3, "margin": margin})})
     loglog = _measured(SlopeAfter("loss", window=Window("margin", 0.0, False, 2.0), transform="loglog"), power, "p")
     assert loglog.loc["p", "value"] == pytest.approx(-1.3)
 
@@ -63,3 +63,9 @@ def test_fraction_after_counts_the_phase_records_inside_the_band():
     found = _measured(FractionAfter("rate", window=Window("margin", 0.0, False), low=0.0), results, "r", "n")
     assert found.loc["r", "value"] == pytest.approx(4 / 5) and not found.loc["r", "censored"]
     assert found.loc["n", "censored"]  # Phase 2 never starts: nothing to count
+
+
+def test_change_from_start_is_last_minus_first():
+    results = _curves({"r": (0.01, {"A12": [0.5, 0.4, 0.7, 0.9]}), "s": (0.01, {"A12": [0.2, 0.1, 0.0, -0.3]})})
+    found = _measured(ChangeFromStart("A12"), results, "r", "s")
+    assert found.loc["r", "value"] == pytest.approx(0.4) and found.loc["s", "value"] == pytest.approx(-0.5)
