@@ -30,7 +30,7 @@ def cmd_report(args: argparse.Namespace) -> None:
 
 def cmd_laws(args: argparse.Namespace) -> None:
     from analysis.laws import LAWS
-    from iclscale.errors import UserError
+    from usererror import UserError
 
     laws = [law for law in LAWS.values() if args.study in (None, law.study)]
     if args.study and not laws:

@@ -1,6 +1,6 @@
 """A results directory as pandas DataFrames, with the variables that laws are stated in.
 
-Reads through `sweeps.store.read_store` (which raises UserError for a missing directory or one
+Reads through `sweeps.store.read_store` (which raises `usererror.UserError` for a missing directory or one
 without runs) and adds derived variables such as Λ = nL²/σ² as columns of `runs`.
 """
 

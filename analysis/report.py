@@ -24,7 +24,7 @@ from typing import Any
 from analysis import verdict as verdict_rule
 from analysis.law import Law, LawFit
 from analysis.reader import Results, load_results
-from iclscale.errors import UserError
+from usererror import UserError
 
 FITS_COLUMNS = (
     "law",

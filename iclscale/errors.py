@@ -1,9 +1,7 @@
-"""The one exception type for mistakes a user can make."""
+"""The one exception type for mistakes a user can make: `usererror.UserError`, re-exported here so the
+trainer's modules and the command line keep importing it from `iclscale.errors` (the class lives outside
+the trainer so that `analysis`, which must not import the trainer, can raise it too)."""
 
+from usererror import UserError
 
-class UserError(Exception):
-    """A bad sweep file, CLI value, study name or results directory.
-
-    The command line prints its message on one line and exits with status 2, no traceback.
-    Messages name the place (file, key or flag), the problem and what is allowed.
-    """
+__all__ = ["UserError"]
