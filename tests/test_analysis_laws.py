@@ -11,7 +11,7 @@ from analysis.laws import LAWS, check_law_names, get_law, laws_of_study
 from analysis.reader import Results, add_derived
 from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
 from iclscale.cli import main
-from iclscale.errors import UserError
+from usererror import UserError
 
 SIGMAS = (0.12, 0.18, 0.27, 0.4, 0.6, 0.9)
 EMPTY_CURVES = pd.DataFrame({c: [] for c in ("run_id", "sweep", "step", "metric", "value", "eval_key")})
@@ -274,13 +274,14 @@ def test_laws_command_lists_a_study(capsys):
 
 
 def test_a_threshold_law_of_a_later_study_fits_with_censoring_and_epsilon_sensitivity():
-    """A law declared outside the catalogue, as seed 000's T ∝ α^(−2/3) will be: iterations to reach
-    test error ≤ ε against α. Runs that never reach ε are censored, counted, left out of the fit."""
-    from analysis.law import Hypothesis, PowerLaw, Prediction
+    """A law declared outside the catalogue, as seed 000's T ∝ α^(−2/3) is: iterations to reach test error ≤ ε
+    against α. Runs that never reach ε are censored, counted, and enter the censored (Tobit) fit."""
+    from analysis.kinds import PowerLaw
+    from analysis.law import Hypothesis, Law, Prediction
     from analysis.measures import FirstStepReaching
     from analysis.verdict import Band
 
-    law = PowerLaw(
+    law = Law(
         name="toy.iterations_vs_alpha",
         study="toy",
         claim="T ∝ α^(−2/3)",
@@ -290,6 +291,7 @@ def test_a_threshold_law_of_a_later_study_fits_with_censoring_and_epsilon_sensit
         measure=FirstStepReaching("test_mse", threshold=0.01),
         x="alpha",
         predict=lambda group: Prediction(Hypothesis("planted", Band.point(-2 / 3), "test")),
+        kind=PowerLaw(),
     )
     rows, curves = [], []
     for alpha in (0.1, 0.2, 0.4, 0.8, 1.6):
@@ -316,11 +318,12 @@ def test_a_threshold_law_of_a_later_study_fits_with_censoring_and_epsilon_sensit
 
 def test_a_threshold_along_an_axis_law_fits_per_group_and_seed():
     """As seed 000's l_tr ∝ α^(−1): the smallest training length l_tr with error ≤ ε, against α."""
-    from analysis.law import Hypothesis, PowerLaw, Prediction
+    from analysis.kinds import PowerLaw
+    from analysis.law import Hypothesis, Law, Prediction
     from analysis.measures import ThresholdAlongAxis
     from analysis.verdict import Band
 
-    law = PowerLaw(
+    law = Law(
         name="toy.l_tr_vs_alpha",
         study="toy",
         claim="l_tr ∝ α^(−1)",
@@ -330,6 +333,7 @@ def test_a_threshold_along_an_axis_law_fits_per_group_and_seed():
         measure=ThresholdAlongAxis("test_mse", axis="l_tr", threshold=0.1),
         x="alpha",
         predict=lambda group: Prediction(Hypothesis("planted", Band.point(-1.0), "test")),
+        kind=PowerLaw(),
     )
     rows = []
     for alpha in (0.05, 0.1, 0.2, 0.4, 0.8):
