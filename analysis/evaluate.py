@@ -77,13 +77,13 @@ def _decide_inside(law: Law, prediction: Prediction | None, estimate: Estimate) 
         return band
     line = law.kind.name == "linear"
     what = "slopes" if line else "exponents"
+    if estimate.form_verdict is not None:  # the paper's own wording of the law fits where the power law does not
+        return estimate.form_verdict
     tolerance = estimate.details.get("bend_tolerance", 0.0)
     spread = local.spread if local is not None else math.inf
     if spread <= tolerance:  # statistically detectable, too slight to matter
         note = f"; a slight bend: {form.describe()}, local {what} span {spread:.2g} ≤ {tolerance:.2g}"
         return replace(band, reason=band.reason + note)
-    if estimate.form_verdict is not None:
-        return estimate.form_verdict
     bend = f"; local {what} along x: {local.describe()} (span {spread:.2g} > {tolerance:.2g})" if local else ""
     curve = "a line" if line else "a power law"
     if law.kind.form_required:

@@ -14,10 +14,12 @@ The rule, in order:
    `min_points`, more than `max_censored_fraction` of the points censored (the censored fit then rests
    mostly on its normal tails), or no interval at all;
 2. the form: where the law's curve (a power law, a line) is rejected against the cell means by the
-   lack-of-fit test (analysis.forms), the interval of an exponent describes no curve the data follow:
-   inconclusive ("not a power law here"), or inconsistent where the theory says the form must hold over
-   the range. Where the paper words the law in another form (T linear in α^(−2/3)) and that form fits,
-   it is judged instead, and the reason says so;
+   lack-of-fit test (analysis.forms) — and the data bend by more than the kind's tolerance (a bend too
+   slight to matter is noted in the reason) — the interval of an exponent describes no curve the data
+   follow: inconclusive ("not a power law here"), or inconsistent where the theory says the form must
+   hold over the range. Where the paper words the law in another form (T linear in α^(−2/3)) and that
+   form fits (no lack of fit, a lower AIC than the power law), it is judged instead, and the reason
+   says so;
 3. inconsistent — the interval misses the band entirely (no value inside both);
 4. the interval meets the band. What that means depends on the kind of claim (`mode`):
    - "overlap", for bounds the true value must satisfy and for point values (the exponent bands
