@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 
 VERDICT_COLOURS = {"consistent": "#1b7837", "inconsistent": "#b2182b", "inconclusive": "#8c6d1f", "outside": "#555"}
-VERDICT_TEXT = {"outside": "outside the theorem's conditions"}
 SUBTITLE_WIDTH = 95  # characters per subtitle line
 WIDTH, HEIGHT = 380, 240
 
@@ -38,8 +37,9 @@ def law_chart(fit: LawFit) -> alt.TopLevelMixin | None:
 
 
 def _title(fit: LawFit, text: str, note: str = "") -> dict:
-    verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
-    subtitle = textwrap.wrap(f"{fit.group_label} — {verdict}: {fit.verdict.reason}", SUBTITLE_WIDTH)
+    from analysis.page import verdict_line
+
+    subtitle = textwrap.wrap(f"{fit.group_label} — {verdict_line(fit.verdict)}", SUBTITLE_WIDTH)
     return {
         "text": text,
         "subtitle": [*subtitle, *textwrap.wrap(note, SUBTITLE_WIDTH)],
@@ -73,7 +73,8 @@ def power_law_chart(fit: LawFit) -> alt.TopLevelMixin:
     from analysis.power_chart import power_law_chart as chart
 
     law = fit.law
-    note = "points: geometric mean over seeds ± 1 s.d.; theory lines anchored at the fitted points' centre"
+    note = "points: geometric mean over seeds ± 1 s.d.; red triangles: censored points at their bound (▲ above, "
+    note += "▼ below); theory lines anchored at the fitted points' centre"
     return chart(fit, _title(fit, f"{law.name}: {law.measure.label} vs {law.x_symbol}", note))
 
 

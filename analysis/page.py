@@ -20,6 +20,12 @@ if TYPE_CHECKING:
 VERDICT_TEXT = {verdict_rule.OUTSIDE: "outside the theorem's conditions"}
 
 
+def verdict_line(verdict: verdict_rule.Verdict) -> str:
+    """The verdict in words with its reason (the reason of "outside" already says it)."""
+    name = VERDICT_TEXT.get(verdict.verdict, verdict.verdict)
+    return verdict.reason if verdict.reason.startswith(name) else f"{name}: {verdict.reason}"
+
+
 @dataclass
 class Section:
     """A report section of its own: a title, an HTML introduction, and (subtitle, chart, HTML) items."""
@@ -165,7 +171,7 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
         ("conditions", law.conditions),
         ("measure", law.measure.describe() + (f" vs {law.x_label}" if law.x else "")),
         ("prediction", law.prediction_text),
-        ("verdict", f"{verdict}: {fit.verdict.reason}"),
+        ("verdict", verdict_line(fit.verdict)),
         ("interval", f"{fit.interval_method}; OLS t-interval [{num(fit.ols_low)}, {num(fit.ols_high)}]"),
         (
             "points",

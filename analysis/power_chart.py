@@ -1,13 +1,13 @@
 """The power-law chart: three panels on a shared log x axis.
 
-1. The data and the curves: seed means (geometric) ± one s.d. of log y in black; censored points as open
+1. The data and the curves: seed means (geometric) ± one s.d. of log y in black; censored points as red
    triangles at their bound (pointing up: the true value is larger; down: smaller); points outside the
    theorem's conditions in grey (never fitted); the fitted line (the censored fit where points are censored,
    the drop-censored fit dashed beside it); the theory's band (shaded) or slopes anchored at the centre of the
    fitted points (the theory gives exponents, not prefactors); the paper's other forms (y = c0 + c1·x^q).
 2. The log residuals of the least-squares fit.
-3. The local exponents (slopes between neighbouring x values of the means) against the theory's band: a
-   power law is a flat row of them.
+3. The local exponents (slopes between neighbouring x values of the means; over every point, those outside
+   the conditions included, where there are such) against the theory's band: a power law is a flat row.
 """
 
 from __future__ import annotations
@@ -76,15 +76,15 @@ def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
             x=x_enc,
             y=alt.Y("mean:Q", scale=y_scale, title=y_title),
             shape=alt.Shape("mark:N", scale=alt.Scale(domain=present, range=[shapes[k] for k in present]),
-                            legend=alt.Legend(**LEGEND)),
-            color=alt.Color("mark:N", scale=alt.Scale(domain=present, range=[colours[k] for k in present]),
                             legend=None),
+            color=alt.Color("mark:N", scale=alt.Scale(domain=present, range=[colours[k] for k in present]),
+                            legend=alt.Legend(**LEGEND)),
             tooltip=["x:Q", "mean:Q", "seeds:Q", "mark:N"],
         )
     )  # fmt: skip
     main = alt.layer(*layers).resolve_scale(color="independent").properties(width=WIDTH, height=HEIGHT, title=title)
     panels = [main, *_residual_panel(fit, x_enc), *_local_panel(fit, x_enc)]
-    return alt.vconcat(*panels)
+    return alt.vconcat(*panels).resolve_scale(color="independent", shape="independent")
 
 
 def _marks(fit: LawFit) -> pd.DataFrame:
@@ -214,7 +214,9 @@ def _local_panel(fit: LawFit, x_enc) -> list:
     import altair as alt
     import pandas as pd
 
-    local = fit.local
+    local, note = fit.local, "local exponent"
+    if fit.details.get("local_all") is not None:  # points outside the conditions: show the whole range
+        local, note = fit.details["local_all"], "local exponent (all points)"
     if local is None or len(local.slope) < 2:
         return []
     table = pd.DataFrame({"x": local.midpoints(), "slope": local.slope, "from": local.x_low, "to": local.x_high})
@@ -230,7 +232,7 @@ def _local_panel(fit: LawFit, x_enc) -> list:
             )
     layers.append(
         alt.Chart(table)
-        .mark_line(point=True, color="black")
-        .encode(x=x_enc, y=alt.Y("slope:Q", title="local exponent"), tooltip=["from:Q", "to:Q", "slope:Q"])
+        .mark_line(point=alt.OverlayMarkDef(color="black"), color="black")
+        .encode(x=x_enc, y=alt.Y("slope:Q", title=note), tooltip=["from:Q", "to:Q", "slope:Q"])
     )
     return [alt.layer(*layers).properties(width=WIDTH, height=90)]
