@@ -56,7 +56,7 @@ class LocalExponents:
     slope: np.ndarray
 
     def describe(self, digits: int = 2) -> str:
-        return ", ".join(f"{s:.{digits}f}" for s in self.slope)
+        return ", ".join(f"{s:.{digits}g}" for s in self.slope)
 
     @property
     def spread(self) -> float:

@@ -80,7 +80,11 @@ def projection_prediction(params: Mapping[str, Any]) -> Prediction | None:
     if M1 is None or M2 is None:
         return None
     bound = 1 / M1 + 1 / M2
-    return Prediction(Hypothesis(f"≤ 1/M1 + 1/M2 = {bound:.3g}", Band(0.0, bound), "[L24] Prop. 4.1, Eq. (17)–(18)"))
+    return Prediction(
+        Hypothesis(f"≤ 1/M1 + 1/M2 = {bound:.3g}", Band(0.0, bound), "[L24] Prop. 4.1, Eq. (17)–(18)", INSIDE),
+        # [L24] Remark 4.2: the components in other directions are "relatively smaller" (no constant at all)
+        (Hypothesis("smaller than on-pattern", Band(0.0, 1.0), "[L24] Remark 4.2", INSIDE),),
+    )
 
 
 def _projection_law(weights: str, symbol: str) -> Law:
@@ -93,7 +97,8 @@ def _projection_law(weights: str, symbol: str) -> Law:
         conditions="trained one-layer model, unseen-task in-domain probe prompts (spec §8A); e(v) = [v/β; 0] is a "
         "valid pattern direction because W_Q, W_K start as δ·[I 0]; the O(·) constant is taken as 1 (not from the "
         "paper); Eq. (19) (irrelevant patterns) is recorded as a probe",
-        prediction_text="seed-mean of the largest off-target projection / the on-pattern projection ≤ 1/M1 + 1/M2",
+        prediction_text="seed-mean of the largest off-target projection / the on-pattern projection ≤ 1/M1 + 1/M2 "
+        "(beside it: < 1, Remark 4.2's 'relatively smaller')",
         measure=FinalCombination(f"id_{weights}_off_relevant", other=f"id_{weights}_on_pattern", combine="ratio"),
         x=None,
         predict=projection_prediction,
