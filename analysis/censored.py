@@ -33,7 +33,7 @@ RIGHT, LEFT, OBSERVED = 1, -1, 0
 LOG_ROOT_2PI = 0.5 * np.log(2 * np.pi)
 CENSORED_RESAMPLES = 2000  # as the least-squares fits: the refits are batched (`newton`)
 CENSORED_BOOTSTRAP = "bootstrap over seeds of the censored (Tobit) fit"
-CENSORED_WALD = "Wald interval of the censored (Tobit) fit (one seed per x: nothing to resample)"
+CENSORED_WALD = "Wald interval of the censored (Tobit) fit (fewer than 3 seeds per x: too few to resample)"
 
 
 @dataclass

@@ -14,9 +14,9 @@ drawn:
   are correlated; resampling each x on its own would break that pairing. One stratum, units = seeds: a
   paired (cluster) bootstrap.
 A resample is a weight per point (how often its unit was drawn): every fit is refitted by weighted least
-squares with the design fixed. Where no stratum holds two units there is nothing to resample and the OLS
-t-interval is reported instead, likewise where every seed gives the same values (zero width);
-`interval_method` says which.
+squares with the design fixed. Where no stratum holds MIN_UNITS units the OLS t-interval is reported instead
+(two seeds give three distinct resamples: a percentile interval from them is no interval), likewise where
+every seed gives the same values (zero width); `interval_method` says which.
 
 Censored points (a threshold never reached), and points with y ≤ 0 (on log axes) or non-finite x, y, are
 left out of these fits and counted; `analysis.censored` fits the censored ones with a likelihood.
@@ -33,7 +33,8 @@ BOOTSTRAP_RESAMPLES = 2000
 CONFIDENCE = 0.95
 BOOTSTRAP = "bootstrap over seeds"
 PAIRED = "paired bootstrap over seeds (one model measured at every x)"
-OLS_ONLY = "OLS t-interval (one seed per x: nothing to resample)"
+MIN_UNITS = 3  # seeds a stratum needs for a bootstrap (this tool's choice, not from any paper)
+OLS_ONLY = "OLS t-interval (fewer than 3 seeds per x: too few to resample)"
 OLS_DEGENERATE = "OLS t-interval (every seed gave the same value: the bootstrap has zero width)"
 NO_FIT = "none: too few points to fit"
 
@@ -268,7 +269,7 @@ def cell_labels(x: np.ndarray) -> np.ndarray:
 
 def resample_weights(strata, units, resamples: int = BOOTSTRAP_RESAMPLES, random_state: int = 0):
     """(resamples, points) weights: within each stratum, its units drawn with replacement as many times as
-    it holds them; a point's weight is how often its unit was drawn. None when no stratum has two units."""
+    it holds them; a point's weight is how often its unit was drawn. None when no stratum has MIN_UNITS."""
     strata = labels(strata)
     units = labels(zip(strata, units, strict=True))  # a unit belongs to one stratum
     if resamples < 1:
@@ -278,7 +279,7 @@ def resample_weights(strata, units, resamples: int = BOOTSTRAP_RESAMPLES, random
     resampled = False
     for stratum in np.unique(strata):
         members = np.unique(units[strata == stratum])
-        resampled |= len(members) >= 2
+        resampled |= len(members) >= MIN_UNITS
         draws = rng.integers(0, len(members), size=(resamples, len(members)))
         for j, unit in enumerate(members):
             weights[:, units == unit] = (draws == j).sum(axis=1, keepdims=True)
@@ -322,7 +323,7 @@ def bootstrap_cell_statistic(
     seeds = np.arange(len(values)) if seeds is None else np.asarray(seeds)
     weights = resample_weights(cell if strata is None else strata, seeds, resamples, random_state)
     if weights is None:
-        return estimate, float("nan"), float("nan"), "none: one seed per cell, nothing to resample"
+        return estimate, float("nan"), float("nan"), f"none: fewer than {MIN_UNITS} seeds per cell, too few to resample"
     with np.errstate(invalid="ignore", divide="ignore"):
         means = ((weights * values) @ onehot) / (weights @ onehot)  # NaN for a cell no resampled unit covers
     low, high = percentile_intervals(statistic(means)[:, None], confidence, quantile_method)[0]

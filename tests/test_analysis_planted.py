@@ -312,3 +312,15 @@ def test_linear_kind_reads_a_floor_as_the_intercept_in_a_transformed_x():
     (fit,) = law.evaluate(results_of(rows))
     assert fit.estimate == pytest.approx(0.0515, abs=1e-3) and fit.verdict.verdict == CONSISTENT
     assert fit.row()["x"] == "L'²" and not fit.lack_of_fit.rejected
+
+
+def test_two_seeds_are_too_few_for_a_bootstrap():
+    """Two seeds give three distinct resamples (AA, AB, BB): the paired interval would be the spread of two
+    numbers. The OLS t-interval is reported instead."""
+    from analysis.fits import MIN_UNITS, OLS_ONLY
+
+    rows = paired_rows(seeds=2)
+    law = toy_law(PowerLaw(), x="alpha_test", band=Band.point(-1.0), one_row_per_run=False)
+    (fit,) = law.evaluate(results_of(rows, eval_params=("alpha_test",)))
+    assert MIN_UNITS == 3 and fit.interval_method == OLS_ONLY
+    assert (fit.ci_low, fit.ci_high) == (fit.ols_low, fit.ols_high)
