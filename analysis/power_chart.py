@@ -148,12 +148,14 @@ def _lines(fit: LawFit, summary) -> pd.DataFrame:
                 through(band.low, f"theory: {hypothesis.name} ({band.low:.3g})", "dashed")
     if fit.forms is not None:
         for form in fit.forms.forms:
-            if form.name.startswith("offset"):
-                p = form.parameters
-                y = p["c0"] + p["c1"] * x_grid ** p["p"]
-                if np.all(y > 0):
-                    label = f"paper's form y = c0 + c1·x^({p['p']:.3g}): AIC {form.aic:.1f}"
-                    lines.append(pd.DataFrame({"x": x_grid, "y": y, "line": label, "dash": "dashed"}))
+            if form.name == "power law":
+                continue
+            p = form.parameters
+            y = p["c0"] + p["c1"] * x_grid ** p["p"]
+            if np.all(y > 0):
+                which = "paper's form" if form.name.startswith("offset") else "general form"
+                label = f"{which} y = c0 + c1·x^({p['p']:.3g}): AIC {form.aic:.1f}"
+                lines.append(pd.DataFrame({"x": x_grid, "y": y, "line": label, "dash": "dashed"}))
     return pd.concat(lines, ignore_index=True)
 
 
