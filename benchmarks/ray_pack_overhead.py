@@ -41,14 +41,18 @@ def timed_run(raw: dict, executor: str) -> tuple[float, int]:
     spec = parse_sweep(raw, raw["name"])
     with tempfile.TemporaryDirectory(prefix="iclbench-") as out:
         plan = make_plan(spec, {})
-        context = SweepContext(spec.name, spec.study.name, spec.record_every, out)
+        context = SweepContext(spec.name, spec.study.name, spec.record, out)
         start = time.perf_counter()
         if executor == "inline":
-            run_inline(plan, context, "cpu", show_progress=False)
+            run_inline(plan, context, "cpu")
         else:
-            from sweeps.ray_executor import run_on_ray
+            import ray
 
+            from sweeps.ray_executor import run_on_ray, start_ray
+
+            start_ray(None, quiet=True)  # Ray's start is part of the time, as in `iclscale sweep run`
             run_on_ray(plan, context, address=None, device="cpu", retries=0, verbose=0)
+            ray.shutdown()
         return time.perf_counter() - start, len(plan.packs)
 
 

@@ -20,19 +20,40 @@ EXIT_USER_ERROR = 2
 def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `iclscale studies | head` ends quietly
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # `sweep run FILE --out DIR seeds=5`: overrides may follow the flags
+        if not hasattr(args, "overrides") or any(item.startswith("-") or "=" not in item for item in extra):
+            parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.overrides = [*args.overrides, *extra]
     try:
         return args.handler(args) or 0
     except UserError as error:
-        print(f"iclscale: error: {error}", file=sys.stderr)
+        print(f"iclscale: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
-        print("iclscale: interrupted", file=sys.stderr)
+        print(
+            "iclscale: interrupted; nothing half-written is kept, and running the same command resumes", file=sys.stderr
+        )
         return 130
 
 
+def one_line(message: str, limit: int = 480) -> str:
+    """A message as one line of at most `limit` characters (messages quote values shortened
+    already; this is the last guard against a newline or a huge value in one)."""
+    text = " ".join(message.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its mistakes on one line (argparse prints the usage first), exit 2."""
+
+    def error(self, message: str):
+        print(f"iclscale: error: {one_line(message)} (see {self.prog} --help)", file=sys.stderr)
+        sys.exit(EXIT_USER_ERROR)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="iclscale", description=__doc__.splitlines()[0])
+    parser = Parser(prog="iclscale", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     studies = commands.add_parser("studies", help="list the studies and their params")
@@ -52,6 +73,12 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--record-every", type=int, default=100, metavar="STEPS")
     train.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
+    train.add_argument(
+        "--compile",
+        choices=("auto", "on", "off"),
+        default="auto",
+        help="compile the training step with torch.compile: auto (when the run is long enough to pay), on, off",
+    )
     train.add_argument("--json", action="store_true", help="print one JSON object")
     train.add_argument("--out", metavar="DIR", help="also write a result store (runs and curves) to DIR")
     train.set_defaults(handler=cmd_train)
@@ -104,7 +131,11 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     from iclscale.training import train_pack
 
-    result = train_pack(info, [config], [point], args.record_every, device)
+    result = train_pack(info, [config], [point], args.record_every, device, compile=args.compile)
+    failure = (getattr(result, "eval_errors", None) or {}).get(point)  # an eval value that cannot be computed
+    if failure is not None:
+        shown = ", ".join(f"{k}={v}" for k, v in point)
+        raise UserError(f"--set: the trained model could not be evaluated at {shown}: {one_line(failure, 200)}")
     metrics = result.final_metrics(0, point)
     summary = {
         "study": info.name,
@@ -118,9 +149,10 @@ def cmd_train(args: argparse.Namespace) -> None:
         **metrics,
     }
     if args.out:
+        from iclscale.params import RecordSchedule
         from sweeps.execute import write_single_run
 
-        write_single_run(args.out, info, config, point, result, args.record_every)
+        write_single_run(args.out, info, config, point, result, RecordSchedule(every=args.record_every))
         summary["out"] = args.out
     if args.json:
         print(json.dumps(_json_safe(summary)))

@@ -1,7 +1,63 @@
-"""The one exception type for mistakes a user can make: `usererror.UserError`, re-exported here so the
-trainer's modules and the command line keep importing it from `iclscale.errors` (the class lives outside
-the trainer so that `analysis`, which must not import the trainer, can raise it too)."""
+"""The one exception type for mistakes a user can make, and the helpers its messages use.
+
+`UserError` itself lives in the neutral package `usererror` (re-exported here, so the trainer's modules and
+the command line keep importing it from `iclscale.errors`): `analysis`, which must not import the trainer,
+raises it too."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from typing import Any
 
 from usererror import UserError
 
-__all__ = ["UserError"]
+__all__ = ["UserError", "did_you_mean", "shorten", "unknown_name"]
+
+VALUE_CHARS = 60  # a value quoted in a message is shortened past this many characters
+
+
+def shorten(value: Any, limit: int = VALUE_CHARS) -> str:
+    """repr() of a value for a message, cut past `limit` characters (with "…").
+
+    Lists, dicts and long texts are rendered only as far as needed, so a huge value (a YAML alias
+    bomb, a 400-digit integer) costs nothing to quote."""
+    text = _head_repr(value, limit + 1)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _head_repr(value: Any, budget: int) -> str:
+    """At least the first `budget` characters of repr(value) (all of it when shorter)."""
+    if isinstance(value, dict | list | tuple):
+        pairs = value.items() if isinstance(value, dict) else value
+        brackets = "{}" if isinstance(value, dict) else "[]" if isinstance(value, list) else "()"
+        text = brackets[0]
+        for i, item in enumerate(pairs):
+            piece = (
+                f"{_head_repr(item[0], budget)}: {_head_repr(item[1], budget)}"
+                if isinstance(value, dict)
+                else _head_repr(item, budget)
+            )
+            text += (", " if i else "") + piece
+            if len(text) > budget:
+                return text
+        return text + brackets[1]
+    if isinstance(value, str) and len(value) > budget:
+        return repr(value[:budget])
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 3 * budget:
+        return f"<an integer of about {int(value.bit_length() * 0.30103) + 1} digits>"
+    return repr(value)
+
+
+def did_you_mean(name: Any, known: Iterable[str]) -> str:
+    """ "; did you mean 'x'?" when a known name is close to `name`, else ""."""
+    if not isinstance(name, str) or len(name) > 200:
+        return ""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def unknown_name(what: str, name: Any, known: Iterable[str]) -> str:
+    """The text for an unknown key, param or study: the name, a suggestion, and what is allowed."""
+    known = list(known)
+    return f"unknown {what} {shorten(name)}{did_you_mean(name, known)} (allowed: {', '.join(known)})"

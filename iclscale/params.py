@@ -20,11 +20,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from iclscale.errors import UserError
+from iclscale.errors import UserError, did_you_mean, shorten
 
 Role = Literal["shape", "train", "eval"]
 ROLES: tuple[Role, ...] = ("shape", "train", "eval")
 SEED_MAX = 2**31 - 1  # seeds feed the int32 counter-based streams of iclscale.rng
+
+FLOAT_MAX = 1.7976931348623157e308  # an integer past this cannot become a float param's value
 
 _TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
 
@@ -34,7 +36,8 @@ class Param:
     """One knob of a study: its type, default, allowed range, role and meaning.
 
     `meaning` is one line naming the paper's symbol; values chosen by us and not by the paper
-    say "not from the paper" there.
+    say "not from the paper" there. `symbol` is that symbol alone (e.g. "σ", "α′"), for chart axes
+    and tables; None where the paper has none (the param's name is used then).
     """
 
     name: str
@@ -47,6 +50,7 @@ class Param:
     low_open: bool = False
     choices: tuple[str, ...] | None = None
     nullable: bool = False
+    symbol: str | None = None
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -83,15 +87,18 @@ class Param:
             raise UserError(f"{where}: {self.name} must be {self.allowed()}, got null")
         if self.type is bool:
             if not isinstance(value, bool):
-                raise UserError(f"{where}: {self.name} must be true or false, got {value!r}")
+                raise UserError(f"{where}: {self.name} must be true or false, got {shorten(value)}")
             return value
         if isinstance(value, bool) or not isinstance(value, _accepted(self.type)):
-            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {value!r}")
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(value)}")
+        if self.type is float and isinstance(value, int) and abs(value) > FLOAT_MAX:
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(value)} (past float range)")
         value = self.type(value)
         if self.choices is not None and value not in self.choices:
-            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {value!r}")
+            hint = did_you_mean(value, self.choices)
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(value)}{hint}")
         if self.type in (int, float) and not self._in_range(value):
-            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {value!r}")
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(value)}")
         return value
 
     def parse(self, text: str, where: str) -> Any:
@@ -110,7 +117,7 @@ class Param:
             else:
                 value = self.type(text)
         except ValueError:
-            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {text!r}") from None
+            raise UserError(f"{where}: {self.name} must be {self.allowed()}, got {shorten(text)}") from None
         return self.coerce(value, where)
 
     def _in_range(self, value: float) -> bool:
@@ -131,7 +138,7 @@ def _fmt(x: float) -> str:
 
 def coerce_seed(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= SEED_MAX:
-        raise UserError(f"{where}: a seed must be an integer in [0, {SEED_MAX}], got {value!r}")
+        raise UserError(f"{where}: a seed must be an integer in [0, {SEED_MAX}], got {shorten(value)}")
     return value
 
 
@@ -159,9 +166,13 @@ class Config:
 
     @property
     def run_id(self) -> str:
-        payload = {"study": self.study, "params": dict(self.values), "seed": self.seed}
-        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+        cached = self.__dict__.get("_run_id")
+        if cached is None:  # hashed once: planning a large sweep asks for it many times
+            payload = {"study": self.study, "params": dict(self.values), "seed": self.seed}
+            canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+            cached = hashlib.sha256(canonical.encode()).hexdigest()[:16]
+            object.__setattr__(self, "_run_id", cached)
+        return cached
 
     def shape_key(self, shape_names: tuple[str, ...]) -> tuple:
         """The values that must agree for two configs to share a pack."""
@@ -176,23 +187,131 @@ def eval_point(values: Mapping[str, Any]) -> EvalPoint:
     return tuple(sorted(values.items()))
 
 
-def recipe_params(*, steps: int, lr: float, lr_decay: float, optimizer: str, source: str) -> tuple[Param, ...]:
-    """The params every trainable study has, read by the trainer (iclscale.training).
+OPTIMIZERS = ("sgd", "adam", "gd")
+SCHEDULES = ("constant", "exponential", "cosine")
+DTYPES = ("float32", "float64")
 
-    `source` says where the defaults come from (paper section, or "not from the paper").
-    """
+
+def recipe_params(
+    *,
+    steps: int,
+    lr: float,
+    optimizer: str,
+    source: str,
+    schedule: str = "constant",
+    lr_decay: float = 1.0,
+    dtype: str = "float32",
+    optimizers: tuple[str, ...] = ("sgd", "adam"),
+) -> tuple[Param, ...]:
+    """The recipe every trainable study has, read by the trainer (iclscale.recipe): loop length, optimizer,
+    learning rate and its schedule, and the float type used end to end. A sweep file overrides any of them
+    like any param. `source` says where the defaults come from (paper section, or "not from the paper");
+    `optimizers` are those the study supports ("gd", full-batch gradient descent on a fixed training set,
+    needs the study's `training_set`)."""
     return (
-        Param("steps", int, steps, "shape", f"training iterations T ({source})", low=0, high=10**8),
-        Param("optimizer", str, optimizer, "shape", f"optimizer ({source})", choices=("adam", "sgd")),
-        Param("lr", float, lr, "train", f"initial learning rate η ({source})", low=0, low_open=True),
+        Param("steps", int, steps, "shape", f"training iterations T ({source})", low=0, high=10**8, symbol="T"),
+        Param(
+            "optimizer",
+            str,
+            optimizer,
+            "shape",
+            f"optimizer: sgd and adam on a fresh batch every step, gd = full-batch gradient descent on the fixed "
+            f"training set ({source})",
+            choices=optimizers,
+        ),
+        Param("lr", float, lr, "train", f"initial learning rate η ({source})", low=0, low_open=True, symbol="η"),
+        Param(
+            "schedule",
+            str,
+            schedule,
+            "shape",
+            f"learning-rate schedule: constant η; exponential η·γ^t (torch's ExponentialLR stepped every "
+            f"iteration); cosine η·(1 + cos(πt/T))/2 ({source})",
+            choices=SCHEDULES,
+        ),
         Param(
             "lr_decay",
             float,
             lr_decay,
             "train",
-            f"per-iteration exponential lr decay γ: lr_t = η·γ^t ({source})",
+            f"γ of the exponential schedule, per iteration; must be 1 for the others ({source})",
             low=0,
             high=1,
             low_open=True,
+            symbol="γ",
+        ),
+        Param(
+            "dtype",
+            str,
+            dtype,
+            "shape",
+            f"float type of parameters, data and optimizer state, end to end ({source})",
+            choices=DTYPES,
         ),
     )
+
+
+def check_recipe(values: Mapping[str, Any]) -> str | None:
+    """A cross-param check for `recipe_params`: γ only means something to the exponential schedule."""
+    if "schedule" in values and values["schedule"] != "exponential" and values["lr_decay"] != 1.0:
+        return (
+            f"lr_decay = {values['lr_decay']} applies to the exponential schedule only; "
+            f"the {values['schedule']} schedule needs lr_decay = 1 (or set schedule: exponential)"
+        )
+    return None
+
+
+@dataclass(frozen=True)
+class RecordSchedule:
+    """When metrics are recorded: `every` k steps, `log`: n log-spaced steps, or an explicit list of `steps`.
+    Step 0 (before training) and the last step are always recorded."""
+
+    every: int | None = None
+    log: int | None = None
+    steps: tuple[int, ...] | None = None
+
+    def __post_init__(self) -> None:
+        given = [name for name in ("every", "log", "steps") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise UserError(f"a record schedule takes exactly one of every, log or steps, got {given or 'none'}")
+        if self.steps is not None:
+            if not self.steps:
+                raise UserError("record steps: the list is empty; give at least one step")
+            if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.steps):
+                raise UserError(f"record steps must be non-negative integers, got {list(self.steps)!r}")
+        for name in ("every", "log"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise UserError(f"record {name} must be a positive integer, got {value!r}")
+
+    @classmethod
+    def parse(cls, value: Any, where: str) -> RecordSchedule:
+        """From a sweep file: an integer (every k steps) or a mapping {every: k} | {log: n} | {steps: [...]}."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = {"every": value}
+        if not isinstance(value, Mapping) or len(value) != 1 or next(iter(value)) not in ("every", "log", "steps"):
+            raise UserError(f"{where}: expected one of {{every: K}}, {{log: N}} or {{steps: [S, ...]}}, got {value!r}")
+        ((kind, amount),) = value.items()
+        if kind == "steps":
+            if not isinstance(amount, list):
+                raise UserError(f"{where}.steps: expected a list of steps, got {amount!r}")
+            amount = tuple(amount)
+        try:
+            return cls(**{kind: amount})
+        except UserError as error:
+            raise UserError(f"{where}: {error}") from None
+
+    def as_dict(self) -> dict[str, Any]:
+        if self.steps is not None:
+            return {"steps": list(self.steps)}
+        return {"every": self.every} if self.every is not None else {"log": self.log}
+
+    def record_steps(self, total: int) -> list[int]:
+        """The sorted steps in [0, total] at which a run of `total` steps is recorded."""
+        if self.every is not None:
+            chosen = set(range(0, total + 1, self.every))
+        elif self.log is not None:  # n points geometric in [1, total], rounded, plus 0
+            chosen = {round(total ** (i / max(self.log - 1, 1))) for i in range(self.log)} if total else set()
+        else:
+            chosen = {s for s in self.steps if s <= total}
+        return sorted(chosen | {0, total})

@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from iclscale.errors import UserError
-from iclscale.params import Config, EvalPoint, Param, Role, coerce_seed, eval_point
+from iclscale.errors import UserError, did_you_mean, shorten
+from iclscale.params import Config, EvalPoint, Param, Role, check_recipe, coerce_seed, eval_point
 
 if TYPE_CHECKING:
     from iclscale.study import Study
@@ -41,8 +41,11 @@ class StudyInfo:
         for p in self.params:
             if p.name == name:
                 return p
-        known = ", ".join(p.name for p in self.params)
-        raise UserError(f"{where}: unknown param {name!r} for study {self.name}; known params: {known}")
+        names = [p.name for p in self.params]
+        raise UserError(
+            f"{where}: unknown param {shorten(name)} for study {self.name}{did_you_mean(name, names)}; "
+            f"known params: {', '.join(names)}"
+        )
 
     def names(self, *roles: Role) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if p.role in roles)
@@ -51,7 +54,7 @@ class StudyInfo:
         return {p.name: p.default for p in self.params if p.role in roles}
 
     def check(self, values: Mapping[str, Any], where: str) -> None:
-        for check in self.checks:
+        for check in (check_recipe, *self.checks):
             message = check(values)
             if message:
                 raise UserError(f"{where}: {message}")
@@ -87,7 +90,9 @@ def study_names() -> list[str]:
 def study_info(name: str) -> StudyInfo:
     studies = _declarations()
     if name not in studies:
-        raise UserError(f"unknown study {name!r}; known studies: {', '.join(sorted(studies))}")
+        raise UserError(
+            f"unknown study {shorten(name)}{did_you_mean(name, studies)}; known studies: {', '.join(sorted(studies))}"
+        )
     return studies[name]
 
 

@@ -1,120 +1,159 @@
 """Per-config random streams: every draw is a pure function of (config seed, purpose, step, index).
 
 Why not one `torch.Generator` per config: a pack of K configs would need K generator calls per
-step, which costs more than the training step itself at K = 1024. Instead each number is a
-counter-based hash (Wellons' "lowbias32" integer hash) of a per-config key, evaluated for the
-whole pack in one tensor op. A config therefore sees the same numbers whatever pack it runs in,
-whatever K, and on CPU or CUDA alike — the property that makes packed results equal to
-one-at-a-time results.
+step, which costs more than the training step itself, and generators do not run under `vmap` or
+`torch.compile`. Instead each number is a counter-based hash (Wellons' "lowbias32" integer hash)
+of a per-config key. A study draws for its one config (`c.rng`, whose key is a 0-d tensor); the
+trainer vmaps that over the pack, where the key is each config's own. A config therefore sees the
+same numbers whatever pack it runs in, whatever K, compiled or eager, on CPU or CUDA.
 
-All integer work is int32 with wrap-around multiplication; right shifts are made logical by
-masking. A stream holds at most 2**32 numbers per (purpose, step); draw in chunks (another `step`)
-beyond that.
+The 32-bit hash is computed in int64 arithmetic with every intermediate masked to [0, 2^32): int32
+wrap-around multiplication is signed overflow, undefined behaviour in the C++ and Triton code that
+`torch.compile` generates (a compiled int32 hash gave other numbers than eager for some lengths).
+Multipliers above 2^31 are used as their negative int32 twins, so no int64 product overflows either.
+A stream holds at most 2^32 numbers per (purpose, step); draw in chunks (another `step`) beyond that.
 """
 
 from __future__ import annotations
 
 import math
-import zlib
 
 import torch
 
-from iclscale.tensors import per_config
+_MASK = 0xFFFFFFFF
 
 
-def _int32(c: int) -> int:
-    c &= 0xFFFFFFFF
+def _signed32(c: int) -> int:
+    c &= _MASK
     return c - (1 << 32) if c >= (1 << 31) else c
 
 
-_M1, _M2, _GOLDEN = _int32(0x7FEB352D), _int32(0x846CA68B), _int32(0x9E3779B9)
-
-
-def _shr(x: torch.Tensor, k: int) -> torch.Tensor:
-    """Logical right shift of int32 values."""
-    return (x >> k) & ((1 << (32 - k)) - 1)
+_M1, _M2 = _signed32(0x7FEB352D), _signed32(0x846CA68B)  # lowbias32's multipliers, as int32
+_GOLDEN = 0x9E3779B9  # 2^32 / golden ratio: the counter step
 
 
 def mix32(x: torch.Tensor) -> torch.Tensor:
-    """lowbias32 (C. Wellons, "Hash function prospector"): a bijective, well-avalanched int32 hash."""
-    x = x ^ _shr(x, 16)
-    x = x * _M1
-    x = x ^ _shr(x, 15)
-    x = x * _M2
-    return x ^ _shr(x, 16)
+    """lowbias32 (C. Wellons, "Hash function prospector"): a bijective, well-avalanched 32-bit hash.
+    x: int64 values in [0, 2^32); returns the same."""
+    x = x ^ (x >> 16)
+    x = (x * _M1) & _MASK
+    x = x ^ (x >> 15)
+    x = (x * _M2) & _MASK
+    return x ^ (x >> 16)
 
 
-def _purpose_code(purpose: str) -> int:
-    return _int32(zlib.crc32(purpose.encode()))
+def _crc_table() -> tuple[int, ...]:
+    table = []
+    for byte in range(256):
+        c = byte
+        for _ in range(8):
+            c = (c >> 1) ^ 0xEDB88320 if c & 1 else c >> 1
+        table.append(c)
+    return tuple(table)
 
 
-class Streams:
-    """Random numbers for a pack of K configs, one independent stream per config seed.
+_CRC_TABLE = _crc_table()
+
+
+_PURPOSE_CODES: dict[str, int] = {}
+
+
+def purpose_code(purpose: str) -> int:
+    """A purpose string as 32 bits: its CRC-32 (zlib.crc32's value), in plain Python so that `torch.compile`
+    can trace it (zlib cannot be traced) and fold it into a constant. Remembered for eager steps, which ask
+    often; not while compiling, where filling the memo would invalidate the compiled code's guards."""
+    if torch.compiler.is_compiling():
+        return _crc32(purpose)
+    code = _PURPOSE_CODES.get(purpose)
+    if code is None:
+        code = _PURPOSE_CODES[purpose] = _crc32(purpose)
+    return code
+
+
+def _crc32(text: str) -> int:
+    crc = 0xFFFFFFFF
+    for byte in text.encode():
+        crc = _CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return crc ^ 0xFFFFFFFF
+
+
+def _counters(count: int, device: torch.device) -> torch.Tensor:
+    return (torch.arange(count, dtype=torch.int64, device=device) * _GOLDEN) & _MASK
+
+
+class Stream:
+    """The random numbers of one config, or of a stack of configs: `key` is a 0-d int64 tensor (one
+    config, as a study sees it under vmap) or (K,) (a pack, for pack-level code). Draws have shape
+    (*key.shape, *shape).
 
     Each (purpose, step) names one draw: ask for all the numbers of that draw at once, and use
-    another purpose (or step) for the next draw. Output shapes are (K, *shape).
-    """
+    another purpose (or step) for the next one. `step` may be an int or a 0-d integer tensor."""
 
-    def __init__(self, seeds: torch.Tensor | list[int], device: torch.device | str = "cpu"):
+    def __init__(self, key: torch.Tensor):
+        self.base = key
+
+    @classmethod
+    def from_seeds(cls, seeds: torch.Tensor | list[int], device: torch.device | str = "cpu") -> Stream:
         seeds = torch.as_tensor(seeds, dtype=torch.int64, device=device)
-        if seeds.ndim != 1 or bool(((seeds < 0) | (seeds > 2**31 - 1)).any()):
-            raise ValueError("seeds must be a 1-D tensor of integers in [0, 2**31 - 1]")
-        self.device = torch.device(device)
-        self._base = mix32(mix32(seeds.to(torch.int32)) + _GOLDEN)
+        if seeds.ndim > 1 or bool(((seeds < 0) | (seeds > 2**31 - 1)).any()):
+            raise ValueError("seeds must be integers in [0, 2**31 - 1], one per config")
+        return cls(mix32((mix32(seeds) + _GOLDEN) & _MASK))
 
-    def subset(self, index: torch.Tensor | slice) -> Streams:
-        """The streams of some of the configs (the same numbers they see in the full pack)."""
-        part = Streams.__new__(Streams)
-        part.device, part._base = self.device, self._base[index]
-        return part
+    def __getitem__(self, index) -> Stream:
+        """The streams of some configs of a stack (the same numbers they see in the full pack)."""
+        return Stream(self.base[index])
 
     @property
-    def K(self) -> int:
-        return self._base.numel()
+    def device(self) -> torch.device:
+        return self.base.device
 
-    def key(self, purpose: str, step: int = 0) -> torch.Tensor:
-        """The (K,) int32 key of one draw."""
-        return mix32(mix32(self._base ^ _purpose_code(purpose)) + _int32(step))
+    def key(self, purpose: str, step: int | torch.Tensor = 0) -> torch.Tensor:
+        """The key of one draw: shape of `base`."""
+        return mix32((mix32(self.base ^ purpose_code(purpose)) + step) & _MASK)
 
-    def bits(self, purpose: str, step: int, count: int) -> torch.Tensor:
-        """(K, count) int32 hash values: element i of config k is mix32(key_k + i * golden)."""
-        counter = torch.arange(count, dtype=torch.int32, device=self.device) * _GOLDEN
-        return mix32(self.key(purpose, step)[:, None] + counter[None, :])
+    def bits(self, purpose: str, step: int | torch.Tensor, count: int) -> torch.Tensor:
+        """(*key, count) hash values in [0, 2^32): element i is mix32(key + i·golden)."""
+        key = self.key(purpose, step)
+        return mix32((key[..., None] + _counters(count, self.device)) & _MASK)
 
     def uniform(
-        self, purpose: str, step: int, shape: tuple[int, ...], dtype: torch.dtype = torch.float32
+        self, purpose: str, step: int | torch.Tensor, shape: tuple[int, ...], dtype: torch.dtype | None = None
     ) -> torch.Tensor:
-        """Uniform on the open interval (0, 1)."""
+        """Uniform on the open interval (0, 1), in `dtype` (default: torch's default dtype)."""
+        dtype = dtype or torch.get_default_dtype()
         bits = self.bits(purpose, step, math.prod(shape))
         if dtype == torch.float64:  # all 32 bits; exact in float64
-            u = ((bits.to(torch.int64) & 0xFFFFFFFF).to(dtype) + 0.5) * 2.0**-32
+            u = (bits.to(dtype) + 0.5) * 2.0**-32
         else:  # 23 bits, so that the largest value stays below 1 in float32
-            u = (_shr(bits, 9).to(dtype) + 0.5) * 2.0**-23
-        return u.reshape(self.K, *shape)
+            u = ((bits >> 9).to(dtype) + 0.5) * 2.0**-23
+        return u.reshape(*self.base.shape, *shape)
 
     def normal(
-        self, purpose: str, step: int, shape: tuple[int, ...], dtype: torch.dtype = torch.float32
+        self, purpose: str, step: int | torch.Tensor, shape: tuple[int, ...], dtype: torch.dtype | None = None
     ) -> torch.Tensor:
         """Standard normal, by the Box-Muller transform (both outputs of each pair used)."""
         count = math.prod(shape)
         pairs = (count + 1) // 2
         u = self.uniform(purpose, step, (2, pairs), dtype)
-        radius = torch.sqrt(-2.0 * torch.log(u[:, 0]))
-        angle = (2.0 * math.pi) * u[:, 1]
-        z = torch.cat([radius * torch.cos(angle), radius * torch.sin(angle)], dim=1)
-        return z[:, :count].reshape(self.K, *shape)
+        radius = torch.sqrt(-2.0 * torch.log(u[..., 0, :]))
+        angle = (2.0 * math.pi) * u[..., 1, :]
+        z = torch.cat([radius * torch.cos(angle), radius * torch.sin(angle)], dim=-1)
+        return z[..., :count].reshape(*self.base.shape, *shape)
 
     def sphere(
-        self, purpose: str, step: int, shape: tuple[int, ...], d: int, dtype: torch.dtype = torch.float32
+        self, purpose: str, step: int | torch.Tensor, shape: tuple[int, ...], d: int, dtype: torch.dtype | None = None
     ) -> torch.Tensor:
-        """Uniform on the unit sphere S^{d-1}: normalised standard normals, shape (K, *shape, d)."""
+        """Uniform on the unit sphere S^{d-1}: normalised standard normals, shape (*key, *shape, d)."""
         g = self.normal(purpose, step, (*shape, d), dtype)
         return g / g.norm(dim=-1, keepdim=True)
 
     def uniform_range(
-        self, purpose: str, step: int, shape: tuple[int, ...], low: torch.Tensor | float, high: torch.Tensor | float
+        self,
+        purpose: str,
+        step: int | torch.Tensor,
+        shape: tuple[int, ...],
+        low: torch.Tensor | float,
+        high: torch.Tensor | float,
     ) -> torch.Tensor:
-        """Uniform on (low, high), where low and high may be per-config (K,) tensors."""
-        u = self.uniform(purpose, step, shape)
-        low, high = per_config(low, u), per_config(high, u)
-        return low + (high - low) * u
+        """Uniform on (low, high); low and high are scalars (0-d tensors for a per-config param)."""
+        return low + (high - low) * self.uniform(purpose, step, shape)

@@ -1,12 +1,14 @@
 """Packed training: K configs of one study trained together as one batched model.
 
-Each config has its own parameters, learning rate, random streams and optimizer state; the loss
-is summed over the pack (per-config gradients come from `vmap(grad_and_value(...))`, which is the
-same thing). A config whose loss or gradient turns non-finite is marked diverged and frozen; its
-pack-mates go on.
+The study's functions are written for one config (`iclscale.study`); here they are vectorised with
+`torch.func.vmap` over the pack, and one training step — batch, loss, gradient, optimizer update and
+divergence mask — is one function of the stacked tensors, compiled with `torch.compile` when the pack
+is big enough for compilation to pay (`iclscale.compiling`). A config whose loss or gradient turns
+non-finite is marked diverged and frozen; its pack-mates go on. Results do not depend on K, on the
+pack a config lands in, or on compilation (within float tolerance): every random number is a pure
+function of the config's seed, and every update is elementwise per config.
 
-Every study's recipe names its loop length `steps`, its optimizer `optimizer` (shape role), and
-its learning rate `lr` and per-iteration decay `lr_decay` (train role).
+A pack that does not fit in memory is trained in parts (`iclscale.footprint`), never out of memory.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.func import functional_call, grad_and_value, vmap
+from torch.func import grad_and_value, vmap
 
-from iclscale.optim import OPTIMIZERS
-from iclscale.params import Config, EvalPoint
+from iclscale import recipe
+from iclscale.compiling import StepRunner
+from iclscale.measuring import Measurer
+from iclscale.params import Config, EvalPoint, RecordSchedule
 from iclscale.registry import StudyInfo
-from iclscale.study import Pack, PackedModel, Study
-from iclscale.tensors import per_config
+from iclscale.study import Net, Pack, PackNet, Study, config_view, config_view_class
 
 OK, DIVERGED = "ok", "diverged"
 
@@ -41,10 +44,13 @@ class PackResult:
     record_steps: list[int] = field(default_factory=list)
     probes: dict[str, list[np.ndarray]] = field(default_factory=dict)
     evals: dict[EvalPoint, dict[str, list[np.ndarray]]] = field(default_factory=dict)
+    eval_errors: dict[EvalPoint, str | None] = field(default_factory=dict)
+    """The error of an eval point whose evaluation raised (its metrics are then absent), else None."""
     status: list[str] = field(default_factory=list)
     diverged_step: list[int | None] = field(default_factory=list)
     wall_time: float = 0.0
     device: str = "cpu"
+    compiled: bool = False
 
     def _records_of(self, k: int) -> int:
         """How many records belong to config k: those taken before it diverged."""
@@ -68,6 +74,40 @@ class PackResult:
                 rows += [(step, name, float(v[r][k]), point) for name, v in metrics.items()]
         return [row for row in rows if not np.isnan(row[2])]  # NaN marks "not recorded" (train_loss at step 0)
 
+    @classmethod
+    def concatenate(cls, parts: Sequence[PackResult]) -> PackResult:
+        """The result of a pack trained in parts (same record steps, configs in order)."""
+        first = parts[0]
+        joined = cls([c for p in parts for c in p.configs], first.eval_points, list(first.record_steps))
+        joined.probes = _join([p.probes for p in parts])
+        joined.evals = {point: _join([p.evals[point] for p in parts]) for point in first.eval_points}
+        joined.eval_errors = {
+            point: next((p.eval_errors.get(point) for p in parts if p.eval_errors.get(point)), None)
+            for point in first.eval_points
+        }
+        joined.status = [s for p in parts for s in p.status]
+        joined.diverged_step = [s for p in parts for s in p.diverged_step]
+        joined.wall_time = sum(p.wall_time for p in parts)
+        joined.device, joined.compiled = first.device, any(p.compiled for p in parts)
+        return joined
+
+
+def _join(tables: Sequence[dict[str, list[np.ndarray]]]) -> dict[str, list[np.ndarray]]:
+    names = dict.fromkeys(name for table in tables for name in table)
+    records = max(len(column) for table in tables for column in table.values()) if names else 0
+    joined = {}
+    for name in names:
+        columns = []
+        for r in range(records):
+            parts = []
+            for table in tables:
+                K = len(next(iter(table.values()))[0]) if table else 0
+                column = table.get(name)
+                parts.append(column[r] if column is not None else np.full(K, np.nan))
+            columns.append(np.concatenate(parts))
+        joined[name] = columns
+    return joined
+
 
 def resolve_device(name: str = "auto") -> torch.device:
     if name == "auto":
@@ -79,95 +119,187 @@ def train_pack(
     info: StudyInfo,
     configs: Sequence[Config],
     eval_points: Sequence[EvalPoint],
-    record_every: int,
+    record: RecordSchedule | int = 50,
     device: torch.device | str = "cpu",
     progress: Progress | None = None,
+    compile: str = "auto",
+    memory_limit: int | None = None,
 ) -> PackResult:
-    """Train K configs with equal shape params together; record metrics every `record_every` steps."""
+    """Train K configs with equal shape params together, recording at `record` (every k steps, or a
+    schedule). `compile`: "auto" (when it pays), "on" or "off". `memory_limit` (bytes) overrides the
+    device's free memory when sizing parts."""
+    from iclscale.footprint import pack_parts
+
+    schedule = record if isinstance(record, RecordSchedule) else RecordSchedule(every=record)
+    device = torch.device(device)
     start = time.perf_counter()
-    study = info.load()
-    pack = Pack.build(info, list(configs), device)
-    pack.constants = study.constants(pack)
-    model, steps, initial = None, 0, {}
-    if study.trainable:
-        module = study.module(pack).to(pack.device)
-        initial = {name: p.detach().clone() for name, p in study.init_params(pack).items()}
-        params = {name: p.clone() for name, p in initial.items()}
-        model = PackedModel(module, params)
-        steps = int(pack.shape["steps"])
-
-    result = PackResult(list(configs), list(eval_points), device=str(pack.device))
-    result.evals = {point: {} for point in eval_points}
-    active = torch.ones(pack.K, dtype=torch.bool, device=pack.device)
-    diverged_at = torch.zeros(pack.K, dtype=torch.int64, device=pack.device)  # 0: not diverged
-    loss_sum = torch.zeros(pack.K, device=pack.device)
-    since_record = 0
-
-    def record(step: int) -> None:
-        nonlocal loss_sum, since_record
-        pack.step, pack.final = step, step == steps
-        measured = model
-        if model is not None and not bool(active.all()):
-            # a diverged config's records are discarded; measure it on its initial parameters so
-            # that no study has to cope with non-finite values
-            measured = PackedModel(
-                model.module, {n: torch.where(per_config(active, p), p, initial[n]) for n, p in params.items()}
-            )
-        with torch.no_grad():
-            metrics = dict(study.probes(pack, measured))
-            if since_record:
-                metrics["train_loss"] = loss_sum / since_record
-            _append(result.probes, metrics, len(result.record_steps))
-            for point in eval_points:
-                _append(result.evals[point], study.evaluate(pack, measured, dict(point)), len(result.record_steps))
-        result.record_steps.append(step)
-        loss_sum, since_record = torch.zeros_like(loss_sum), 0
-        if progress is not None:
-            progress(step, steps, result)
-
-    record(0)
-    if steps:
-        optimizer = OPTIMIZERS[pack.shape["optimizer"]](params, pack.hp["lr"], pack.hp.get("lr_decay"))
-        grad_fn = vmap(grad_and_value(_config_loss(study, module)))
-        for t in range(steps):
-            batch = study.sample_batch(pack, t)
-            grads, loss = grad_fn(params, pack.hp, batch)
-            finite = torch.isfinite(loss)
-            for g in grads.values():
-                finite &= torch.isfinite(g).flatten(1).all(dim=1)
-            # the update of iteration t would have been non-finite (no host sync: fine on CUDA too)
-            diverged_at = torch.where(active & ~finite, t + 1, diverged_at)
-            active &= finite
-            with torch.no_grad():
-                optimizer.step(grads, active)
-            loss_sum += torch.where(active, loss.detach(), 0.0)
-            since_record += 1
-            if (t + 1) % record_every == 0 or t + 1 == steps:
-                record(t + 1)
-
-    result.diverged_step = [step or None for step in diverged_at.tolist()]
-    result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
+    parts = pack_parts(info, list(configs), list(eval_points), device, memory_limit)
+    results = []
+    for index, (members, padding) in enumerate(parts):
+        trainer = PackTrainer(info, members, list(eval_points), device)
+        report = progress if len(parts) == 1 else _part_progress(progress, index, len(parts))
+        result = trainer.run(schedule, report, compile)
+        results.append(_drop_padding(result, padding))
+    result = results[0] if len(results) == 1 else PackResult.concatenate(results)
     result.wall_time = time.perf_counter() - start
     return result
 
 
-def _config_loss(study: Study, module: torch.nn.Module) -> Callable:
-    def loss(params: dict[str, torch.Tensor], hp: Mapping[str, torch.Tensor], batch: Any) -> torch.Tensor:
-        def predict(*inputs: torch.Tensor) -> Any:
-            return functional_call(module, params, inputs)
-
-        return study.loss(predict, batch, hp)
-
-    return loss
+def _part_progress(progress: Progress | None, index: int, count: int) -> Progress | None:
+    if progress is None:
+        return None
+    return lambda step, steps, result: progress(index * steps + step, count * steps, result)
 
 
-def _append(store: dict[str, list[np.ndarray]], metrics: Mapping[str, torch.Tensor], n_before: int) -> None:
-    """Add one record; a metric missing from some records (e.g. measured only at the end) is NaN there."""
-    K = None
-    for name, value in metrics.items():
-        values = value.detach().to("cpu", torch.float64).numpy()
-        K = len(values)
-        store.setdefault(name, [np.full(K, np.nan)] * n_before).append(values)
-    for column in store.values():
-        if len(column) == n_before:
-            column.append(np.full(len(column[0]) if column else K, np.nan))
+def _drop_padding(result: PackResult, padding: int) -> PackResult:
+    """Remove the copies that made a last part as large as the others (one compiled shape for all parts)."""
+    if not padding:
+        return result
+    keep = len(result.configs) - padding
+    result.configs, result.status, result.diverged_step = (
+        result.configs[:keep],
+        result.status[:keep],
+        result.diverged_step[:keep],
+    )
+    result.probes = {n: [v[:keep] for v in column] for n, column in result.probes.items()}
+    result.evals = {p: {n: [v[:keep] for v in column] for n, column in m.items()} for p, m in result.evals.items()}
+    return result
+
+
+class PackTrainer:
+    """One pack on one device: its stacked parameters, buffers, optimizer state and divergence mask."""
+
+    def __init__(self, info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device: torch.device):
+        self.info, self.study = info, info.load()
+        self.pack = Pack.build(info, configs, device)
+        self.eval_points = eval_points
+        self.steps = int(self.pack.shape["steps"]) if self.study.trainable else 0
+        self.params, self.buffers, self.initial, self.opt_state, self.training_set = {}, {}, {}, {}, None
+        self.measurer = Measurer(self.study, self.pack, eval_points)
+        with self.defaults():
+            self.pack.const = self.pack.map(self.study.constants)
+            self.module = self.study.module(self.pack.view()) if self.study.trainable else None
+            if self.module is not None:
+                self._init_tensors()
+
+    # The study's functions for one config ----------------------------------------------------------
+    def defaults(self):
+        return self.pack.defaults()
+
+    def _init_tensors(self) -> None:
+        values = self.pack.map(self.study.init, randomness="same")
+        optimizer = self.pack.shape["optimizer"]
+        trainable = [name for name, _ in self.module.named_parameters()]
+        frozen = [name for name, _ in self.module.named_buffers()]
+        missing = [name for name in (*trainable, *frozen) if name not in values]
+        if missing:
+            raise ValueError(f"study {self.info.name}: init gives no value for {missing}")
+        # contiguous: the compiled step is specialised to its inputs' strides, and its outputs are contiguous
+        self.params = {name: values[name].contiguous() for name in trainable}
+        self.buffers = {name: values[name].contiguous() for name in frozen}
+        self.initial = {name: p.clone() for name, p in self.params.items()}
+        self.opt_state = {n: torch.zeros_like(p) for n, p in recipe.initial_state(optimizer, self.params).items()}
+        if self.pack.shape["optimizer"] == "gd":  # full-batch gradient descent on a set drawn once
+            self.training_set = self.pack.map(self.study.training_set)
+
+    # Training and recording ------------------------------------------------------------------------
+    def run(self, schedule: RecordSchedule, progress: Progress | None = None, compile: str = "auto") -> PackResult:
+        start = time.perf_counter()
+        result = PackResult(self.pack.configs, self.eval_points, device=str(self.pack.device))
+        result.evals = {point: {} for point in self.eval_points}
+        result.eval_errors = dict.fromkeys(self.eval_points)
+        record_at = set(schedule.record_steps(self.steps))
+        with self.defaults():
+            state = self.start_state()
+            self.params, self.opt_state, active, diverged_at, loss_sum = state
+            self.record(result, 0, active, None)
+            if progress is not None:
+                progress(0, self.steps, result)
+            runner = self.runner(compile) if self.steps else None
+            fixed = self.step_inputs()
+            since = 0
+            for t in range(self.steps):
+                state = runner(*state, *fixed, torch.tensor(t, dtype=torch.int64))
+                since += 1
+                if t + 1 in record_at:
+                    self.params, self.opt_state, active, diverged_at, loss_sum = state
+                    self.record(result, t + 1, active, loss_sum / since)
+                    state = (self.params, self.opt_state, active, diverged_at, torch.zeros_like(loss_sum))
+                    since = 0
+                    if progress is not None:
+                        progress(t + 1, self.steps, result)
+            result.compiled = runner is not None and runner.compiled
+        result.diverged_step = [step or None for step in diverged_at.tolist()]
+        result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
+        result.wall_time = time.perf_counter() - start
+        return result
+
+    def start_state(self) -> tuple:
+        """What a step updates: params, optimizer state, the active mask, the step each config diverged at
+        (0: not diverged) and the summed training loss since the last record."""
+        K = self.pack.K
+        active, diverged_at = torch.ones(K, dtype=torch.bool), torch.zeros(K, dtype=torch.int64)
+        return self.params, self.opt_state, active, diverged_at, torch.zeros(K)
+
+    def step_inputs(self) -> tuple:
+        """What a step reads and never changes."""
+        return self.buffers, self.pack.hp, self.pack.rng.base, self.pack.const, self.training_set
+
+    def runner(self, compile: str) -> StepRunner:
+        key = (self.info.name, tuple(self.pack.shape.items()), self.pack.device.type)
+        if key not in _STEPS:
+            _STEPS[key] = make_step(self.info, self.study, self.module, self.pack.shape)
+        return StepRunner(_STEPS[key], self.steps, compile)
+
+    def measured_net(self, active: torch.Tensor) -> PackNet | None:
+        """The parameters to measure: a diverged config is measured on its initial parameters (its records
+        are discarded), so that no study has to cope with non-finite values."""
+        if self.module is None:
+            return None
+        params = {n: torch.where(_per_config(active, p), p, self.initial[n]) for n, p in self.params.items()}
+        return PackNet(self.module, {**params, **self.buffers})
+
+    def record(self, result: PackResult, step: int, active: torch.Tensor, train_loss: torch.Tensor | None) -> None:
+        """Probes and every eval point on the current parameters (see `iclscale.measuring`)."""
+        self.measurer.record(result, step, step == self.steps, self.measured_net(active), train_loss)
+
+
+_STEPS: dict[tuple, Callable] = {}
+"""One step function per (study, shape params, device type), so that `torch.compile` compiles it once per
+process: packs and parts of packs with the same shapes reuse it."""
+
+
+def make_step(info: StudyInfo, study: Study, module: torch.nn.Module, shape: Mapping[str, Any]) -> Callable:
+    """One training iteration of a whole pack, a pure function of the stacked tensors (what is compiled)."""
+    from iclscale.rng import Stream
+
+    steps, full_batch = int(shape["steps"]), shape["optimizer"] == "gd"
+    view_class = config_view_class(info)
+
+    def one(params, buffers, state, hp, key, const, data, active, t):
+        c = config_view(view_class, shape, hp, Stream(key), const)
+        batch = data if full_batch else study.batch(c, t)
+        grads, loss = grad_and_value(lambda p: study.loss(Net(module, {**p, **buffers}), batch, c))(params)
+        finite = torch.isfinite(loss)
+        for g in grads.values():
+            finite = finite & torch.isfinite(g).all()
+        lr = recipe.learning_rate(shape["schedule"], c.lr, c.lr_decay, t, steps)
+        new_params, new_state = recipe.update(shape["optimizer"], params, grads, state, lr, t)
+        ok = active & finite
+        new_params = {n: torch.where(ok, v, params[n]) for n, v in new_params.items()}
+        new_state = {n: torch.where(ok, v, state[n]) for n, v in new_state.items()}
+        return new_params, new_state, ok, loss
+
+    one_per_config = vmap(one, in_dims=(0, 0, 0, 0, 0, 0, 0 if full_batch else None, 0, None))
+
+    def step(params, opt_state, active, diverged_at, loss_sum, buffers, hp, keys, const, data, t):
+        new_params, new_state, ok, loss = one_per_config(params, buffers, opt_state, hp, keys, const, data, active, t)
+        diverged_at = torch.where(active & ~ok, t + 1, diverged_at)  # the update of iteration t was non-finite
+        return new_params, new_state, ok, diverged_at, loss_sum + torch.where(ok, loss.detach(), 0.0)
+
+    return step
+
+
+def _per_config(value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
+    """A (K,) tensor shaped to broadcast against a (K, ...) tensor."""
+    return value.reshape(-1, *([1] * (like.ndim - 1)))

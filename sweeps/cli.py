@@ -15,12 +15,12 @@ def add_commands(commands) -> None:
     sub = sweep.add_subparsers(dest="sweep_command", required=True, metavar="SUBCOMMAND")
 
     plan = sub.add_parser("plan", help="expand a sweep file into configs and packs, without training")
-    plan.add_argument("file")
+    _sweep_arguments(plan)
     plan.add_argument("--out", metavar="DIR", help="results directory to compare with (default results/<name>)")
     plan.set_defaults(handler=cmd_plan)
 
     run = sub.add_parser("run", help="run a sweep; re-running resumes, training only what is not stored")
-    run.add_argument("file")
+    _sweep_arguments(run)
     run.add_argument("--out", metavar="DIR", help="results directory or URI (default results/<name>)")
     run.add_argument(
         "--address",
@@ -34,7 +34,8 @@ def add_commands(commands) -> None:
     )
     run.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
     run.add_argument("--retries", type=int, default=2, help="retries of a failed trial before it is stored as failed")
-    run.add_argument("--quiet", action="store_true", help="no progress output")
+    run.add_argument("--quiet", action="store_true", help="print only the summary line")
+    run.add_argument("--verbose", action="store_true", help="also show Ray Tune's trial tables and Ray's logs")
     run.set_defaults(handler=cmd_run)
 
     status = sub.add_parser("status", help="count ok / diverged / failed / missing configs of a results directory")
@@ -42,14 +43,32 @@ def add_commands(commands) -> None:
     status.set_defaults(handler=cmd_status)
 
 
+def _sweep_arguments(parser) -> None:
+    from sweeps.spec import Limits
+
+    parser.add_argument("file")
+    parser.add_argument(
+        "overrides", nargs="*", metavar="KEY=VALUE", help="override the file: seeds=5 L=[0.1,1] fixed.d=3 pack_size=64"
+    )
+    parser.add_argument(
+        "--max-configs", type=int, default=Limits.max_configs, metavar="N", help="refuse sweeps of more configs"
+    )
+    parser.add_argument(
+        "--max-eval-points", type=int, default=Limits.max_eval_points, metavar="N", help="refuse larger eval grids"
+    )
+
+
 def default_out(name: str) -> str:
     return os.path.join("results", name)
 
 
-def _load(path: str):
-    from sweeps.spec import load_sweep
+def _load(args: argparse.Namespace):
+    from sweeps.spec import Limits, load_sweep
 
-    sweep = load_sweep(path)
+    for flag, value in (("--max-configs", args.max_configs), ("--max-eval-points", args.max_eval_points)):
+        if value < 1:
+            raise UserError(f"{flag} must be a positive integer, got {value}")
+    sweep = load_sweep(args.file, args.overrides, Limits(args.max_configs, args.max_eval_points))
     _check_laws(sweep)
     return sweep
 
@@ -64,10 +83,12 @@ def cmd_plan(args: argparse.Namespace) -> None:
     from sweeps.plan import make_plan
     from sweeps.store import Location, stored_keys
 
-    sweep = _load(args.file)
+    sweep = _load(args)
     location = Location(args.out or default_out(sweep.name))
     if sweep.search:
-        from sweeps.search import describe_search, load_states
+        from sweeps.search import check_metric, describe_search, load_states
+
+        check_metric(sweep)  # an unknown search metric is refused by plan as by run
 
         print(describe_search(sweep, location.uri, load_states(sweep, location)))
         return
@@ -99,62 +120,20 @@ def describe_plan(plan, out: str) -> str:
     )
 
 
-def cmd_run(args: argparse.Namespace) -> None:
-    from sweeps.execute import SweepContext, run_inline
-    from sweeps.plan import make_plan
-    from sweeps.store import Location, read_frozen_sweep, stored_keys, write_frozen_sweep
+def cmd_run(args: argparse.Namespace) -> int:
+    from sweeps.run import run_sweep
 
-    sweep = _load(args.file)
-    if args.retries < 0:
-        raise UserError(f"--retries must be 0 or more, got {args.retries}")
-    if args.executor == "inline" and args.address:
-        raise UserError("--address needs --executor ray")
+    sweep = _load(args)
     if args.executor == "inline":
         from iclscale.runtime import single_threaded_by_default
 
         single_threaded_by_default()
-    out = args.out or default_out(sweep.name)
-    location = Location(out)
-    frozen = read_frozen_sweep(location) if location.exists() else None
-    if frozen and frozen.get("study") != sweep.study.name:
-        raise UserError(
-            f"{out} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; choose another --out"
-        )
-    if sweep.search:  # tune the searched params with Optuna instead of running a grid over them
-        from sweeps.search import run_search
-
-        run_search(sweep, location, args.executor, args.address, args.device, args.retries, args.quiet)
-        print(format_counts(sweep.name, status_counts(location.uri), location.uri))
-        return
-    plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
-    if not args.quiet:
-        print(describe_plan(plan, location.uri), flush=True)
-    write_frozen_sweep(location, sweep.resolved())
-    if not plan.packs:
-        print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
-        return
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, location.uri)
-    if args.executor == "inline":
-        run_inline(plan, context, args.device, show_progress=not args.quiet)
-    else:
-        from sweeps.ray_executor import run_on_ray
-
-        if args.address and location.local and not args.quiet:
-            print(
-                f"note: every node of the cluster must see {location.uri} (a shared filesystem); "
-                "otherwise write to object storage, e.g. --out s3://BUCKET/PREFIX"
-            )
-
-        totals = run_on_ray(plan, context, args.address, args.device, args.retries, verbose=0 if args.quiet else 1)
-        if totals["nodes"] and not args.quiet:
-            print(f"packs ran on nodes: {', '.join(totals['nodes'])}")
-    counts = status_counts(location.uri)
-    print(format_counts(sweep.name, counts, location.uri))
+    return run_sweep(sweep, args, args.out or default_out(sweep.name))
 
 
 def status_counts(out: str) -> dict[str, Any]:
     """Per-config status against the frozen sweep: ok, diverged, failed, missing."""
-    from sweeps.spec import parse_sweep
+    from sweeps.spec import parse_frozen
     from sweeps.store import FAILED, Location, read_frozen_sweep, stored_keys
 
     location = Location(out)
@@ -163,8 +142,7 @@ def status_counts(out: str) -> dict[str, Any]:
     frozen = read_frozen_sweep(location)
     if frozen is None:
         raise UserError(f"{out!r} is not a results directory: it has no sweep.yaml")
-    frozen = {k: v for k, v in frozen.items() if k != "params"}
-    sweep = parse_sweep(frozen, f"{out}/sweep.yaml")
+    sweep = parse_frozen(frozen, f"{out}/sweep.yaml")
     if sweep.search:
         from sweeps.search import search_status
 

@@ -48,7 +48,9 @@ class Plan:
         return sum(int(c.as_dict().get("steps", 0)) for c in self.configs)
 
 
-def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str]) -> Plan:
+def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str], slots: int = 1) -> Plan:
+    """The packs still to train. With pack_size auto, one pack per shape group, the largest split in halves
+    until there are at least `slots` packs (one per worker that can run at once)."""
     configs = sweep.configs()
     points = sweep.eval_points()
     keys = [eval_key(p) for p in points]
@@ -70,19 +72,36 @@ def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str]) -> Plan:
         missing_of[config.run_id] = missing
         groups[config.shape_key(shape_names)].append(config)
 
-    packs = []
     size = sweep.resources.pack_size
-    for members in groups.values():
-        for start in range(0, len(members), size):
-            chunk = members[start : start + size]
-            missing = set().union(*(missing_of[c.run_id] for c in chunk))
-            packs.append(
-                PackPlan(pack_id(sweep, chunk, keys), chunk, points, missing, {c.run_id for c in chunk} & fresh)
-            )
+    if size == "auto":
+        chunks = auto_packs(list(groups.values()), slots)
+    else:
+        chunks = [
+            members[start : start + size] for members in groups.values() for start in range(0, len(members), size)
+        ]
+    packs = []
+    for chunk in chunks:
+        missing = set().union(*(missing_of[c.run_id] for c in chunk))
+        fresh_here = {c.run_id for c in chunk} & fresh
+        packs.append(PackPlan(pack_id(sweep, chunk, keys, missing), chunk, points, missing, fresh_here))
     return Plan(sweep, configs, points, packs, counts)
 
 
-def pack_id(sweep: Sweep, configs: list[Config], keys: list[str]) -> str:
-    """A content hash: the same pack of the same sweep always gets the same id (and fragment name)."""
-    payload = json.dumps([sweep.study.name, sorted(c.run_id for c in configs), sorted(keys)])
+def auto_packs(groups: list[list[Config]], slots: int) -> list[list[Config]]:
+    """Whole shape groups, the largest halved while there are fewer packs than slots (and it has 2+ configs)."""
+    packs = [list(group) for group in groups]
+    while len(packs) < slots:
+        largest = max(range(len(packs)), key=lambda i: len(packs[i]), default=None)
+        if largest is None or len(packs[largest]) < 2:
+            break
+        pack = packs.pop(largest)
+        half = (len(pack) + 1) // 2
+        packs[largest:largest] = [pack[:half], pack[half:]]
+    return packs
+
+
+def pack_id(sweep: Sweep, configs: list[Config], keys: list[str], missing: set[tuple[str, str]]) -> str:
+    """A content hash of the pack and the rows it writes: the same work always gets the same id (and
+    fragment name), and a retry of some of its rows (a failed eval point) gets another."""
+    payload = json.dumps([sweep.study.name, sorted(c.run_id for c in configs), sorted(keys), sorted(missing)])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]

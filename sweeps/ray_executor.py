@@ -3,18 +3,30 @@
 With no address the tool starts a local Ray instance sized to the machine and listening on
 loopback only (Ray's dashboard and job API have no authentication, and on Linux Ray binds the
 machine's external address unless RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 is in the environment of the
-process that starts it). With an address (`auto`, `host:port` or `ray://…`) it joins that cluster.
+process that starts it). With an address (`auto`, `host:port` or `ray://…`) it joins that cluster,
+after one TCP dial of that address (and nothing else) shows something listens there: Ray's own
+connect retries for minutes. A pack's resources are checked against what the cluster can ever offer
+before any trial starts: Ray waits forever for resources no node has.
 
 Each trial trains its pack, reports progress to Tune, and commits its fragment to the store (a
 shared path or an object-store URI on a cluster). Failed trials are retried (`FailureConfig`); once
-retries are spent, the pack is stored as `failed` rows. No scheduler stops trials early: measurement
-sweeps read iterations-to-threshold from full curves.
+retries are spent, the pack is stored as `failed` rows. A trial that cannot write the store (disk
+full, read-only) stops the sweep with one line. No scheduler stops trials early: measurement sweeps
+read iterations-to-threshold from full curves. Tune's experiment state lives in a temporary
+directory outside the results (never in, never loaded from a results directory: resuming is by
+content hash), and Tune's own SIGINT handler is off, so Ctrl-C stops the sweep at once.
 """
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import os
+import shutil
+import socket
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from iclscale.errors import UserError
@@ -22,32 +34,115 @@ from sweeps.execute import SweepContext, record_failure, run_pack
 from sweeps.plan import PackPlan, Plan
 
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+QUIET_ENV = {"TUNE_DISABLE_SIGINT_HANDLER": "1"}  # Ctrl-C stops the sweep at once; no Tuner.restore advice
+DIAL_TIMEOUT_S = 10.0
 AUTH_HINT = (
     "if the cluster uses token authentication (cluster.yaml turns it on), set RAY_AUTH_MODE=token and provide "
     "the cluster's token (~/.ray/auth_token, RAY_AUTH_TOKEN_PATH or RAY_AUTH_TOKEN)"
 )
+BOOTSTRAP_CONFIG = Path.home() / "ray_bootstrap_config.yaml"  # on a launcher-started head node
 
 
 def start_ray(address: str | None, quiet: bool = False) -> None:
     """Join the cluster at `address`, or start a local loopback-only instance."""
+    os.environ.update(QUIET_ENV)
+    # Tune's newer console output prints a box and hints even at verbose=0; the older one does not
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
     if address is None:
         os.environ.update(LOOPBACK_ENV)  # before ray is imported: it reads this when it starts
+    else:
+        host = dial(address)
     import ray
 
     if ray.is_initialized():
         return
-    common = {"configure_logging": True, "logging_level": "WARNING", "log_to_driver": not quiet}
+    common = {"configure_logging": True, "logging_level": "ERROR", "log_to_driver": not quiet}
     if address is None:
         ray.init(address="local", include_dashboard=False, **common)
         return
+    if host and _is_loopback(host) and not address.startswith("ray://"):
+        common["_node_ip_address"] = "127.0.0.1"  # a cluster on this machine: never look for another address
     auth_error = getattr(ray.exceptions, "AuthenticationError", ConnectionError)  # Ray >= 2.52
     try:
         ray.init(address=address, **common)
     except (ConnectionError, RuntimeError, ValueError, auth_error) as error:
-        first_line = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        first_line = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
         token_mode = os.environ.get("RAY_AUTH_MODE", "").lower() == "token"
         hint = "check that this machine has the cluster's token" if token_mode else AUTH_HINT
         raise UserError(f"--address {address}: no Ray cluster could be reached ({first_line}); {hint}") from None
+
+
+def dial(address: str) -> str | None:
+    """One TCP connection to host:port of the address, to fail fast when nothing listens there.
+    `auto` is Ray's own lookup of a cluster started on this machine (no dial); returns the host."""
+    if address == "auto":
+        return None
+    target = address.removeprefix("ray://")
+    host, sep, port = target.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UserError(f"--address {address}: expected auto, HOST:PORT or ray://HOST:PORT")
+    try:
+        with socket.create_connection((host, int(port)), timeout=DIAL_TIMEOUT_S):
+            pass
+    except OSError as error:
+        reason = error.strerror or type(error).__name__
+        raise UserError(
+            f"--address {address}: no Ray cluster answers there ({reason}); start one with `ray start --head` "
+            "or leave --address out to run on a local Ray"
+        ) from None
+    return host
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def check_resources(resources, address: str | None) -> None:
+    """Refuse per-pack resources that no node of the cluster can ever offer (Ray would wait forever):
+    the largest alive node, and on a launcher-started head the largest node type it may add."""
+    import ray
+
+    offers = [node["Resources"] for node in ray.nodes() if node.get("Alive")]
+    offers += _node_types()
+    wanted = {"CPU": resources.cpu, "GPU": resources.gpu}
+    if any(all(offer.get(k, 0) >= v for k, v in wanted.items() if v) for offer in offers):
+        return
+    largest = {k: max((offer.get(k, 0) for offer in offers), default=0) for k in wanted}
+    where = "this machine" if address is None else f"the cluster at {address}"
+    raise UserError(
+        f"resources: a pack asks for cpu {resources.cpu:g}, gpu {resources.gpu:g}, but no node of {where} can "
+        f"offer that (the largest has cpu {largest['CPU']:g}, gpu {largest['GPU']:g}); lower resources in the "
+        "sweep file or with resources.cpu=N resources.gpu=N"
+    )
+
+
+def _node_types() -> list[dict[str, float]]:
+    """Resources of the node types the cluster launcher's autoscaler may start, if this is its head."""
+    if not BOOTSTRAP_CONFIG.is_file():
+        return []
+    import yaml
+
+    try:
+        config = yaml.safe_load(BOOTSTRAP_CONFIG.read_text()) or {}
+        types = config.get("available_node_types") or {}
+        return [dict(spec.get("resources") or {}) for spec in types.values() if isinstance(spec, dict)]
+    except (OSError, yaml.YAMLError, AttributeError):
+        return []
+
+
+def worker_slots(resources) -> int:
+    """How many pack trials the connected cluster can run at once."""
+    import ray
+
+    total = ray.cluster_resources()
+    slots = total.get("CPU", 1) // resources.cpu
+    if resources.gpu:
+        slots = min(slots, total.get("GPU", 0) // resources.gpu)
+    return max(1, int(slots))
 
 
 def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepContext, device: str) -> None:
@@ -65,8 +160,18 @@ def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepCont
             tune.report({"step": step, "steps": steps, "node": node})
             last_report[0] = now
 
-    summary = run_pack(context, pack, device, node=node, progress=progress)
+    try:
+        summary = run_pack(context, pack, device, node=node, progress=progress)
+    except OSError as error:  # the store cannot be written: stop the sweep, do not retry
+        if error.errno is None or error.errno not in WRITE_ERRNOS:
+            raise
+        reason = error.strerror or " ".join(str(error).split())[:200]
+        tune.report({"write_error": f"{error.filename or context.out}: {reason}", "node": node})
+        return
     tune.report({"done": 1, "node": node, **summary})
+
+
+WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT}
 
 
 def run_on_ray(
@@ -75,53 +180,104 @@ def run_on_ray(
     address: str | None,
     device: str = "auto",
     retries: int = 2,
-    verbose: int = 1,
+    verbose: int = 0,
+    progress=None,
 ) -> dict[str, Any]:
-    start_ray(address, quiet=verbose == 0)  # first: it sets the environment Ray reads on import
-    import ray
+    """Run every pack as a Tune trial. Ray must be started (`start_ray`)."""
     from ray import tune
 
     resources = plan.sweep.resources
     trainable = tune.with_parameters(pack_trial, packs=plan.packs, context=context, device=device)
     trainable = tune.with_resources(trainable, {"cpu": resources.cpu, "gpu": resources.gpu})
+    storage = tempfile.mkdtemp(prefix="iclscale-tune-")
+    callbacks = [_progress_callback(progress)] if progress is not None else []
     tuner = tune.Tuner(
         trainable,
         param_space={"pack": tune.grid_search(list(range(len(plan.packs))))},
         tune_config=tune.TuneConfig(reuse_actors=True),
         run_config=tune.RunConfig(
-            name=f"{context.sweep}-{time.strftime('%Y%m%d-%H%M%S')}",
-            **tune_storage(context.out),
+            name=context.sweep,
+            storage_path=storage,
             failure_config=tune.FailureConfig(max_failures=retries),
+            stop=_WriteErrorStopper(),
+            callbacks=callbacks,
             verbose=verbose,
         ),
     )
-    results = tuner.fit()
-    totals = {"packs": len(plan.packs), "failed_packs": 0, "nodes": set()}
+    try:
+        results = tuner.fit()
+    finally:
+        shutil.rmtree(storage, ignore_errors=True)
+
+    totals = {"packs": len(plan.packs), "failed_packs": 0, "nodes": set(), "write_error": None}
     for result in results:
+        if not result.config:  # a trial that never started (the sweep was stopped)
+            continue
         pack = plan.packs[result.config["pack"]]
-        if result.error is not None:
+        metrics = result.metrics or {}
+        if metrics.get("write_error"):
+            totals["write_error"] = metrics["write_error"]
+        elif result.error is not None:
             record_failure(context, pack, _error_text(result.error))
             totals["failed_packs"] += 1
-        elif result.metrics:
-            totals["nodes"].add(result.metrics.get("node"))
+        elif metrics:
+            totals["nodes"].add(metrics.get("node"))
     totals["nodes"] = sorted(n for n in totals["nodes"] if n)
-    if address is None:
-        ray.shutdown()
+    if totals["write_error"]:
+        raise UserError(f"cannot write the results: {totals['write_error']}")
     return totals
 
 
-def tune_storage(out: str) -> dict[str, Any]:
-    """Tune's own experiment files live beside the results, hidden (`.tune`), on the same storage
-    (an object store's URI may carry options such as ?endpoint_override=…, so pass its filesystem)."""
-    from sweeps.store import Location
+def _WriteErrorStopper():
+    """A Tune stopper: once a trial could not write the store (disk full, read-only), stop them all."""
+    from ray.tune import Stopper
 
-    location = Location(out)
-    if location.local:
-        return {"storage_path": location.path(".tune")}
-    return {"storage_path": location.path(".tune"), "storage_filesystem": location.fs}
+    class WriteErrorStopper(Stopper):
+        def __init__(self):
+            self.failed = False
+
+        def __call__(self, trial_id: str, result: dict[str, Any]) -> bool:
+            self.failed = self.failed or bool(result.get("write_error"))
+            return bool(result.get("write_error"))
+
+        def stop_all(self) -> bool:
+            return self.failed
+
+    return WriteErrorStopper()
+
+
+def tune_storage(out: str) -> dict[str, Any]:
+    """Where Tune keeps its experiment state: a fresh temporary directory, removed at exit; never
+    the results directory `out` (resuming is by content hash, never by Tuner.restore)."""
+    import atexit
+
+    storage = tempfile.mkdtemp(prefix="iclscale-tune-")
+    atexit.register(shutil.rmtree, storage, ignore_errors=True)
+    return {"storage_path": storage}
 
 
 def _error_text(error: BaseException) -> str:
     text = str(error).strip()
     lines = [line for line in text.splitlines() if line.strip()]
     return "\n".join(lines[-20:]) if lines else type(error).__name__
+
+
+def _progress_callback(progress):
+    """A Tune callback feeding trial events to the overall progress line (sweeps.progress)."""
+    from ray.tune import Callback
+
+    class ProgressCallback(Callback):
+        def on_trial_start(self, iteration, trials, trial, **info):
+            progress.started(trial.config["pack"])
+
+        def on_trial_result(self, iteration, trials, trial, result, **info):
+            if "step" in result:
+                progress.advanced(trial.config["pack"], int(result["step"]))
+
+        def on_trial_complete(self, iteration, trials, trial, **info):
+            progress.finished(trial.config["pack"])
+
+        def on_trial_error(self, iteration, trials, trial, **info):
+            progress.finished(trial.config["pack"], failed=True)
+
+    return ProgressCallback()

@@ -395,7 +395,7 @@ def check_metric(sweep: Sweep) -> None:
     except UserError:
         return  # the study refuses 0 steps: the first trial checks the metric instead
     point = sweep.eval_points()[0]
-    known = set(train_pack(info, [probe], [point], record_every=1, device="cpu").final_metrics(0, point))
+    known = set(train_pack(info, [probe], [point], 1, device="cpu").final_metrics(0, point))
     known |= {"train_loss"} if steps else set()
     if search["metric"] not in known:
         raise UserError(missing_metric(sweep, known))
@@ -521,7 +521,7 @@ def search_on_ray(
                     name=f"{context.sweep}-search{index}-{time.strftime('%Y%m%d-%H%M%S')}",
                     **tune_storage(context.out),
                     failure_config=tune.FailureConfig(max_failures=retries),
-                    verbose=0 if quiet else 1,
+                    verbose=0,  # the search prints one line per grid point instead
                 ),
             )
             errors = [result.error for result in tuner.fit() if result.error is not None]
@@ -538,12 +538,9 @@ def search_on_ray(
 def concurrency(search: dict[str, Any], remaining: int, resources) -> int:
     """Trials of one search at once: what the cluster holds, but at most a quarter of the search,
     since TPE learns only from finished trials (many at once is closer to random sampling)."""
-    import ray
+    from sweeps.ray_executor import worker_slots
 
-    total = ray.cluster_resources()
-    slots = total.get("CPU", 1) // resources.cpu
-    if resources.gpu:
-        slots = min(slots, total.get("GPU", 0) // resources.gpu)
+    slots = worker_slots(resources)
     return int(max(1, min(slots, remaining, math.ceil(search["trials"] / 4))))
 
 
@@ -571,7 +568,7 @@ def run_search(
         check_metric(sweep)  # before anything is written
     write_frozen_sweep(location, sweep.resolved())
     if todo:
-        context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, location.uri)
+        context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri)
 
         def after_point() -> None:  # a killed search keeps the best of the points it finished
             write_best(sweep, location, load_states(sweep, location))

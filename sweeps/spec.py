@@ -10,28 +10,34 @@ A sweep file is YAML:
     grid: {L: [0.1, 1, 10]}      # shape/train axes, crossed with each other and with the cases
     seeds: 10                    # a count (0..9) or a list of seeds
     eval: {L_test: [0.5, 1, 2]}  # eval-role params: a value or a list; one trained model measures all
-    record_every: 50             # record metrics every this many steps
+    record: {every: 50}          # when to record metrics: {every: K}, {log: N} log-spaced, or {steps: [...]}
+                                 # (record_every: K is the same as record: {every: K})
     laws: [name, ...]            # laws to fit in the report (analysis.laws)
-    resources: {cpu: 1, gpu: 0, pack_size: 256}
+    resources: {cpu: 1, gpu: 0, pack_size: auto}   # auto: sized by the device's memory
     search: {...}                # optional Optuna search mode (sweeps.search)
 
-Every mistake is refused with one message naming the file, the key and what is allowed.
+Every mistake is refused with one message naming the file, the line and column, the key and what
+is allowed, before anything runs. Each top-level key has one validator (`VALIDATORS`, in the order
+they run); the YAML itself is read with limits by `sweeps.yamlsafe`. A sweep's size is capped
+(`Limits`: configs and eval points, counted before anything is expanded); `--max-configs` and
+`--max-eval-points` raise the caps.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from iclscale.errors import UserError
-from iclscale.params import Config, EvalPoint, coerce_seed
+from iclscale.errors import UserError, shorten, unknown_name
+from iclscale.params import Config, EvalPoint, RecordSchedule, coerce_seed
 from iclscale.registry import StudyInfo, study_info
+from sweeps.limits import Limits, check_size
+from sweeps.yamlsafe import Marks, load_yaml
 
 TOP_LEVEL_KEYS = (
     "name",
@@ -43,19 +49,25 @@ TOP_LEVEL_KEYS = (
     "seeds",
     "eval",
     "record_every",
+    "record",
     "laws",
     "resources",
     "search",
 )
+FROZEN_ONLY_KEYS = ("params", "overrides")  # written into the frozen sweep.yaml, ignored when it is read back
 RESOURCE_KEYS = ("cpu", "gpu", "pack_size")
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+NAME_MAX = 100  # a name becomes a directory name (results/<name>)
+PACK_SIZE_MAX = 10**7
 
 
 @dataclass(frozen=True)
 class Resources:
     cpu: float = 1.0
     gpu: float = 0.0
-    pack_size: int = 256
+    pack_size: int | str = "auto"
+    """Configs per pack (per Ray trial), or "auto": one pack per shape group, split so that every worker has
+    one; the trainer then trains a pack in parts if it does not fit in the device's memory."""
 
 
 @dataclass
@@ -71,10 +83,13 @@ class Sweep:
     grid: dict[str, list[Any]] = field(default_factory=dict)
     seeds: list[int] = field(default_factory=lambda: [0])
     eval: dict[str, list[Any]] = field(default_factory=dict)
-    record_every: int = 50
+    record: RecordSchedule = field(default_factory=lambda: RecordSchedule(every=50))
     laws: list[str] = field(default_factory=list)
     resources: Resources = field(default_factory=Resources)
     search: dict[str, Any] | None = None
+    overrides: list[str] = field(default_factory=list)
+    """`key=value` overrides given on the command line (recorded in the frozen sweep.yaml)."""
+    limits: Limits = field(default_factory=Limits, repr=False)
 
     def configs(self) -> list[Config]:
         """Every (case × grid point × seed) as a validated config, in file order."""
@@ -83,10 +98,9 @@ class Sweep:
         for case in self.cases or [{}]:
             for values in itertools.product(*(self.grid[a] for a in axes)):
                 assignment = {**self.fixed, **case, **dict(zip(axes, values, strict=True))}
-                for seed in self.seeds:
-                    where = f"sweep file {self.path}: the combination {_describe(case, axes, values)}"
-                    config, _ = self.study.resolve(assignment, seed, where)
-                    configs.append(config)
+                where = f"sweep file {self.path}: the combination {_describe(case, axes, values)}"
+                first, _ = self.study.resolve(assignment, self.seeds[0], where)  # validated once, not per seed
+                configs += [Config(first.study, first.values, seed) for seed in self.seeds]
         return configs
 
     def eval_points(self) -> list[EvalPoint]:
@@ -108,12 +122,20 @@ class Sweep:
             "grid": self.grid,
             "seeds": self.seeds,
             "eval": self.eval,
-            "record_every": self.record_every,
+            "record": self.record.as_dict(),
             "laws": self.laws,
             "resources": vars(self.resources),
             "search": self.search,
+            "overrides": self.overrides or None,
             "params": {
-                p.name: {"role": p.role, "type": p.type.__name__, "default": p.default} for p in self.study.params
+                p.name: {
+                    "role": p.role,
+                    "type": p.type.__name__,
+                    "default": p.default,
+                    "symbol": p.symbol or p.name,
+                    "meaning": p.meaning,
+                }
+                for p in self.study.params
             },
         }
 
@@ -123,62 +145,210 @@ def _describe(case: Mapping[str, Any], axes: list[str], values: tuple) -> str:
     return "{" + ", ".join(f"{k}={v!r}" for k, v in items.items()) + "}" if items else "(defaults)"
 
 
-def load_sweep(path: str | Path) -> Sweep:
+def load_sweep(path: str | Path, overrides: list[str] | tuple[str, ...] = (), limits: Limits | None = None) -> Sweep:
+    """Read, override (`key=value`, see `sweeps.overrides`) and validate a sweep file."""
     path = Path(path)
     where = f"sweep file {path}"
-    if not path.is_file():
-        raise UserError(f"{where}: no such file")
     try:
-        raw = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        raise UserError(f"{where}: not valid YAML: {str(error).splitlines()[0]}") from None
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise UserError(f"{where}: a directory, not a file") from None
+    except FileNotFoundError:
+        raise UserError(f"{where}: no such file") from None
+    except OSError as error:
+        raise UserError(f"{where}: cannot be read ({error.strerror})") from None
+    raw, marks = load_yaml(data, where)
     if not isinstance(raw, dict):
-        raise UserError(f"{where}: expected a mapping with keys {', '.join(TOP_LEVEL_KEYS)}")
-    return parse_sweep(raw, str(path))
+        raise UserError(f"{where}: expected a mapping with keys {', '.join(TOP_LEVEL_KEYS)}, got {shorten(raw)}")
+    if overrides:
+        from sweeps.overrides import apply_overrides
+
+        raw = apply_overrides(raw, overrides, marks, where)
+    try:
+        return parse_sweep(raw, str(path), limits, list(overrides))
+    except UserError as error:
+        raise UserError(locate(str(error), where, marks)) from None
 
 
-def parse_sweep(raw: Mapping[str, Any], path: str) -> Sweep:
+def locate(message: str, where: str, marks: Marks) -> str:
+    """Put the line and column (or the override) of the key a message is about into it: the key is
+    the message's first segment after the file, e.g. `grid.L` in "sweep file f: grid.L: ..."."""
+    prefix = f"{where}: "
+    if not message.startswith(prefix):
+        return message
+    rest = message[len(prefix) :]
+    place = marks.find(rest.split(": ", 1)[0])
+    return f"{where}, {place}: {rest}" if place else message
+
+
+def parse_frozen(raw: Mapping[str, Any], path: str) -> Sweep:
+    """A frozen sweep.yaml (as `Sweep.resolved` wrote it) read back; its size was accepted when it ran."""
+    sweep = {k: v for k, v in raw.items() if k not in FROZEN_ONLY_KEYS}
+    return parse_sweep(sweep, path, Limits(max_configs=10**9, max_eval_points=10**9), raw.get("overrides") or [])
+
+
+Validator = Callable[["Sweep", Any, str], None]
+
+
+def parse_sweep(
+    raw: Mapping[str, Any], path: str, limits: Limits | None = None, overrides: list[str] | None = None
+) -> Sweep:
     where = f"sweep file {path}"
     unknown = [k for k in raw if k not in TOP_LEVEL_KEYS]
     if unknown:
-        raise UserError(f"{where}: unknown key {unknown[0]!r}; allowed keys: {', '.join(TOP_LEVEL_KEYS)}")
+        raise UserError(f"{where}: {_key_text(unknown[0])}: {unknown_name('key', unknown[0], TOP_LEVEL_KEYS)}")
     for required in ("name", "study"):
         if required not in raw:
             raise UserError(f"{where}: missing key {required!r}")
-    name = raw["name"]
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        raise UserError(f"{where}: name must be letters, digits, '_', '.' or '-', got {name!r}")
-    if not isinstance(raw["study"], str):
-        raise UserError(f"{where}: study must be a study name, got {raw['study']!r}")
-    try:
-        info = study_info(raw["study"])
-    except UserError as error:
-        raise UserError(f"{where}: study: {error}") from None
-
-    sweep = Sweep(path=path, name=name, study=info)
-    sweep.description = _text(raw.get("description", ""), f"{where}: description")
-    sweep.fixed = _params(info, raw.get("fixed"), f"{where}: fixed", ("shape", "train"), scalar=True)
-    sweep.grid = _params(info, raw.get("grid"), f"{where}: grid", ("shape", "train"), scalar=False)
-    sweep.cases = _cases(info, raw.get("cases"), f"{where}: cases")
-    sweep.eval = _params(info, raw.get("eval"), f"{where}: eval", ("eval",), scalar=None)
+    sweep = Sweep(path=path, name="", study=_study(raw["study"], f"{where}: study"), overrides=overrides or [])
+    if "record" in raw and "record_every" in raw:
+        raise UserError(f"{where}: record_every: give record or record_every, not both")
+    sweep.limits = limits or Limits()
+    for key, validate in VALIDATORS.items():
+        validate(sweep, raw.get(key, DEFAULTS.get(key)), f"{where}: {key}")
     _check_given_once(sweep, where)
-    sweep.seeds = _seeds(raw.get("seeds", 1), f"{where}: seeds")
-    sweep.record_every = _positive_int(raw.get("record_every", 50), f"{where}: record_every")
-    sweep.laws = _laws(raw.get("laws", []), f"{where}: laws")
-    sweep.resources = _resources(raw.get("resources", {}), f"{where}: resources")
+    check_size(sweep, sweep.limits, where)
     if raw.get("search") is not None:
         from sweeps.search import parse_search
 
-        sweep.search = parse_search(info, raw["search"], f"{where}: search", sweep)
+        sweep.search = parse_search(sweep.study, raw["search"], f"{where}: search", sweep)
     sweep.configs()  # validates every combination (cross-param checks) before anything runs
     sweep.eval_points()
     return sweep
 
 
-def _text(value: Any, where: str) -> str:
+def _study(value: Any, where: str) -> StudyInfo:
     if not isinstance(value, str):
-        raise UserError(f"{where}: must be text, got {value!r}")
-    return value
+        raise UserError(f"{where}: must be a study name, got {shorten(value)}")
+    try:
+        return study_info(value)
+    except UserError as error:
+        raise UserError(f"{where}: {error}") from None
+
+
+def _name(sweep: Sweep, value: Any, where: str) -> None:
+    if not isinstance(value, str) or len(value) > NAME_MAX or not NAME_PATTERN.fullmatch(value):
+        raise UserError(
+            f"{where}: must be at most {NAME_MAX} letters, digits, '_', '.' or '-' (it names the results "
+            f"directory), got {shorten(value)}"
+        )
+    sweep.name = value
+
+
+def _description(sweep: Sweep, value: Any, where: str) -> None:
+    if not isinstance(value, str):
+        raise UserError(f"{where}: must be text, got {shorten(value)}")
+    sweep.description = value
+
+
+def _fixed(sweep: Sweep, value: Any, where: str) -> None:
+    sweep.fixed = _params(sweep.study, value, where, ("shape", "train"), scalar=True)
+
+
+def _grid(sweep: Sweep, value: Any, where: str) -> None:
+    sweep.grid = _params(sweep.study, value, where, ("shape", "train"), scalar=False)
+
+
+def _cases(sweep: Sweep, value: Any, where: str) -> None:
+    if value is None:
+        return
+    if not isinstance(value, list) or not value:
+        raise UserError(f"{where}: expected a non-empty list of mappings (one per case), got {shorten(value)}")
+    for i, case in enumerate(value):
+        if not isinstance(case, dict) or not case:
+            raise UserError(f"{where}[{i}]: a case is a non-empty mapping of params to values, got {shorten(case)}")
+    sweep.cases = [
+        _params(sweep.study, c, f"{where}[{i}]", ("shape", "train"), scalar=True) for i, c in enumerate(value)
+    ]
+
+
+def _eval(sweep: Sweep, value: Any, where: str) -> None:
+    sweep.eval = _params(sweep.study, value, where, ("eval",), scalar=None)
+
+
+def _seeds(sweep: Sweep, value: Any, where: str) -> None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 1:
+            raise UserError(f"{where}: a seed count must be at least 1, got {value}")
+        cap = sweep.limits.max_configs
+        if value > cap:
+            raise UserError(
+                f"{where}: {value:,} seeds is past the cap of {cap:,} configs; raise it with --max-configs N"
+            )
+        sweep.seeds = list(range(value))
+        return
+    if isinstance(value, list) and value:
+        seeds = [coerce_seed(v, where) for v in value]
+        if len(set(seeds)) != len(seeds):
+            raise UserError(f"{where}: a seed appears twice in {shorten(value)}")
+        sweep.seeds = seeds
+        return
+    raise UserError(f"{where}: expected a count (e.g. 10) or a non-empty list of seeds, got {shorten(value)}")
+
+
+def _record_every(sweep: Sweep, value: Any, where: str) -> None:
+    """Shorthand for record: {every: K}."""
+    if value is not None:
+        sweep.record = RecordSchedule(every=_positive_int(value, where))
+
+
+def _record(sweep: Sweep, value: Any, where: str) -> None:
+    """When to record metrics: {every: K}, {log: N} log-spaced, or {steps: [...]} (iclscale.params)."""
+    if value is not None:
+        sweep.record = RecordSchedule.parse(value, where)
+
+
+def _laws(sweep: Sweep, value: Any, where: str) -> None:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UserError(f"{where}: expected a list of law names, got {shorten(value)}")
+    sweep.laws = list(value)
+
+
+def _resources(sweep: Sweep, value: Any, where: str) -> None:
+    """Per-pack resources: finite, cpu > 0, gpu >= 0. Whether a cluster can ever offer them is
+    checked once it is reached (sweeps.ray_executor.check_resources)."""
+    if not isinstance(value, dict):
+        raise UserError(f"{where}: expected a mapping with keys {', '.join(RESOURCE_KEYS)}, got {shorten(value)}")
+    unknown = [k for k in value if k not in RESOURCE_KEYS]
+    if unknown:
+        raise UserError(f"{where}.{_key_text(unknown[0])}: {unknown_name('key', unknown[0], RESOURCE_KEYS)}")
+    default = Resources()
+    amounts = {}
+    for key in ("cpu", "gpu"):
+        amount = value.get(key, getattr(default, key))
+        if not _finite_number(amount) or amount < 0 or (key == "cpu" and amount == 0):
+            wanted = "> 0" if key == "cpu" else ">= 0"
+            raise UserError(f"{where}.{key}: expected a finite number {wanted}, got {shorten(amount)}")
+        amounts[key] = float(amount)
+    pack_size = value.get("pack_size", default.pack_size)
+    if pack_size != "auto":
+        if isinstance(pack_size, bool) or not isinstance(pack_size, int) or pack_size < 1:
+            raise UserError(f"{where}.pack_size: expected a positive integer or auto, got {shorten(pack_size)}")
+        if pack_size > PACK_SIZE_MAX:
+            raise UserError(f"{where}.pack_size: at most {PACK_SIZE_MAX:,} configs per pack, got {pack_size:,}")
+    sweep.resources = Resources(amounts["cpu"], amounts["gpu"], pack_size)
+
+
+def _nothing(sweep: Sweep, value: Any, where: str) -> None:
+    """study and search are read outside the loop (the study first, search last)."""
+
+
+DEFAULTS: dict[str, Any] = {"description": "", "seeds": 1, "laws": [], "resources": {}}
+VALIDATORS: dict[str, Validator] = {
+    "study": _nothing,
+    "name": _name,
+    "description": _description,
+    "fixed": _fixed,
+    "grid": _grid,
+    "cases": _cases,
+    "eval": _eval,
+    "seeds": _seeds,
+    "record_every": _record_every,
+    "record": _record,
+    "laws": _laws,
+    "resources": _resources,
+    "search": _nothing,
+}
 
 
 _ROLE_HINT = {"eval": "put it under eval", "shape": "put it under fixed or grid", "train": "put it under fixed or grid"}
@@ -189,10 +359,10 @@ def _params(info: StudyInfo, block: Any, where: str, roles: tuple[str, ...], sca
     if block is None:
         return {}
     if not isinstance(block, dict):
-        raise UserError(f"{where}: expected a mapping of param names to values, got {block!r}")
+        raise UserError(f"{where}: expected a mapping of param names to values, got {shorten(block)}")
     out: dict[str, Any] = {}
     for name, value in block.items():
-        p = info.param(str(name), where)
+        p = info.param(name if isinstance(name, str) else shorten(name), f"{where}.{_key_text(name)}")
         if p.role not in roles:
             article = "an" if p.role == "eval" else "a"
             raise UserError(
@@ -210,17 +380,9 @@ def _params(info: StudyInfo, block: Any, where: str, roles: tuple[str, ...], sca
             raise UserError(f"{key}: empty axis; give at least one value ({p.allowed()})")
         values = [p.coerce(v, key) for v in value]
         if len(set(map(repr, values))) != len(values):
-            raise UserError(f"{key}: a value appears twice in {value!r}")
+            raise UserError(f"{key}: a value appears twice in {shorten(value)}")
         out[name] = values
     return out
-
-
-def _cases(info: StudyInfo, block: Any, where: str) -> list[dict[str, Any]]:
-    if block is None:
-        return []
-    if not isinstance(block, list) or not block:
-        raise UserError(f"{where}: expected a non-empty list of mappings (one per case)")
-    return [_params(info, case, f"{where}[{i}]", ("shape", "train"), scalar=True) for i, case in enumerate(block)]
 
 
 def _check_given_once(sweep: Sweep, where: str) -> None:
@@ -231,46 +393,20 @@ def _check_given_once(sweep: Sweep, where: str) -> None:
             raise UserError(f"{where}: param {both[0]!r} is given twice, in {a} and in {b}; give it in one place")
 
 
-def _seeds(value: Any, where: str) -> list[int]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 1:
-            raise UserError(f"{where}: a seed count must be at least 1, got {value}")
-        return list(range(value))
-    if isinstance(value, list) and value:
-        seeds = [coerce_seed(v, where) for v in value]
-        if len(set(seeds)) != len(seeds):
-            raise UserError(f"{where}: a seed appears twice in {value!r}")
-        return seeds
-    raise UserError(f"{where}: expected a count (e.g. 10) or a non-empty list of seeds, got {value!r}")
-
-
 def _positive_int(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserError(f"{where}: expected a positive integer, got {value!r}")
+        raise UserError(f"{where}: expected a positive integer, got {shorten(value)}")
     return value
 
 
-def _laws(value: Any, where: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UserError(f"{where}: expected a list of law names, got {value!r}")
-    return list(value)
+def _key_text(key: Any) -> str:
+    return key if isinstance(key, str) and len(key) <= 60 else shorten(key, 40)
 
 
-def _resources(value: Any, where: str) -> Resources:
-    if not isinstance(value, dict):
-        raise UserError(f"{where}: expected a mapping with keys {', '.join(RESOURCE_KEYS)}")
-    unknown = [k for k in value if k not in RESOURCE_KEYS]
-    if unknown:
-        raise UserError(f"{where}: unknown key {unknown[0]!r}; allowed keys: {', '.join(RESOURCE_KEYS)}")
-    out = Resources()
-    for key in ("cpu", "gpu"):
-        amount = value.get(key, getattr(out, key))
-        if (
-            isinstance(amount, bool)
-            or not isinstance(amount, int | float)
-            or amount < 0
-            or (key == "cpu" and amount == 0)
-        ):
-            raise UserError(f"{where}.{key}: expected a number {'> 0' if key == 'cpu' else '>= 0'}, got {amount!r}")
-    pack_size = _positive_int(value.get("pack_size", out.pack_size), f"{where}.pack_size")
-    return Resources(float(value.get("cpu", out.cpu)), float(value.get("gpu", out.gpu)), pack_size)
+def _finite_number(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:
+        return False

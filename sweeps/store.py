@@ -50,6 +50,7 @@ PROVENANCE_COLUMNS = (
     "finished_at",
 )
 KEY_COLUMNS = ("run_id", "sweep", "study", "seed", "eval_key")
+CURVE_COLUMNS = ("run_id", "sweep", "step", "metric", "value", "eval_key")
 STATUS_COLUMNS = ("status", "error", "diverged_step")
 
 
@@ -163,40 +164,17 @@ def git_commit() -> str:
         return "unknown"
 
 
-def write_fragment(location: Location, name: str, runs: list[dict], curves: list[dict]) -> None:
-    """Write one pack's rows: curves first, then runs, which commits the fragment."""
-    location.write_table(f"{CURVES}/{name}.parquet", _table(curves, CURVE_SCHEMA_HEAD))
-    location.write_table(f"{RUNS}/{name}.parquet", _table(runs, ()))
-
-
-CURVE_SCHEMA_HEAD = (
-    ("run_id", pa.string()),
-    ("sweep", pa.string()),
-    ("step", pa.int64()),
-    ("metric", pa.string()),
-    ("value", pa.float64()),
-    ("eval_key", pa.string()),
-)
-
-
-def _table(rows: list[dict], head: tuple[tuple[str, pa.DataType], ...]) -> pa.Table:
-    if not rows:
-        return pa.table({name: pa.array([], type=kind) for name, kind in head})
-    columns = list(dict.fromkeys(name for row in rows for name in row))
-    return pa.table({name: _column([row.get(name) for row in rows]) for name in columns})
-
-
-def _column(values: list[Any]) -> pa.Array:
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, bool) for v in present):
-        return pa.array(values, type=pa.bool_())
-    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return pa.array(values, type=pa.int64())
-    if present and all(isinstance(v, int | float) and not isinstance(v, bool) for v in present):
-        return pa.array([None if v is None else float(v) for v in values], type=pa.float64())
-    if not present:
-        return pa.array(values, type=pa.string())
-    return pa.array([None if v is None else str(v) for v in values], type=pa.string())
+def write_fragment(location: Location, name: str, runs: pa.Table | list[dict], curves: pa.Table | list[dict]) -> None:
+    """Write one pack's tables (sweeps.rows builds them): curves first, then runs, which commits the
+    fragment. Lists of row dicts are accepted too (tests, small tools); their types are inferred."""
+    if isinstance(runs, list):
+        runs = pa.Table.from_pylist(runs)
+    if isinstance(curves, list):
+        empty = pa.schema([(c, pa.int64() if c == "step" else pa.float64() if c == "value" else pa.string())
+                           for c in CURVE_COLUMNS])  # fmt: skip
+        curves = pa.Table.from_pylist(curves) if curves else empty.empty_table()
+    location.write_table(f"{CURVES}/{name}.parquet", curves)
+    location.write_table(f"{RUNS}/{name}.parquet", runs)
 
 
 def write_frozen_sweep(location: Location, resolved: Mapping[str, Any]) -> None:
@@ -218,16 +196,82 @@ class StoreData:
 
 
 def committed_fragments(location: Location) -> list[str]:
-    return [name.removesuffix(".parquet") for name in location.list(RUNS, ".parquet")]
+    """Fragments whose runs file is committed and readable (a corrupt one is named on stderr, once,
+    and left out: `sweep run` moves it aside and retrains its configs)."""
+    names = [name.removesuffix(".parquet") for name in location.list(RUNS, ".parquet")]
+    return [name for name in names if fragment_problem(location, name) is None]
+
+
+def fragment_problem(location: Location, fragment: str) -> str | None:
+    """Why a fragment cannot be read (its runs or curves file), or None. Reads the Parquet footers
+    (a truncated or garbage file fails there) and checks the key columns are present."""
+    key = (location.uri, fragment, *(_stamp(location, folder, fragment) for folder in (RUNS, CURVES)))
+    if key in _checked:
+        return _checked[key]
+    problem = None
+    for folder in (RUNS, CURVES):
+        path = location.path(folder, f"{fragment}.parquet")
+        if folder == CURVES and not location.exists(folder, f"{fragment}.parquet"):
+            continue
+        try:
+            names = set(pq.read_schema(path, filesystem=location.fs).names)
+        except (pa.ArrowException, OSError) as error:
+            problem = f"{folder}/{fragment}.parquet: {_first_line(error)}"
+            break
+        needed = {"run_id", "eval_key", "status"} if folder == RUNS else {"run_id", "step", "metric", "value"}
+        if not needed <= names:
+            problem = f"{folder}/{fragment}.parquet: lacks the columns {', '.join(sorted(needed - names))}"
+            break
+    _checked[key] = problem
+    if problem:
+        warn(f"unreadable fragment {problem} in {location.uri}; `sweep run` moves it aside and retrains its configs")
+    return problem
+
+
+_checked: dict[tuple, str | None] = {}
+_warned: set[str] = set()
+
+
+def _stamp(location: Location, folder: str, fragment: str) -> tuple:
+    info = location.fs.get_file_info(location.path(folder, f"{fragment}.parquet"))
+    return (info.size, info.mtime_ns)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0][:200] if text else type(error).__name__
+
+
+def warn(message: str) -> None:
+    """One line on stderr, once per process."""
+    import sys
+
+    if message not in _warned:
+        _warned.add(message)
+        print(f"iclscale: warning: {message}", file=sys.stderr, flush=True)
+
+
+def read_runs(location: Location, fragment: str, columns: list[str] | None = None) -> pa.Table | None:
+    """A runs fragment's table (only the columns it has, of those asked), or None if it is unreadable."""
+    path = location.path(RUNS, f"{fragment}.parquet")
+    try:
+        if columns is not None:
+            present = set(pq.read_schema(path, filesystem=location.fs).names)
+            columns = [c for c in columns if c in present]
+        return pq.read_table(path, filesystem=location.fs, columns=columns)
+    except (pa.ArrowException, OSError) as error:
+        where = location.path(RUNS, f"{fragment}.parquet")
+        warn(f"unreadable fragment {where}: {_first_line(error)}; `sweep run` moves it aside")
+        return None
 
 
 def stored_keys(location: Location) -> dict[tuple[str, str], str]:
     """(run_id, eval_key) -> status of every committed row (a non-failed row wins over a failed one)."""
     keys: dict[tuple[str, str], str] = {}
     for fragment in committed_fragments(location):
-        table = pq.read_table(
-            location.path(RUNS, f"{fragment}.parquet"), filesystem=location.fs, columns=["run_id", "eval_key", "status"]
-        )
+        table = read_runs(location, fragment, ["run_id", "eval_key", "status"])
+        if table is None:
+            continue
         for run_id, key, status in zip(*(table.column(c).to_pylist() for c in table.column_names), strict=True):
             if keys.get((run_id, key)) in (None, FAILED):
                 keys[(run_id, key)] = status
@@ -235,9 +279,21 @@ def stored_keys(location: Location) -> dict[tuple[str, str], str]:
 
 
 def read_frozen_sweep(location: Location) -> dict[str, Any] | None:
+    """The frozen sweep.yaml as a mapping, None when there is none; UserError when it is not one."""
     if not location.exists(FROZEN_SWEEP):
         return None
-    return yaml.safe_load(location.read_text(FROZEN_SWEEP))
+    from sweeps.yamlsafe import load_yaml
+
+    where = f"{location.path(FROZEN_SWEEP)} (the frozen sweep of a results directory)"
+    try:
+        with location.fs.open_input_stream(location.path(FROZEN_SWEEP)) as stream:
+            data = stream.read(2_000_001)
+    except (OSError, pa.ArrowException) as error:
+        raise UserError(f"{where}: cannot be read ({_first_line(error)})") from None
+    frozen, _ = load_yaml(data, where)
+    if not isinstance(frozen, dict) or not isinstance(frozen.get("study"), str):
+        raise UserError(f"{where}: not a frozen sweep (no study); move it away or choose another --out")
+    return frozen
 
 
 def read_store(uri: str | os.PathLike, curves: bool = True) -> StoreData:
@@ -251,20 +307,27 @@ def read_store(uri: str | os.PathLike, curves: bool = True) -> StoreData:
     fragments = committed_fragments(location)
     if not fragments:
         raise UserError(f"results directory {location.uri!r} holds no runs (no {RUNS}/*.parquet)")
-    runs = pd.concat([_read(location, RUNS, f) for f in fragments], ignore_index=True)
+    frames = [frame for frame in (_read(location, RUNS, f) for f in fragments) if frame is not None]
+    if not frames:
+        raise UserError(f"results directory {location.uri!r} holds no readable runs")
+    runs = pd.concat(frames, ignore_index=True)
     runs = _drop_superseded_failures(runs)
     curve_frames = [_read(location, CURVES, f) for f in fragments if curves and location.exists(CURVES, f"{f}.parquet")]
-    curve_frames = [frame for frame in curve_frames if len(frame)]
+    curve_frames = [frame for frame in curve_frames if frame is not None and len(frame)]
     curves_frame = (
         pd.concat(curve_frames, ignore_index=True)
         if curve_frames
-        else pd.DataFrame({name: pd.Series(dtype="object") for name, _ in CURVE_SCHEMA_HEAD})
+        else pd.DataFrame({name: pd.Series(dtype="object") for name in CURVE_COLUMNS})
     )
     return StoreData(runs, curves_frame, read_frozen_sweep(location) or {})
 
 
 def _read(location: Location, folder: str, fragment: str):
-    return pq.read_table(location.path(folder, f"{fragment}.parquet"), filesystem=location.fs).to_pandas()
+    try:
+        return pq.read_table(location.path(folder, f"{fragment}.parquet"), filesystem=location.fs).to_pandas()
+    except (pa.ArrowException, OSError) as error:
+        warn(f"unreadable fragment {location.path(folder, fragment)}.parquet: {_first_line(error)}; left out")
+        return None
 
 
 def _drop_superseded_failures(runs):

@@ -54,3 +54,17 @@ def test_studies_lists_every_param_with_role_default_and_range():
     assert re.search(r"\n  L_test +eval +default null +a number in \(0, inf\) or null\n", done.stdout)
     assert re.search(r"\n  d +shape +default 5 +an integer in \[1, 4096\]\n", done.stdout)
     assert "Lipschitz constant L" in done.stdout  # the meaning, with the paper's symbol
+
+
+def _trainer_records_eval_errors() -> bool:
+    from iclscale.training import PackResult
+
+    return "eval_errors" in getattr(PackResult, "__dataclass_fields__", {})
+
+
+@pytest.mark.skipif(not _trainer_records_eval_errors(), reason="the trainer's PackResult.eval_errors (issue 9)")
+def test_an_eval_value_that_cannot_be_computed_is_one_line_not_a_traceback():
+    done = _run("train", "softmax_window", "--set", "L_test=1e308", "--set", "steps=10")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "could not be evaluated at" in lines[0] and "L_test=1e+308" in lines[0], done.stderr

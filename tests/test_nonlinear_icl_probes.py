@@ -2,8 +2,9 @@
 
 import pytest
 import torch
+from torch.func import vmap
 
-from iclscale.rng import Streams
+from iclscale.rng import Stream
 from iclscale.studies.nonlinear_icl.probes import attention_probes, neuron_probes
 from iclscale.studies.nonlinear_icl.pruning import small_neurons
 from iclscale.studies.patterns import TaskSet, cyclic_tasks, label_embedding, sample_prompts, unit_patterns
@@ -14,24 +15,24 @@ D_X, D_Y, M1, M2 = 30, 30, 6, 24
 def _prompts(beta=3.0):
     mu, nu = unit_patterns(D_X, M1, M2)
     prompts = sample_prompts(
-        Streams([0]),
+        Stream.from_seeds(0),
         "probe",
         0,
-        tasks=TaskSet.shared(cyclic_tasks(M1, 1), 1),
+        tasks=TaskSet.of(cyclic_tasks(M1, 1)),
         prompts=64,
         length=20,
-        fraction=torch.tensor([0.8]),
+        fraction=torch.tensor(0.8),
         relevant_units=mu,
         irrelevant_units=nu,
-        beta=torch.tensor([beta]),
-        kappa_range=torch.tensor([0.5]),
+        beta=torch.tensor(beta),
+        kappa_range=torch.tensor(0.5),
         q=label_embedding(D_Y),
     )
     return prompts, mu, nu
 
 
 def _attention_params(scale):
-    W = scale * torch.diag((torch.arange(60) < D_X).float())[None]  # scale·[I_{d_X} 0]
+    W = scale * torch.diag((torch.arange(60) < D_X).float())  # scale·[I_{d_X} 0]
     return {"W_Q": W, "W_K": W.clone()}
 
 
@@ -57,13 +58,13 @@ def test_neuron_probes_measure_feature_and_label_parts():
     mu, _ = unit_patterns(D_X, M1, M2)
     q = label_embedding(D_Y)
     m = 12
-    a = torch.tensor([1.0, -1.0] * (m // 2))[None] / m
+    a = torch.tensor([1.0, -1.0] * (m // 2)) / m
     mean_pattern = mu.mean(0) / mu.mean(0).norm()
     # rows r_i = (c_i·μ̄, sign(a_i)·d_i·q) with W_V = I: large neurons 0..9, small ones 10, 11
     c = torch.tensor([2.0] * 10 + [0.01, 0.01])
     d = torch.tensor([3.0] * 10 + [0.01, 0.01])
-    rows = torch.cat([c[:, None] * mean_pattern, torch.sign(a[0])[:, None] * d[:, None] * q], dim=1)
-    params = {"W_O": rows[None], "W_V": torch.eye(60)[None], "a": a}
+    rows = torch.cat([c[:, None] * mean_pattern, torch.sign(a)[:, None] * d[:, None] * q], dim=1)
+    params = {"W_O": rows, "W_V": torch.eye(60), "a": a}
     found = neuron_probes(params, D_X, D_Y, mu, q)
     assert found["small_neuron_fraction"].item() == pytest.approx(2 / 12)
     assert found["large_feature_norm"].item() == pytest.approx(2.0, rel=1e-5)
@@ -77,10 +78,10 @@ def test_neuron_probes_measure_feature_and_label_parts():
 
 def test_two_means_split_finds_the_gap():
     magnitudes = torch.tensor([[0.1, 2.0, 0.12, 1.8, 2.2, 0.09, 1.9], [1.0, 1.1, 0.9, 1.05, 0.001, 0.95, 1.02]])
-    assert small_neurons(magnitudes).tolist() == [
+    assert vmap(small_neurons)(magnitudes).tolist() == [
         [True, False, True, False, False, True, False],
         [False, False, False, False, True, False, False],
     ]
-    assert not small_neurons(torch.ones(1, 1)).any()
-    counts = small_neurons(torch.rand(3, 60) + 1).sum(1)
+    assert not small_neurons(torch.ones(1)).any()
+    counts = vmap(small_neurons)(torch.rand(3, 60) + 1).sum(1)
     assert torch.all((counts >= 1) & (counts <= 59))  # two non-empty groups

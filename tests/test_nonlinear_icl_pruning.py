@@ -12,7 +12,10 @@ W_O = torch.stack([ROW_NORMS, torch.zeros_like(ROW_NORMS)], dim=-1)  # row i = (
 
 
 def _removed(method, ratio, keys=None, magnitudes=ROW_NORMS):
-    return [torch.nonzero(row).flatten().tolist() for row in removed_neurons(magnitudes, method, ratio, keys)]
+    """The removed neurons of each config (the functions are written for one config)."""
+    keys = [None] * len(magnitudes) if keys is None else keys
+    removed = [removed_neurons(m, method, ratio, k) for m, k in zip(magnitudes, keys, strict=True)]
+    return [torch.nonzero(row).flatten().tolist() for row in removed]
 
 
 def test_magnitude_pruning_removes_the_smallest_rows():
@@ -42,14 +45,14 @@ def test_no_pruning_and_rounding():
     assert _removed("magnitude", 0.0) == [[], []]
     assert pruned_count(60, 0.15) == 9 and pruned_count(60, 0.125) == 8 and pruned_count(5, 1.0) == 5
     with pytest.raises(ValueError, match="unknown pruning method"):
-        removed_neurons(ROW_NORMS, "smallest", 0.5)
+        removed_neurons(ROW_NORMS[0], "smallest", 0.5)
 
 
 def test_scores_use_W_O_W_V_or_W_O():
     W_V = torch.tensor([[[1.0, 0.0], [0.0, 1.0]], [[0.0, 0.0], [0.0, 1.0]]])  # config 1 drops W_O's first column
     params = {"W_O": W_O + torch.tensor([0.0, 1.0]), "W_V": W_V}
-    wo = neuron_magnitudes(params, "wo")
-    wowv = neuron_magnitudes(params, "wowv")
+    wo = torch.func.vmap(neuron_magnitudes, in_dims=(0, None))(params, "wo")
+    wowv = torch.func.vmap(neuron_magnitudes, in_dims=(0, None))(params, "wowv")
     assert torch.allclose(wo, (ROW_NORMS**2 + 1).sqrt())
     assert torch.allclose(wowv[0], wo[0]) and torch.allclose(wowv[1], torch.ones(5))  # ‖(W_O W_V)_i‖
 
@@ -59,19 +62,19 @@ def test_pruned_model_equals_the_model_with_those_rows_removed():
     full = OneLayerTransformer(D=4, m_a=4, m_b=4, m=6)
     for p in full.parameters():
         torch.nn.init.normal_(p)
-    params = {name: p.detach()[None] for name, p in full.named_parameters()}
+    full.a.normal_()
+    params = {name: p.detach() for name, p in [*full.named_parameters(), *full.named_buffers()]}
     removed = removed_neurons(neuron_magnitudes(params, "wowv"), "magnitude", 0.5)
-    kept = ~removed[0]
+    kept = ~removed
     smaller = OneLayerTransformer(D=4, m_a=4, m_b=4, m=int(kept.sum()))
     with torch.no_grad():
         for name, value in params.items():
-            value = value[0]
             if name in ("W_O", "a"):
                 value = value[kept]  # the reduced (m − |S|) × m_b matrix of [L24] §2.4, and its a
             getattr(smaller, name).copy_(value)
     pruned = prune(params, removed)
-    assert torch.all(pruned["W_O"][0][removed[0]] == 0) and torch.equal(pruned["W_O"][0][kept], params["W_O"][0][kept])
+    assert torch.all(pruned["W_O"][removed] == 0) and torch.equal(pruned["W_O"][kept], params["W_O"][kept])
     P = torch.randn(10, 6, 4)
-    via_zero_rows = torch.func.functional_call(full, {n: v[0] for n, v in pruned.items()}, (P,))
+    via_zero_rows = torch.func.functional_call(full, pruned, (P,))
     assert torch.allclose(via_zero_rows, smaller(P), atol=1e-6)
     assert not torch.allclose(via_zero_rows, full(P), atol=1e-3)

@@ -63,13 +63,14 @@ def test_in_domain_error_uses_unseen_tasks_only(nonlinear_icl):
     )
     study = nonlinear_icl.load()
     pack = Pack.build(nonlinear_icl, configs)
-    pack.constants = study.constants(pack)
-    train_member = study.tasks(pack, "train").membership(6).reshape(4, -1)
+    pack.const = pack.map(study.constants)
+    train_member = pack.map(lambda c: study.tasks(c, "train").membership(6)).reshape(4, -1)
     point = dict(_point(nonlinear_icl, eval_prompts=600))
-    has_tasks = study.test_domain(pack, point).has_tasks
+    has_tasks = pack.map(lambda c: study.test_domain(c, point).has_tasks)
     assert has_tasks.tolist() == [True, False, True, True]  # T_tr = T leaves no unseen task
     seen_tasks = []
-    for prompts in study.test_chunks(pack, point, 600):
+    for chunk in range(3):
+        prompts = pack.map(lambda c, chunk=chunk: study.test_chunk(c, point, 600, chunk))
         task = prompts.draw.task[..., 0] * 6 + prompts.draw.task[..., 1]
         assert not torch.any(train_member.gather(1, task)[has_tasks])  # never a training task
         seen_tasks.append(task)
@@ -142,16 +143,16 @@ def test_training_batches_use_alpha_and_test_prompts_use_alpha_prime(nonlinear_i
     configs = _resolve(nonlinear_icl, [{"alpha": 0.4}, {"alpha": 1.0}], batch_size=256)
     study = nonlinear_icl.load()
     pack = Pack.build(nonlinear_icl, configs)
-    pack.constants = study.constants(pack)
-    train = study.prompts(
-        pack, study.domain(pack, "train"), "train", 3, count=256, length=20, fraction=pack.hp["alpha"]
+    pack.const = pack.map(study.constants)
+    train = pack.map(
+        lambda c: study.prompts(c, study.domain(c, "train"), "train", 3, count=256, length=20, fraction=c.alpha)
     )
-    assert torch.equal(train.tokens, study.sample_batch(pack, 3)[0])  # the batch of step 3 is this draw
+    assert torch.equal(train.tokens, pack.map(lambda c: study.batch(c, 3))[0])  # the batch of step 3 is this draw
     n = 256 * 20
     share = _decisive_share(train.draw)
     assert share[0].item() == pytest.approx(0.4, abs=5 * (0.4 * 0.6 / n) ** 0.5) and share[1].item() == 1.0
     for domain in ("id", "ood"):
         point = dict(_point(nonlinear_icl, domain=domain, alpha_test=0.6, eval_prompts=512))
-        draws = [prompts.draw for prompts in study.test_chunks(pack, point, 512)]
+        draws = [pack.map(lambda c, i=i, p=point: study.test_chunk(c, p, 512, i)).draw for i in range(2)]
         share = torch.stack([_decisive_share(d) for d in draws]).mean(0)  # two equal chunks
         assert torch.allclose(share, torch.tensor(0.6), atol=5 * (0.6 * 0.4 / (512 * 20)) ** 0.5), (domain, share)

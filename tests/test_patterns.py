@@ -4,15 +4,15 @@ import math
 
 import pytest
 import torch
+from torch.func import vmap
 
-from iclscale.rng import Streams
+from iclscale.rng import Stream
 from iclscale.studies.patterns import (
     S1_MAX,
     TaskSet,
     all_tasks,
     condition_3_2,
     cyclic_tasks,
-    features,
     label_embedding,
     ood_coefficients,
     ood_relevant_units,
@@ -28,21 +28,25 @@ M1, M2 = 6, 24
 
 
 def _draw(fractions, prompts=2000, length=20, M=M1, tasks=None, seeds=None):
-    K = len(fractions)
-    rng = Streams(seeds or list(range(K)))
-    tasks = tasks or TaskSet.shared(cyclic_tasks(M, 1), K)
-    return sample_prompt_draw(
-        rng,
-        "t",
-        0,
-        tasks=tasks,
-        prompts=prompts,
-        length=length,
-        fraction=torch.tensor(fractions),
-        relevant_count=M,
-        irrelevant_count=M2,
-        kappa_range=torch.full((K,), 0.5),
-    )
+    """Draws of one config per fraction (written for one config, vmapped as the trainer does)."""
+    keys = Stream.from_seeds(seeds or list(range(len(fractions)))).base
+    tasks = tasks or TaskSet.of(cyclic_tasks(M, 1))
+
+    def one(key, fraction):
+        return sample_prompt_draw(
+            Stream(key),
+            "t",
+            0,
+            tasks=tasks,
+            prompts=prompts,
+            length=length,
+            fraction=fraction,
+            relevant_count=M,
+            irrelevant_count=M2,
+            kappa_range=torch.tensor(0.5),
+        )
+
+    return vmap(one)(keys, torch.tensor(fractions))
 
 
 def _tolerance(p, n):
@@ -53,7 +57,7 @@ def _tolerance(p, n):
 @pytest.mark.parametrize("M", [6, 3])  # M1 = 6 in-domain; M1' = 3 out of domain (one non-decisive pattern)
 def test_demonstrations_follow_the_alpha_fractions(M):
     fractions = [0.4, 0.6, 0.8, 1.0]
-    draw = _draw(fractions, M=M, tasks=TaskSet.shared(all_tasks(M), 4))
+    draw = _draw(fractions, M=M, tasks=TaskSet.of(all_tasks(M)))
     a, b = draw.task[..., 0:1], draw.task[..., 1:2]
     contexts = draw.relevant[..., :-1]
     n = contexts[0].numel()  # demonstrations are i.i.d. given their prompt's task
@@ -85,21 +89,24 @@ def test_labels_follow_the_task():
 def test_features_and_embedding_follow_eq_1_and_6():
     mu, nu = unit_patterns(30, M1, M2)
     beta = torch.tensor([3.0, 1.5])
-    rng = Streams([4, 5])
-    prompts = sample_prompts(
-        rng,
-        "t",
-        0,
-        tasks=TaskSet.shared(cyclic_tasks(M1, 1), 2),
-        prompts=50,
-        length=7,
-        fraction=torch.tensor([0.8, 0.8]),
-        relevant_units=mu,
-        irrelevant_units=nu,
-        beta=beta,
-        kappa_range=torch.tensor([0.5, 0.2]),
-        q=label_embedding(30),
-    )
+
+    def one(key, beta, kappa_range):
+        return sample_prompts(
+            Stream(key),
+            "t",
+            0,
+            tasks=TaskSet.of(cyclic_tasks(M1, 1)),
+            prompts=50,
+            length=7,
+            fraction=torch.tensor(0.8),
+            relevant_units=mu,
+            irrelevant_units=nu,
+            beta=beta,
+            kappa_range=kappa_range,
+            q=label_embedding(30),
+        )
+
+    prompts = vmap(one)(Stream.from_seeds([4, 5]).base, beta, torch.tensor([0.5, 0.2]))
     draw, P = prompts.draw, prompts.tokens
     assert P.shape == (2, 50, 8, 60)
     assert torch.all(draw.kappa[0].abs() < 0.5) and torch.all(draw.kappa[1].abs() < 0.2)
@@ -121,42 +128,44 @@ def test_draws_are_pure_functions_of_seed_purpose_and_step():
 
 def test_cyclic_task_sets_meet_condition_3_2():
     for U in (1, 4, 5):
-        tasks = TaskSet.shared(cyclic_tasks(M1, U), 1)
-        coverage = condition_3_2(tasks, M1)
-        assert bool(coverage.holds[0]), coverage.report()
+        coverage = condition_3_2(TaskSet.of(cyclic_tasks(M1, U)), M1)
+        assert bool(coverage.holds), coverage.report()
         assert torch.all(coverage.positive == U) and torch.all(coverage.negative == U)
     assert cyclic_tasks(M1, 1).tolist() == [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 0]]  # [L24] §5
 
 
 def test_condition_3_2_fails_for_a_smaller_or_uneven_set():
-    smaller = TaskSet.shared(cyclic_tasks(M1, 1)[:5], 1)
-    coverage = condition_3_2(smaller, M1)
-    assert not bool(coverage.holds[0]) and "fails" in coverage.report()[0]
-    uneven = TaskSet.shared(torch.tensor([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 0], [0, 2]]), 1)
-    assert not bool(condition_3_2(uneven, M1).holds[0])  # (0, 2) maps μ_1 to +1 a second time
+    coverage = condition_3_2(TaskSet.of(cyclic_tasks(M1, 1)[:5]), M1)
+    assert not bool(coverage.holds) and "fails" in coverage.report()
+    uneven = TaskSet.of(torch.tensor([[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 0], [0, 2]]))
+    assert not bool(condition_3_2(uneven, M1).holds)  # (0, 2) maps μ_1 to +1 a second time
 
 
 def test_appendix_a2_task_sets():
-    rng = Streams([0, 1, 2, 3])
-    sets = training_tasks(rng, "tasks", M1, torch.tensor([1, 4, 1, 1]), torch.tensor([0, 0, 3, 11]))
-    assert sets.count.tolist() == [6, 24, 3, 11]
-    member = sets.membership(M1)
-    base = TaskSet.shared(cyclic_tasks(M1, 1), 1).membership(M1)[0]
+    def one(key, U, n_tasks):
+        sets = training_tasks(Stream(key), "tasks", M1, U, n_tasks)
+        return sets.count, sets.membership(M1), condition_3_2(sets, M1).holds
+
+    keys = Stream.from_seeds([0, 1, 2, 3]).base
+    count, member, holds = vmap(one)(keys, torch.tensor([1, 4, 1, 1]), torch.tensor([0, 0, 3, 11]))
+    assert count.tolist() == [6, 24, 3, 11]
+    base = TaskSet.of(cyclic_tasks(M1, 1)).membership(M1)
     assert torch.all(member[2] <= base)  # fewer than M1: a subset of T_tr0
     assert torch.all(member[3] >= base)  # more: T_tr0 plus others
-    holds = condition_3_2(sets, M1).holds.tolist()
-    assert holds[:3] == [True, True, False]
+    assert holds.tolist()[:3] == [True, True, False]
 
 
 def test_unseen_tasks_are_the_complement_of_the_training_tasks():
-    rng = Streams([0, 1])
-    train = training_tasks(rng, "tasks", M1, torch.tensor([1, 1]), torch.tensor([0, 9]))
-    unseen = unseen_tasks(train, M1)
-    assert unseen.count.tolist() == [24, 21]
-    seen, new = train.membership(M1), unseen.membership(M1)
+    def one(key, n_tasks):
+        rng = Stream(key)
+        train = training_tasks(rng, "tasks", M1, torch.tensor(1), n_tasks)
+        unseen = unseen_tasks(train, M1)
+        return unseen.count, train.membership(M1), unseen.membership(M1), unseen.sample(rng.uniform("u", 0, (4000,)))
+
+    count, seen, new, sampled = vmap(one)(Stream.from_seeds([0, 1]).base, torch.tensor([0, 9]))
+    assert count.tolist() == [24, 21]
     assert not torch.any(seen & new)
     assert torch.equal(seen | new, ~torch.eye(M1, dtype=torch.bool).expand(2, M1, M1))
-    sampled = unseen.sample(rng.uniform("u", 0, (4000,)))
     index = sampled[..., 0] * M1 + sampled[..., 1]
     assert not torch.any(seen.reshape(2, -1).gather(1, index))  # unseen tasks only
     assert len(torch.unique(index[0])) == 24  # and every one of them
@@ -191,15 +200,3 @@ def test_infeasible_S1_falls_back_to_an_equal_split():
 def test_ood_patterns_need_six_relevant_patterns():
     with pytest.raises(ValueError, match="M1 ≥ 6"):
         ood_coefficients(ood_split(1.0), 5)
-
-
-def test_per_config_pattern_directions_match_shared_ones():
-    """`features` takes shared (M, d) or per-config (K, M, d) directions (for extensions with per-config bases)."""
-    mu, nu = unit_patterns(30, M1, M2)
-    draw = _draw([0.8, 0.5], prompts=10, length=5)
-    beta = torch.tensor([3.0, 2.0])
-    shared = features(draw, mu, nu, beta)
-    per_config = features(draw, mu.expand(2, *mu.shape), nu.expand(2, *nu.shape).clone(), beta)
-    assert torch.equal(shared, per_config)
-    flipped = features(draw, torch.stack([mu, -mu]), nu.expand(2, *nu.shape), beta)
-    assert torch.equal(flipped[0], shared[0]) and not torch.equal(flipped[1], shared[1])

@@ -32,6 +32,10 @@ def test_demo_sweep_runs_through_ray_and_every_config_is_ok(tmp_path, ray_tmpdir
                          env=ray_env(ray_tmpdir), capture_output=True, text=True, timeout=600)  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     assert "packs ran on nodes: 127.0.0.1" in run.stdout
+    printed = (run.stdout + run.stderr).splitlines()
+    assert len(printed) < 15, printed  # no Tune tables, boxes or hints by default
+    assert any(line.startswith("progress: 36/36 configs") and "model-steps/s" in line for line in printed)
+    assert not (out / ".tune").exists()  # Tune's pickled state never lives in a results directory
     status = subprocess.run([*ICLSCALE, "sweep", "status", str(out)], capture_output=True, text=True)
     assert "36 configs: 36 ok, 0 diverged, 0 failed, 0 missing" in status.stdout, status.stdout + status.stderr
     data = read_store(out)

@@ -11,7 +11,7 @@ import yaml
 
 from iclscale.cli import main
 from sweeps.search import objective
-from sweeps.spec import load_sweep, parse_sweep
+from sweeps.spec import load_sweep, parse_frozen
 from sweeps.store import read_store
 
 # A problem that trains in a fraction of a second per trial: the softmax unit on affine tasks in d = 2.
@@ -80,7 +80,7 @@ def test_a_broken_search_block_gets_one_message_naming_the_file_and_key_and_exit
     assert _run(path, out) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1, err
-    assert f"sweep file {path}: {message}" in err, err
+    assert err.startswith(f"iclscale: error: sweep file {path}, line ") and f": {message}" in err, err
     assert not out.exists()
 
 
@@ -110,8 +110,7 @@ def test_the_search_block_survives_the_frozen_sweep_round_trip(tmp_path):
         "seed": 0,
     }
     frozen = yaml.safe_load(yaml.safe_dump(sweep.resolved(), sort_keys=False))
-    frozen.pop("params")
-    assert parse_sweep(frozen, "frozen.yaml").search == sweep.search
+    assert parse_frozen(frozen, "frozen.yaml").search == sweep.search
 
 
 def test_the_objective_is_the_mean_over_seeds_that_did_not_diverge_and_the_worst_when_all_did():

@@ -87,8 +87,8 @@ def test_parabolic_refinement_finds_the_vertex_between_grid_points():
     grid = torch.logspace(-1, 3, 41, dtype=torch.float64)
     true_log_w = torch.tensor([math.log(7.3), math.log(0.5)], dtype=torch.float64)
     curve = (grid.log()[None, :] - true_log_w[:, None]) ** 2 + 1.0
-    w_star, at_edge = refine_minimum(grid, curve)
+    w_star, at_edge = torch.func.vmap(refine_minimum, in_dims=(None, 0))(grid, curve)  # written for one config
     assert torch.allclose(w_star, true_log_w.exp(), rtol=1e-6)
     assert at_edge.tolist() == [0.0, 0.0]
-    w_edge, at_edge = refine_minimum(grid, (grid.log() - math.log(5000.0))[None, :] ** 2)
+    w_edge, at_edge = refine_minimum(grid, (grid.log() - math.log(5000.0)) ** 2)
     assert at_edge.item() == 1.0 and w_edge.item() == pytest.approx(1000.0)

@@ -82,7 +82,7 @@ def test_a_fragment_is_invisible_until_its_runs_file_is_committed(tmp_path, monk
     sweep = parse_sweep(RAW, "t")
     out = tmp_path / "out"
     plan = make_plan(sweep, {})
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(out))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
     real_write = pq.write_table
 
     def crash_on_runs(table, where, **kwargs):
@@ -106,7 +106,7 @@ def test_a_fragment_is_invisible_until_its_runs_file_is_committed(tmp_path, monk
 def test_a_retried_pack_is_not_stored_twice(tmp_path):
     sweep = parse_sweep(RAW, "t")
     plan = make_plan(sweep, {})
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(tmp_path / "out"))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(tmp_path / "out"))
     run_pack(context, plan.packs[0], "cpu")
     assert run_pack(context, plan.packs[0], "cpu").get("skipped") == 1
     assert len(_raw_runs(tmp_path / "out")) == len(plan.packs[0].configs) * 2
@@ -117,7 +117,7 @@ def test_failed_packs_are_stored_then_retried_and_replaced(tmp_path, capsys):
     out = tmp_path / "out"
     (tmp_path / "sweep.yaml").write_text(yaml.safe_dump(RAW))
     plan = make_plan(sweep, {})
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(out))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
     record_failure(context, plan.packs[0], "CUDA out of memory (simulated)")
     data = read_store(out)
     assert set(data.runs["status"]) == {"failed"} and data.runs["error"].str.contains("out of memory").all()
@@ -134,7 +134,7 @@ def test_status_counts_ok_diverged_failed_and_missing(tmp_path, capsys):
     raw = {**RAW, "grid": {"L": [0.5, 2.0], "lr": [0.1, 1e30]}}
     out = _run(tmp_path, raw)
     sweep = parse_sweep(raw, "t")
-    context = SweepContext(sweep.name, sweep.study.name, sweep.record_every, str(out))
+    context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
     grown = parse_sweep({**raw, "grid": {"L": [0.5, 2.0, 4.0], "lr": [0.1, 1e30]}}, "t2")
     (out / "sweep.yaml").write_text(yaml.safe_dump({**grown.resolved(), "params": None}))
     new = make_plan(grown, stored_keys(Location(out)))
@@ -161,3 +161,41 @@ def test_train_out_writes_a_store(tmp_path, capsys):
     data = read_store(out)
     assert len(data.runs) == 1 and data.runs["steps"].iloc[0] == 30
     assert set(data.curves["step"]) == {0, 30}
+
+
+def test_a_float64_sweep_with_log_spaced_records_stores_both(tmp_path):
+    """The recipe is stored with the results (dtype is a column), and a log-spaced record schedule puts the
+    curves at exactly the requested steps."""
+    from iclscale.params import RecordSchedule
+
+    raw = {**RAW, "fixed": {"d": 3, "n": 8, "steps": 300, "dtype": "float64"}, "grid": {"L": [0.5, 2.0]}}
+    raw.pop("record_every")
+    raw["record"] = {"log": 7}
+    out = _run(tmp_path, raw)
+    data = read_store(out)
+    assert set(data.runs["dtype"]) == {"float64"} and set(data.runs["optimizer"]) == {"adam"}
+    steps = sorted(set(data.curves.loc[data.curves["metric"] == "M_spectral_norm", "step"]))
+    assert steps == RecordSchedule(log=7).record_steps(300) == [0, 1, 3, 7, 17, 45, 116, 300]
+    assert data.sweep["record"] == {"log": 7}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"fixed": {"optimizer": "rmsprop"}}, "optimizer must be one of adam, sgd, gd"),
+        ({"fixed": {"lr": -0.1}}, "lr must be a number in (0, inf)"),
+        ({"fixed": {"dtype": "float16"}}, "dtype must be one of float32, float64"),
+        ({"record": {"steps": []}}, "the list is empty"),
+        ({"fixed": {"schedule": "cosine"}}, "lr_decay = 0.999 applies to the exponential schedule only"),
+    ],
+)
+def test_bad_recipe_values_are_refused_before_anything_trains(tmp_path, capsys, change, message):
+    raw = {k: v for k, v in RAW.items() if k != "record_every"}
+    raw = {**raw, **change, "fixed": {**RAW["fixed"], **change.get("fixed", {})}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    out = tmp_path / "out"
+    assert main(["sweep", "run", str(path), "--out", str(out), "--executor", "inline", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists()

@@ -47,7 +47,7 @@ def test_cases_cross_the_grid(tmp_path):
 
 BROKEN = [
     ({"study": "nope"}, "study: unknown study 'nope'"),
-    ({"grid": {"Lz": [1.0]}}, "grid: unknown param 'Lz'"),
+    ({"grid": {"Lz": [1.0]}}, "grid.Lz: unknown param 'Lz' for study softmax_window; did you mean 'L'?"),
     ({"grid": {"L": ["abc"]}}, "grid.L: L must be a number in (0, inf), got 'abc'"),
     ({"grid": {"L": [-1.0]}}, "grid.L: L must be a number in (0, inf), got -1.0"),
     ({"grid": {"d": [2.5]}}, "grid.d: d must be an integer"),
@@ -63,11 +63,11 @@ BROKEN = [
     ({"seeds": 0}, "seeds: a seed count must be at least 1"),
     ({"seeds": [1, 1]}, "seeds: a seed appears twice"),
     ({"record_every": 0}, "record_every: expected a positive integer"),
-    ({"resources": {"gpus": 1}}, "resources: unknown key 'gpus'"),
-    ({"resources": {"pack_size": 0}}, "resources.pack_size: expected a positive integer"),
+    ({"resources": {"gpus": 1}}, "resources.gpus: unknown key 'gpus'; did you mean 'gpu'?"),
+    ({"resources": {"pack_size": 0}}, "resources.pack_size: expected a positive integer or auto"),
     ({"fixed": {"task_class": "hills", "steps": 20, "d": 3}}, "needs d = 2"),
     ({"colour": "red"}, "unknown key 'colour'"),
-    ({"name": "bad name!"}, "name must be letters"),
+    ({"name": "bad name!"}, "name: must be at most 100 letters"),
     ({"grid": {"L": [1.0, 1.0]}}, "a value appears twice"),
     ({"laws": ["no_such_law"]}, "laws: unknown law 'no_such_law'"),
 ]

@@ -11,10 +11,11 @@ Patterns are coordinate axes: μ_j = β·e_j and ν_k = β·e_{M1+k} (spec §2.1
 rotation-invariant in distribution, so any orthonormal basis is equivalent). Coordinates past M1 + M2
 are spare; an extension can put further directions there (seed 002's outliers).
 
-Shapes: K configs, n prompts, l demonstrations. Index tensors keep the query as the last of l + 1
-columns. Every draw comes from a pack's per-config streams (`iclscale.rng.Streams`) under a purpose
-string the caller passes down, so a batch is a pure function of (seed, purpose, step), and draws with
-another α (or α') but the same purpose and step share their random numbers (common random numbers).
+Written for one config (the trainer vmaps over the pack): n prompts, l demonstrations; per-config scalars
+(α, β, K, ‖q‖) are 0-d tensors. Index tensors keep the query as the last of l + 1 columns. Every draw comes
+from the config's stream (`iclscale.rng.Stream`) under a purpose string the caller passes down, so a batch
+is a pure function of (seed, purpose, step), and draws with another α (or α') but the same purpose and step
+share their random numbers (common random numbers).
 
 Extending (seeds 001, 002): sample a `PromptDraw` (which pattern, coefficient and label every column
 has), build features with `features` or your own formula (λμ + κν + noise, outliers), then `embed` them.
@@ -26,49 +27,45 @@ import math
 from dataclasses import dataclass
 
 import torch
+from torch.utils._pytree import register_dataclass
 
-from iclscale.rng import Streams
-from iclscale.tensors import per_config
+from iclscale.rng import Stream
 
 
 # Patterns -----------------------------------------------------------------------------------
-def unit_patterns(
-    d_x: int, relevant: int, irrelevant: int, device: torch.device | str = "cpu"
-) -> tuple[torch.Tensor, torch.Tensor]:
+def unit_patterns(d_x: int, relevant: int, irrelevant: int) -> tuple[torch.Tensor, torch.Tensor]:
     """Unit directions of the M1 relevant and M2 irrelevant patterns: e_1..e_M1 and e_{M1+1}..e_{M1+M2}.
 
     Returns (relevant (M1, d_X), irrelevant (M2, d_X)); the patterns themselves are β times these."""
     if relevant + irrelevant > d_x:
         raise ValueError(f"M1 + M2 = {relevant + irrelevant} orthogonal patterns do not fit in d_X = {d_x}")
-    eye = torch.eye(d_x, device=device)
+    eye = torch.eye(d_x)
     return eye[:relevant], eye[relevant : relevant + irrelevant]
 
 
-def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0, device: torch.device | str = "cpu") -> torch.Tensor:
+def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0) -> torch.Tensor:
     """q = norm·e_1 ∈ R^{d_Y}, Embd(±1) = ±q ([L24] §3.2). The paper never gives q; its proofs' β² + 1
-    terms imply ‖q‖ = 1 (spec §2.1). A (K,) norm gives (K, d_Y)."""
-    e_1 = torch.zeros(d_y, device=device)
+    terms imply ‖q‖ = 1 (spec §2.1)."""
+    e_1 = torch.zeros(d_y)
     e_1[0] = 1.0
-    if isinstance(norm, torch.Tensor):
-        return norm.reshape(-1, 1) * e_1
     return norm * e_1
 
 
 # Tasks --------------------------------------------------------------------------------------
-def all_tasks(M1: int, device: torch.device | str = "cpu") -> torch.Tensor:
+def all_tasks(M1: int) -> torch.Tensor:
     """Every in-domain task: the M1(M1 − 1) ordered pairs (a, b), a ≠ b ([L24] Def. 3.1), in row-major order."""
-    a, b = torch.meshgrid(torch.arange(M1, device=device), torch.arange(M1, device=device), indexing="ij")
+    a, b = torch.meshgrid(torch.arange(M1), torch.arange(M1), indexing="ij")
     keep = a != b
     return torch.stack([a[keep], b[keep]], dim=-1)
 
 
-def cyclic_tasks(M1: int, U: int, device: torch.device | str = "cpu") -> torch.Tensor:
+def cyclic_tasks(M1: int, U: int) -> torch.Tensor:
     """[L24] §5: with a_i = a_{i+M1} = μ_i, task (k − 1)·M1 + j maps a_j → +1 and a_{j+k} → −1,
     for j ∈ [M1], k ∈ [U]. Returns (U·M1, 2)."""
     if not 1 <= U <= M1 - 1:
         raise ValueError(f"the cyclic task set needs 1 ≤ U ≤ M1 − 1, got U = {U}, M1 = {M1}")
-    j = torch.arange(M1, device=device)
-    k = torch.arange(1, U + 1, device=device)
+    j = torch.arange(M1)
+    k = torch.arange(1, U + 1)
     a = j.repeat(U)
     b = ((j[None, :] + k[:, None]) % M1).flatten()
     return torch.stack([a, b], dim=-1)
@@ -76,71 +73,64 @@ def cyclic_tasks(M1: int, U: int, device: torch.device | str = "cpu") -> torch.T
 
 @dataclass
 class TaskSet:
-    """A set of tasks per config, padded to a common length: pairs (K, T, 2), count (K,).
-
-    Rows at or past a config's count are padding and never sampled. A config with count 0 has no
-    tasks (e.g. no unseen task is left); sampling from it returns padding, so callers mask it out."""
+    """A set of tasks: pairs (T, 2) and their number `count` (0-d), rows at or past `count` being padding
+    that is never sampled. Sets built from a membership mask have T = M1² rows whatever their count, so
+    that every config's set has the same shape. A set with count 0 has no tasks (e.g. no unseen task is
+    left); sampling from it returns padding, so callers mask it out."""
 
     pairs: torch.Tensor
     count: torch.Tensor
 
     @classmethod
-    def shared(cls, pairs: torch.Tensor, K: int) -> TaskSet:
-        """The same tasks (T, 2) for every config."""
-        count = torch.full((K,), len(pairs), dtype=torch.int64, device=pairs.device)
-        return cls(pairs.expand(K, *pairs.shape).clone(), count)
+    def of(cls, pairs: torch.Tensor) -> TaskSet:
+        """Exactly these tasks (T, 2)."""
+        return cls(pairs, torch.tensor(len(pairs)))
 
     @classmethod
     def from_mask(cls, mask: torch.Tensor) -> TaskSet:
-        """Tasks from a membership mask (K, M1, M1): mask[k, a, b] says whether (a, b) is in config k's set."""
-        K, M1, _ = mask.shape
-        flat = mask.reshape(K, M1 * M1)
-        count = flat.sum(dim=1)
-        # members first, in row-major order (stable sort of "not a member")
-        order = torch.argsort((~flat).to(torch.int8), dim=1, stable=True)[:, : max(1, int(count.max()))]
-        return cls(torch.stack([order // M1, order % M1], dim=-1), count)
+        """Tasks from a membership mask (M1, M1): mask[a, b] says whether (a, b) is in the set."""
+        M1 = mask.shape[-1]
+        flat = mask.reshape(M1 * M1)
+        order = torch.argsort((~flat).to(torch.int8), stable=True)  # members first, in row-major order
+        return cls(torch.stack([order // M1, order % M1], dim=-1), flat.sum())
 
     def membership(self, M1: int) -> torch.Tensor:
-        """(K, M1, M1) bool: which ordered pairs (a, b) are in each config's set."""
-        K, T, _ = self.pairs.shape
-        valid = torch.arange(T, device=self.pairs.device)[None, :] < self.count[:, None]
-        index = self.pairs[..., 0] * M1 + self.pairs[..., 1]
-        hits = torch.zeros(K, M1 * M1, dtype=torch.int64, device=self.pairs.device).scatter_add(1, index, valid.long())
-        return (hits > 0).reshape(K, M1, M1)
+        """(M1, M1) bool: which ordered pairs (a, b) are in the set."""
+        T = self.pairs.shape[0]
+        valid = torch.arange(T) < self.count
+        index = self.pairs[:, 0] * M1 + self.pairs[:, 1]
+        hits = torch.zeros(M1 * M1, dtype=torch.int64).scatter_add(0, index, valid.long())
+        return (hits > 0).reshape(M1, M1)
 
     def sample(self, u: torch.Tensor) -> torch.Tensor:
-        """Tasks chosen uniformly from each config's set: u (K, *shape) uniform on (0, 1) → (K, *shape, 2)."""
-        count = per_config(self.count, u)
-        index = torch.minimum((u * count).long(), (count - 1).clamp(min=0))
-        flat = index.reshape(index.shape[0], -1)
-        chosen = torch.gather(self.pairs, 1, flat[..., None].expand(-1, -1, 2))
-        return chosen.reshape(*u.shape, 2)
+        """Tasks chosen uniformly from the set: u (*shape) uniform on (0, 1) → (*shape, 2)."""
+        index = torch.minimum((u * self.count).long(), (self.count - 1).clamp(min=0))
+        return self.pairs[index.reshape(-1)].reshape(*u.shape, 2)
 
 
-def training_tasks(rng: Streams, purpose: str, M1: int, U: torch.Tensor, n_tasks: torch.Tensor) -> TaskSet:
-    """The training task set T_tr of each config.
+def training_tasks(rng: Stream, purpose: str, M1: int, U: torch.Tensor, n_tasks: torch.Tensor) -> TaskSet:
+    """The training task set T_tr.
 
     n_tasks = 0: the cyclic set with offsets 1..U, |T_tr| = U·M1 ([L24] §5; U = 1 for the one-layer
     model, U = 4 for GPT-2). n_tasks > 0: [L24] App. A.2's sets around T_tr0 (the cyclic set with U = 1):
     n < M1 gives a random n-subset of T_tr0 (Condition 3.2 fails); n ≥ M1 gives T_tr0 ∪ (n − M1) random
-    tasks of T \\ T_tr0. U, n_tasks: (K,) integer tensors.
+    tasks of T \\ T_tr0. U, n_tasks: 0-d integer tensors.
     """
-    device = U.device
-    a = torch.arange(M1, device=device)[:, None]
-    b = torch.arange(M1, device=device)[None, :]
+    a = torch.arange(M1)[:, None]
+    b = torch.arange(M1)[None, :]
     offset = (b - a) % M1  # task (a, b) has cyclic offset k when b = a + k mod M1
-    cyclic = (offset >= 1) & (offset <= U.view(-1, 1, 1))
-    base = (offset == 1).expand_as(cyclic)  # T_tr0
+    cyclic = (offset >= 1) & (offset <= U)
+    base = offset == 1  # T_tr0
     # A.2: the n tasks of lowest priority; T_tr0 first (in random order), then the others (in random order)
-    priority = rng.uniform(purpose, 0, (M1, M1)) + (~base).float() + 10.0 * (offset == 0).float()
-    rank = torch.argsort(torch.argsort(priority.reshape(-1, M1 * M1), dim=1), dim=1).reshape_as(priority)
-    chosen = rank < n_tasks.view(-1, 1, 1)
-    return TaskSet.from_mask(torch.where(n_tasks.view(-1, 1, 1) > 0, chosen, cyclic))
+    priority = rng.uniform(purpose, 0, (M1, M1)) + (~base).to(torch.get_default_dtype()) + 10.0 * (offset == 0)
+    rank = torch.argsort(torch.argsort(priority.reshape(M1 * M1))).reshape(M1, M1)
+    chosen = rank < n_tasks
+    return TaskSet.from_mask(torch.where(n_tasks > 0, chosen, cyclic))
 
 
 def unseen_tasks(train: TaskSet, M1: int) -> TaskSet:
-    """T \\ T_tr: the in-domain tasks a config never trained on ([L24] §5 evaluates in-domain error on these only)."""
-    every = ~torch.eye(M1, dtype=torch.bool, device=train.pairs.device)
+    """T \\ T_tr: the in-domain tasks never trained on ([L24] §5 evaluates in-domain error on these only)."""
+    every = ~torch.eye(M1, dtype=torch.bool)
     return TaskSet.from_mask(every & ~train.membership(M1))
 
 
@@ -148,51 +138,45 @@ def unseen_tasks(train: TaskSet, M1: int) -> TaskSet:
 class TaskCoverage:
     """How a task set covers (pattern, label) pairs; `holds` is [L24] Condition 3.2."""
 
-    positive: torch.Tensor  # (K, M1): number of tasks mapping μ_j to +1
-    negative: torch.Tensor  # (K, M1): number of tasks mapping μ_j to −1
-    count: torch.Tensor  # (K,): |T_tr|
-    holds: torch.Tensor  # (K,) bool
+    positive: torch.Tensor  # (M1,): number of tasks mapping μ_j to +1
+    negative: torch.Tensor  # (M1,): number of tasks mapping μ_j to −1
+    count: torch.Tensor  # |T_tr|
+    holds: torch.Tensor  # bool
 
-    def report(self) -> list[str]:
-        """One line per config, in words."""
-        lines = []
-        for k in range(len(self.count)):
-            n = int(self.count[k])
-            if bool(self.holds[k]):
-                lines.append(
-                    f"Condition 3.2 holds: each μ_j maps to +1 in {n // len(self.positive[k])} "
-                    f"and to −1 in as many of the {n} training tasks"
-                )
-                continue
-            plus, minus = self.positive[k].tolist(), self.negative[k].tolist()
-            lines.append(
-                f"Condition 3.2 fails for the {n} training tasks: tasks mapping μ_j to +1 per j = {plus}, "
-                f"to −1 per j = {minus}; each must equal |T_tr|/M1 ≥ 1"
+    def report(self) -> str:
+        """The coverage in words."""
+        n = int(self.count)
+        if bool(self.holds):
+            return (
+                f"Condition 3.2 holds: each μ_j maps to +1 in {n // len(self.positive)} "
+                f"and to −1 in as many of the {n} training tasks"
             )
-        return lines
+        return (
+            f"Condition 3.2 fails for the {n} training tasks: tasks mapping μ_j to +1 per j = "
+            f"{self.positive.tolist()}, to −1 per j = {self.negative.tolist()}; each must equal |T_tr|/M1 ≥ 1"
+        )
 
 
 def condition_3_2(tasks: TaskSet, M1: int) -> TaskCoverage:
     """[L24] Condition 3.2: for every j ∈ [M1] and each label ±1, the number of tasks in T_tr that map μ_j
     to that label is |T_tr|/M1 (≥ 1)."""
     member = tasks.membership(M1)
-    positive, negative = member.sum(dim=2), member.sum(dim=1)  # (a, b) maps μ_a → +1, μ_b → −1
+    positive, negative = member.sum(dim=1), member.sum(dim=0)  # (a, b) maps μ_a → +1, μ_b → −1
     count = tasks.count
-    target = count[:, None]
-    holds = (positive * M1 == target).all(dim=1) & (negative * M1 == target).all(dim=1) & (count >= M1)
+    holds = (positive * M1 == count).all() & (negative * M1 == count).all() & (count >= M1)
     return TaskCoverage(positive, negative, count, holds)
 
 
 # Prompts ------------------------------------------------------------------------------------
 @dataclass
 class PromptDraw:
-    """What every column of n prompts per config carries (the query is the last of l + 1 columns)."""
+    """What every column of n prompts carries (the query is the last of l + 1 columns)."""
 
-    task: torch.Tensor  # (K, n, 2): the decisive patterns (a, b)
-    relevant: torch.Tensor  # (K, n, l + 1) long: index of the column's relevant pattern (IDR or ODR)
-    irrelevant: torch.Tensor  # (K, n, l + 1) long: index of its irrelevant pattern
-    kappa: torch.Tensor  # (K, n, l + 1): the irrelevant pattern's coefficient κ
-    label: torch.Tensor  # (K, n, l + 1): ±1; the last column is the query's label z
+    task: torch.Tensor  # (n, 2): the decisive patterns (a, b)
+    relevant: torch.Tensor  # (n, l + 1) long: index of the column's relevant pattern (IDR or ODR)
+    irrelevant: torch.Tensor  # (n, l + 1) long: index of its irrelevant pattern
+    kappa: torch.Tensor  # (n, l + 1): the irrelevant pattern's coefficient κ
+    label: torch.Tensor  # (n, l + 1): ±1; the last column is the query's label z
 
     @property
     def z(self) -> torch.Tensor:
@@ -204,7 +188,7 @@ class PromptDraw:
 
     @property
     def same_as_query(self) -> torch.Tensor:
-        """(K, n, l) bool: demonstrations sharing the query's relevant pattern (the set N of [L24] Cor. 4.3)."""
+        """(n, l) bool: demonstrations sharing the query's relevant pattern (the set N of [L24] Cor. 4.3)."""
         return self.relevant[..., :-1] == self.relevant[..., -1:]
 
 
@@ -223,11 +207,11 @@ def context_patterns(
     pattern with (1 − α)/(M − 2) ([L24] §3.2; α' and M1' at test, §5). Also returns a fair coin per
     demonstration (±1), the label of those on non-decisive patterns.
 
-    u: (K, n, l) uniforms, one per demonstration; a, b: (K, n); fraction: (K,). Below α, u picks μ_a or
+    u: (n, l) uniforms, one per demonstration; a, b: (n,); fraction: 0-d. Below α, u picks μ_a or
     μ_b; above, (u − α)/(1 − α) is again uniform and picks the other pattern and the coin."""
     if M < 3:
         raise ValueError(f"drawing non-decisive demonstrations needs at least 3 relevant patterns, got {M}")
-    alpha = per_config(fraction, u)
+    alpha = fraction
     a, b = a[..., None], b[..., None]
     rest = ((u - alpha) / (1 - alpha).clamp(min=1e-12)).clamp(0.0, 1.0)
     other, remainder = split_uniform(rest, M - 2)
@@ -239,9 +223,9 @@ def context_patterns(
 
 
 def sample_prompt_draw(
-    rng: Streams,
+    rng: Stream,
     purpose: str,
-    step: int,
+    step,
     *,
     tasks: TaskSet,
     prompts: int,
@@ -251,9 +235,9 @@ def sample_prompt_draw(
     irrelevant_count: int,
     kappa_range: torch.Tensor | float,
 ) -> PromptDraw:
-    """Draw n = `prompts` prompts of `length` demonstrations per config ([L24] §3.2, spec §2.7–2.8).
+    """Draw n = `prompts` prompts of `length` demonstrations ([L24] §3.2, spec §2.7–2.8).
 
-    The task is uniform over the config's set (Alg. 1's "each IDR pattern is sampled equally likely in each
+    The task is uniform over the set (Alg. 1's "each IDR pattern is sampled equally likely in each
     batch" then holds in expectation; batches are not stratified). The query's label z is a fair coin and its
     relevant pattern is the task's decisive pattern for z (spec §10.19: otherwise its label would be a coin flip).
     Demonstrations follow `context_patterns`; decisive ones get the task's label, the others a fair coin
@@ -266,7 +250,7 @@ def sample_prompt_draw(
     contexts, coin = context_patterns(rng.uniform(purpose + "/contexts", step, (n, l)), a, b, fraction, relevant_count)
     context_label = torch.where(contexts == a[..., None], 1.0, torch.where(contexts == b[..., None], -1.0, coin))
     irrelevant, kappa_u = split_uniform(rng.uniform(purpose + "/irrelevant", step, (n, l + 1)), irrelevant_count)
-    kappa = per_config(kappa_range, kappa_u) * (2 * kappa_u - 1)  # κ ~ U(−K, K)
+    kappa = kappa_range * (2 * kappa_u - 1)  # κ ~ U(−K, K)
     return PromptDraw(
         task=task,
         relevant=torch.cat([contexts, query[..., None]], dim=-1),
@@ -276,30 +260,21 @@ def sample_prompt_draw(
     )
 
 
-def _pick(units: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
-    """units[index] for shared (M, d) or per-config (K, M, d) directions; index (K, ...) → (K, ..., d).
-    (`embedding` is a row lookup, many times faster on CPU than advanced indexing.)"""
-    if units.ndim == 2:
-        return torch.nn.functional.embedding(index, units)
-    K, M, d = units.shape
-    offset = (torch.arange(K, device=index.device) * M).view(-1, *([1] * (index.ndim - 1)))
-    return torch.nn.functional.embedding(index + offset, units.reshape(K * M, d))
-
-
 def features(
     draw: PromptDraw, relevant_units: torch.Tensor, irrelevant_units: torch.Tensor, beta: torch.Tensor
 ) -> torch.Tensor:
-    """x = μ_j + κ·ν_k with μ_j = β·u_j, ν_k = β·v_k ([L24] Eq. 6; Eq. 8 with ODR/ODI patterns): (K, n, l + 1, d_X)."""
-    x = _pick(relevant_units, draw.relevant) + draw.kappa[..., None] * _pick(irrelevant_units, draw.irrelevant)
-    return per_config(beta, x) * x
+    """x = μ_j + κ·ν_k with μ_j = β·u_j, ν_k = β·v_k ([L24] Eq. 6; Eq. 8 with ODR/ODI patterns): (n, l + 1, d_X).
+    (`embedding` is a row lookup, many times faster on CPU than advanced indexing.)"""
+    pick = torch.nn.functional.embedding
+    x = pick(draw.relevant, relevant_units) + draw.kappa[..., None] * pick(draw.irrelevant, irrelevant_units)
+    return beta * x
 
 
 def embed(x: torch.Tensor, context_label: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
     """P = [x_1 … x_l x_query; y_1 … y_l 0], y_i = Embd(f(x_i)) = ±q ([L24] Eq. 1).
 
-    Tokens are rows here (the paper's Pᵀ): x (K, n, l + 1, d_X), context_label (K, n, l), q (d_Y,) or
-    (K, d_Y) → (K, n, l + 1, d_X + d_Y)."""
-    q = q if q.ndim == 1 else q[:, None, None, :]
+    Tokens are rows here (the paper's Pᵀ): x (n, l + 1, d_X), context_label (n, l), q (d_Y,) →
+    (n, l + 1, d_X + d_Y)."""
     y = context_label[..., None] * q
     y = torch.cat([y, y.new_zeros(*y.shape[:-2], 1, y.shape[-1])], dim=-2)  # the query's label slot is 0
     return torch.cat([x, y], dim=-1)
@@ -310,17 +285,22 @@ class Prompts:
     """Embedded prompts with what they were drawn from (for probes that need each column's pattern)."""
 
     draw: PromptDraw
-    tokens: torch.Tensor  # (K, n, l + 1, d_X + d_Y): rows p_1 … p_l, p_query
+    tokens: torch.Tensor  # (n, l + 1, d_X + d_Y): rows p_1 … p_l, p_query
 
     @property
     def z(self) -> torch.Tensor:
         return self.draw.z
 
 
+# Pytrees: vmap can take and return task sets and prompts for a whole pack.
+for _cls in (TaskSet, PromptDraw, Prompts):
+    register_dataclass(_cls)
+
+
 def sample_prompts(
-    rng: Streams,
+    rng: Stream,
     purpose: str,
-    step: int,
+    step,
     *,
     tasks: TaskSet,
     prompts: int,

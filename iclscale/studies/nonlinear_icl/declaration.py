@@ -35,11 +35,39 @@ DATA_SHAPE = (
         "feature-embedding dimension d_X ([L24] §5: 30; the paper has d_X = M1 + M2, a larger d_X leaves spare axes)",
         low=1,
         high=4096,
+        symbol="d_X",
     ),
-    Param("d_y", int, 30, "shape", "label-embedding dimension d_Y ([L24] §5: 30)", low=1, high=4096),
-    Param("M1", int, 6, "shape", "number of in-domain-relevant (IDR) patterns M1 ([L24] §5: 6)", low=3, high=64),
-    Param("M2", int, 24, "shape", "number of in-domain-irrelevant (IDI) patterns M2 ([L24] §5: 24)", low=1, high=4096),
-    Param("l_tr", int, 20, "shape", "training prompt length l_tr, demonstrations ([L24] §5: 20)", low=1, high=10**4),
+    Param("d_y", int, 30, "shape", "label-embedding dimension d_Y ([L24] §5: 30)", low=1, high=4096, symbol="d_Y"),
+    Param(
+        "M1",
+        int,
+        6,
+        "shape",
+        "number of in-domain-relevant (IDR) patterns M1 ([L24] §5: 6)",
+        low=3,
+        high=64,
+        symbol="M₁",
+    ),
+    Param(
+        "M2",
+        int,
+        24,
+        "shape",
+        "number of in-domain-irrelevant (IDI) patterns M2 ([L24] §5: 24)",
+        low=1,
+        high=4096,
+        symbol="M₂",
+    ),
+    Param(
+        "l_tr",
+        int,
+        20,
+        "shape",
+        "training prompt length l_tr, demonstrations ([L24] §5: 20)",
+        low=1,
+        high=10**4,
+        symbol="l_tr",
+    ),
     Param(
         "batch_size",
         int,
@@ -48,6 +76,7 @@ DATA_SHAPE = (
         "SGD batch size B, fresh prompts every iteration (not from the paper; spec §4 suggests 64)",
         low=1,
         high=10**6,
+        symbol="B",
     ),
 )
 
@@ -63,8 +92,18 @@ def data_train_params(U: int, U_source: str) -> tuple[Param, ...]:
             low=0,
             high=1,
             low_open=True,
+            symbol="α",
         ),
-        Param("beta", float, 3.0, "train", "norm β of every pattern ([L24] §5: 3; theory β ≥ 1)", low=0, low_open=True),
+        Param(
+            "beta",
+            float,
+            3.0,
+            "train",
+            "norm β of every pattern ([L24] §5: 3; theory β ≥ 1)",
+            low=0,
+            low_open=True,
+            symbol="β",
+        ),
         Param(
             "K",
             float,
@@ -72,6 +111,7 @@ def data_train_params(U: int, U_source: str) -> tuple[Param, ...]:
             "train",
             "IDI coefficient range K, κ ~ U(−K, K) in x = μ_j + κν_k ([L24] Eq. 6; §5: 0.5; theory K < 1/2)",
             low=0,
+            symbol="K",
         ),
         Param(
             "q_norm",
@@ -82,6 +122,7 @@ def data_train_params(U: int, U_source: str) -> tuple[Param, ...]:
             "the proofs' β² + 1 terms imply ‖q‖ = 1)",
             low=0,
             low_open=True,
+            symbol="‖q‖",
         ),
         Param(
             "U",
@@ -91,6 +132,7 @@ def data_train_params(U: int, U_source: str) -> tuple[Param, ...]:
             f"offsets of the cyclic training tasks (a_j → +1, a_{{j+k}} → −1, k ≤ U), |T_tr| = U·M1 ({U_source})",
             low=1,
             high=63,
+            symbol="U",
         ),
         Param(
             "n_train_tasks",
@@ -101,6 +143,7 @@ def data_train_params(U: int, U_source: str) -> tuple[Param, ...]:
             "T_tr0 plus random other tasks; 0 means the cyclic set with U offsets",
             low=0,
             high=64 * 63,
+            symbol="|T_tr|",
         ),
     )
 
@@ -125,6 +168,7 @@ DATA_EVAL = (
         "([L24] §5; Figs 3–5 use 0.6–1.0)",
         low=0,
         high=1,
+        symbol="α′",
     ),
     Param(
         "l_ts",
@@ -135,6 +179,7 @@ DATA_EVAL = (
         "(not from the paper)",
         low=0,
         high=10**4,
+        symbol="l_ts",
     ),
     Param(
         "K_ood",
@@ -143,6 +188,7 @@ DATA_EVAL = (
         "eval",
         "ODI coefficient range K', κ' ~ U(−K', K') ([L24] §5 prints 5; possibly a garbled 0.5, spec §10.6)",
         low=0,
+        symbol="K′",
     ),
     Param(
         "S1",
@@ -153,6 +199,7 @@ DATA_EVAL = (
         "1.28 is Fig. 2's a = b = 0.64)",
         low=-3,
         high=3,
+        symbol="S₁",
     ),
     Param(
         "odr_split",
@@ -184,9 +231,10 @@ ONE_LAYER_SHAPE = (
         "MLP width m, the rows of W_O (not from the paper: never given; theory m ≳ M1² log M1)",
         low=1,
         high=10**5,
+        symbol="m",
     ),
-    Param("m_a", int, 60, "shape", "query/key dimension m_a ([L24] §5: 60)", low=1, high=10**5),
-    Param("m_b", int, 60, "shape", "value dimension m_b ([L24] §5: 60)", low=1, high=10**5),
+    Param("m_a", int, 60, "shape", "query/key dimension m_a ([L24] §5: 60)", low=1, high=10**5, symbol="m_a"),
+    Param("m_b", int, 60, "shape", "value dimension m_b ([L24] §5: 60)", low=1, high=10**5, symbol="m_b"),
     Param(
         "attend_to_query",
         bool,
@@ -224,6 +272,7 @@ ONE_LAYER_TRAIN = (
         "from the paper)",
         low=0,
         low_open=True,
+        symbol="δ",
     ),
 )
 
@@ -273,6 +322,7 @@ ONE_LAYER_EVAL = (
         "pruning rate R: round(R·m) neurons removed ([L24] Thm 3.7, Fig. 5's x-axis)",
         low=0,
         high=1,
+        symbol="R",
     ),
 )
 
@@ -351,7 +401,6 @@ NONLINEAR_ICL = StudyInfo(
         *recipe_params(
             steps=400,
             lr=1.0,
-            lr_decay=1.0,
             optimizer="sgd",
             source="[L24] Alg. 1: plain SGD; T = 400 reads Fig. 2's '400 epochs' as iterations; η = 1 not from "
             "the paper, spec §4",
@@ -375,7 +424,6 @@ NONLINEAR_ICL_GPT2 = StudyInfo(
         *recipe_params(
             steps=2000,
             lr=1e-4,
-            lr_decay=1.0,
             optimizer="adam",
             source="not from the paper; Adam at 1e-4 as spec §3 suggests, after Bai et al. and Wu et al.",
         ),

@@ -6,9 +6,8 @@
 Single head, no residual, no LayerNorm, no biases, no positional encoding, no 1/√d temperature. The
 prompt is given with tokens as rows (the paper's Pᵀ): P (..., l + 1, d_X + d_Y), query last.
 
-`a` is fixed ([L24] §2.3: "a does not update during training"). It is stored with the trainable
-parameters so that every config carries its own draw, and detached in `forward`: its gradient is exactly
-zero, so SGD and Adam leave it unchanged.
+`a` is fixed ([L24] §2.3: "a does not update during training"): a buffer, so every config carries its own
+draw and no optimizer sees it.
 """
 
 from __future__ import annotations
@@ -37,7 +36,7 @@ class OneLayerTransformer(nn.Module):
         self.W_K = nn.Parameter(torch.zeros(m_a, D))
         self.W_V = nn.Parameter(torch.zeros(m_b, D))
         self.W_O = nn.Parameter(torch.zeros(m, m_b))
-        self.a = nn.Parameter(torch.zeros(m))  # fixed: detached below
+        self.register_buffer("a", torch.zeros(m))  # fixed ([L24] §2.3)
 
     def forward(self, P: torch.Tensor) -> torch.Tensor:
         """P (..., l + 1, D) → F(Ψ; P) (...)."""
@@ -47,4 +46,4 @@ class OneLayerTransformer(nn.Module):
         mixed = (attn.unsqueeze(-2) @ columns).squeeze(-2)
         attended = mixed @ self.W_V.T
         hidden = torch.relu(attended @ self.W_O.T)  # ReLU(W_O Σ_i W_V p_i · attn(Ψ; P, i))
-        return hidden @ self.a.detach()  # aᵀ ReLU(·); a is not trained ([L24] §2.3)
+        return hidden @ self.a  # aᵀ ReLU(·)

@@ -11,6 +11,8 @@
     and 5 with a_i < 0 (the first of each sign by index: a fixed, random choice, Fig. 2 C–D) and averaged
     over the large neurons L.
 (E) The small/large split of ‖r_i‖ ([L24] Thm 3.7): 2-means on log ‖r_i‖ (spec §8E; not from the paper).
+
+Written for one config's parameters and prompts.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ from __future__ import annotations
 import math
 
 import torch
-from torch.func import vmap
 
 from iclscale.studies.nonlinear_icl.model import attention_weights
 from iclscale.studies.nonlinear_icl.pruning import neuron_magnitudes, small_neurons
@@ -39,8 +40,7 @@ def _projection_stats(vectors: torch.Tensor, own: torch.Tensor, relevant: torch.
     on_own = (on_relevant * own_mask).sum(-1)
     off_relevant = torch.where(own_mask, 0.0, on_relevant).amax(-1)
     off_irrelevant = _projections(vectors, irrelevant).amax(-1)
-    dims = tuple(range(1, vectors.ndim - 1))  # everything but K and the vector axis
-    return [t.mean(dim=dims) for t in (vectors.norm(dim=-1), on_own, off_relevant, off_irrelevant)]
+    return [t.mean() for t in (vectors.norm(dim=-1), on_own, off_relevant, off_irrelevant)]
 
 
 def attention_probes(
@@ -55,8 +55,8 @@ def attention_probes(
     patterns over β (IDR μ_j/β or ODR μ'_j/β), (M, d_X); irrelevant: ν_k/β, (M2, d_X)."""
     P, draw = prompts.tokens, prompts.draw
     l = P.shape[-2] - 1
-    queries = torch.einsum("kad,knd->kna", params["W_Q"], P[..., -1, :])  # W_Q p_query
-    keys = torch.einsum("kad,knid->knia", params["W_K"], P[..., :-1, :])  # W_K p_i, demonstrations
+    queries = P[..., -1, :] @ params["W_Q"].T  # W_Q p_query
+    keys = P[..., :-1, :] @ params["W_K"].T  # W_K p_i, demonstrations
     metrics = {}
     for name, vectors, own in (("q", queries, draw.relevant[..., -1]), ("k", keys, draw.relevant[..., :-1])):
         norm, on_own, off_relevant, off_irrelevant = _projection_stats(vectors, own, relevant, irrelevant)
@@ -65,13 +65,13 @@ def attention_probes(
         metrics[f"{prefix}_{name}_off_relevant"] = off_relevant  # Eq. 18
         metrics[f"{prefix}_{name}_off_irrelevant"] = off_irrelevant  # Eq. 19
 
-    attn = vmap(attention_weights, in_dims=(0, 0, 0, None))(params["W_Q"], params["W_K"], P, attend_to_query)
-    same = draw.same_as_query.float()
-    metrics[f"{prefix}_attn_same"] = (attn[..., :l] * same).sum(-1).mean(-1)  # [L24] Cor. 4.3
-    metrics[f"{prefix}_attn_other"] = (attn[..., :l] * (1 - same)).sum(-1).mean(-1)
-    metrics[f"{prefix}_attn_same_uniform"] = same.mean(-1).mean(-1)  # |N|/l: what uniform attention would give
+    attn = attention_weights(params["W_Q"], params["W_K"], P, attend_to_query)
+    same = draw.same_as_query.to(attn.dtype)
+    metrics[f"{prefix}_attn_same"] = (attn[..., :l] * same).sum(-1).mean()  # [L24] Cor. 4.3
+    metrics[f"{prefix}_attn_other"] = (attn[..., :l] * (1 - same)).sum(-1).mean()
+    metrics[f"{prefix}_attn_same_uniform"] = same.mean()  # |N|/l: what uniform attention would give
     if attend_to_query:
-        metrics[f"{prefix}_attn_query"] = attn[..., l].mean(-1)
+        metrics[f"{prefix}_attn_query"] = attn[..., l].mean()
     return metrics
 
 
@@ -87,12 +87,11 @@ def _masked_mean(values: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 def tracked_neurons(a: torch.Tensor) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """The first `TRACKED_PER_SIGN` neurons with a_i > 0 ("pos") and with a_i < 0 ("neg"), by index:
-    (indices (K, 5), valid (K, 5)); a slot is invalid when a config has fewer neurons of that sign."""
-    slots = torch.arange(TRACKED_PER_SIGN, device=a.device)
+    (indices (5,), valid (5,)); a slot is invalid when there are fewer neurons of that sign."""
     tracked = {}
     for name, has_sign in (("pos", a > 0), ("neg", a < 0)):
-        index = torch.argsort((~has_sign).to(torch.int8), dim=1, stable=True)[:, :TRACKED_PER_SIGN]
-        tracked[name] = (index, slots[None, : index.shape[1]] < has_sign.sum(1, keepdim=True))
+        index = torch.argsort((~has_sign).to(torch.int8), stable=True)[:TRACKED_PER_SIGN]
+        tracked[name] = (index, torch.arange(len(index)) < has_sign.sum())
     return tracked
 
 
@@ -121,16 +120,14 @@ def neuron_probes(
         "large_label_angle": _masked_mean(label_angle, large),
     }
     for sign_name, (index, valid) in tracked_neurons(params["a"]).items():
-        for j in range(index.shape[1]):
-            i = index[:, j : j + 1]
+        for j in range(index.shape[0]):
             for name, values in (
                 ("feature_norm", feature_norm),
                 ("feature_angle", feature_angle),
                 ("label_norm", label_norm),
                 ("label_angle", label_angle),
             ):
-                value = values.gather(1, i).squeeze(1)
-                metrics[f"neuron_{sign_name}{j}_{name}"] = torch.where(valid[:, j], value, math.nan)
+                metrics[f"neuron_{sign_name}{j}_{name}"] = torch.where(valid[j], values[index[j]], math.nan)
     return metrics
 
 
@@ -139,7 +136,7 @@ def neuron_magnitude_table(params: dict[str, torch.Tensor]) -> dict[str, torch.T
     for Fig. 5A's bars; sorting them gives the magnitude at each pruning rate."""
     wowv, wo = neuron_magnitudes(params, "wowv"), neuron_magnitudes(params, "wo")
     metrics = {}
-    for i in range(wowv.shape[1]):
-        metrics[f"neuron_magnitude_{i:03d}"] = wowv[:, i]
-        metrics[f"neuron_wo_magnitude_{i:03d}"] = wo[:, i]
+    for i in range(wowv.shape[-1]):
+        metrics[f"neuron_magnitude_{i:03d}"] = wowv[i]
+        metrics[f"neuron_wo_magnitude_{i:03d}"] = wo[i]
     return metrics

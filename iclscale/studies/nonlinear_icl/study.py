@@ -22,6 +22,7 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.func import vmap
 
 from iclscale.studies.nonlinear_icl.baselines import classical_error
 from iclscale.studies.nonlinear_icl.gpt2 import GPT2Classifier, initial_params
@@ -42,7 +43,7 @@ from iclscale.studies.patterns import (
     unit_patterns,
     unseen_tasks,
 )
-from iclscale.study import Batch, Pack, PackedModel, Predict, Study
+from iclscale.study import Batch, Net, Pack, PackNet, Study
 
 EVAL_CHUNK_PROMPTS = 256
 """Test prompts drawn and evaluated together. Fixed rather than sized by K, so that a config's test set
@@ -74,7 +75,7 @@ class Domain:
 
     @property
     def has_tasks(self) -> torch.Tensor:
-        """(K,) bool: False for a config left without tasks (no unseen task when T_tr = T)."""
+        """False for a config left without tasks (no unseen task when T_tr = T)."""
         return self.tasks.count > 0
 
 
@@ -82,10 +83,9 @@ class PatternICL(Study):
     """What both studies share: task sets, prompts, the hinge loss and the test error."""
 
     # Data ---------------------------------------------------------------------------------------
-    def constants(self, pack: Pack) -> dict[str, torch.Tensor]:
-        M1 = pack.shape["M1"]
-        train = training_tasks(pack.rng, "train_tasks", M1, pack.hp["U"], pack.hp["n_train_tasks"])
-        unseen = unseen_tasks(train, M1)
+    def constants(self, c) -> dict[str, torch.Tensor]:
+        train = training_tasks(c.rng, "train_tasks", c.M1, c.U, c.n_train_tasks)
+        unseen = unseen_tasks(train, c.M1)
         return {
             "train_pairs": train.pairs,
             "train_count": train.count,
@@ -93,26 +93,22 @@ class PatternICL(Study):
             "unseen_count": unseen.count,
         }
 
-    def tasks(self, pack: Pack, which: str) -> TaskSet:
-        """The "train" (T_tr) or "unseen" (T \\ T_tr) tasks of each config."""
-        return TaskSet(pack.constants[f"{which}_pairs"], pack.constants[f"{which}_count"])
+    def tasks(self, c, which: str) -> TaskSet:
+        """The "train" (T_tr) or "unseen" (T \\ T_tr) tasks."""
+        return TaskSet(c.const[f"{which}_pairs"], c.const[f"{which}_count"])
 
-    def domain(self, pack: Pack, name: str, K_ood: float = 0.0, S1: float = 0.0, odr_split: str = "solve") -> Domain:
+    def domain(self, c, name: str, K_ood: float = 0.0, S1: float = 0.0, odr_split: str = "solve") -> Domain:
         """ "train" and "id_train" (T_tr), "id" (T \\ T_tr, [L24] §5), "ood" (T' on μ'_j, [L24] Eq. 8, §5)."""
-        s = pack.shape
-        relevant, irrelevant = unit_patterns(s["d_x"], s["M1"], s["M2"], pack.device)
+        relevant, irrelevant = unit_patterns(c.d_x, c.M1, c.M2)
         if name == "ood":  # κ' ~ U(−K', K'); ODI ν'_i = ν_i ([L24] §5)
-            tasks = TaskSet.shared(all_tasks(OOD_RELEVANT, pack.device), pack.K)
+            tasks = TaskSet.of(all_tasks(OOD_RELEVANT))
             return Domain(tasks, ood_relevant_units(ood_split(S1, odr_split), relevant), irrelevant, K_ood)
-        tasks = self.tasks(pack, "unseen" if name == "id" else "train")
-        return Domain(tasks, relevant, irrelevant, pack.hp["K"])
+        return Domain(self.tasks(c, "unseen" if name == "id" else "train"), relevant, irrelevant, c.K)
 
-    def prompts(
-        self, pack: Pack, domain: Domain, purpose: str, step: int, *, count: int, length: int, fraction: torch.Tensor
-    ) -> Prompts:
-        """`count` prompts of `length` demonstrations per config from `domain` (draw `step` of `purpose`)."""
+    def prompts(self, c, domain: Domain, purpose: str, step, *, count: int, length: int, fraction) -> Prompts:
+        """`count` prompts of `length` demonstrations from `domain` (draw `step` of `purpose`)."""
         return sample_prompts(
-            pack.rng,
+            c.rng,
             purpose,
             step,
             tasks=domain.tasks,
@@ -121,154 +117,163 @@ class PatternICL(Study):
             fraction=fraction,
             relevant_units=domain.relevant,
             irrelevant_units=domain.irrelevant,
-            beta=pack.hp["beta"],
+            beta=c.beta,
             kappa_range=domain.kappa_range,
-            q=label_embedding(pack.shape["d_y"], pack.hp["q_norm"], pack.device),
+            q=label_embedding(c.d_y, c.q_norm),
         )
 
-    def test_domain(self, pack: Pack, point: Mapping[str, Any]) -> Domain:
-        return self.domain(pack, point["domain"], point["K_ood"], point["S1"], point["odr_split"])
+    def test_domain(self, c, point: Mapping[str, Any]) -> Domain:
+        return self.domain(c, point["domain"], point["K_ood"], point["S1"], point["odr_split"])
 
-    def test_chunks(self, pack: Pack, point: Mapping[str, Any], count: int) -> Iterator[Prompts]:
-        """The first `count` test prompts of an eval point, chunk by chunk. Chunk c is step c of purpose
-        "test/<domain>": the same prompts at every record, and the same random numbers at another α' or S1
+    def test_chunk(self, c, point: Mapping[str, Any], count: int, chunk: int) -> Prompts:
+        """Chunk `chunk` of the first `count` test prompts of an eval point: step `chunk` of purpose
+        "test/<domain>", so the same prompts at every record, and the same random numbers at another α' or S1
         (common random numbers across the eval grid)."""
-        domain = self.test_domain(pack, point)
-        fraction = torch.full((pack.K,), float(point["alpha_test"]), device=pack.device)
-        for chunk, start in enumerate(range(0, count, EVAL_CHUNK_PROMPTS)):
-            size = min(EVAL_CHUNK_PROMPTS, count - start)
-            yield self.prompts(
-                pack, domain, f"test/{point['domain']}", chunk, count=size, length=point["l_ts"], fraction=fraction
-            )
+        size = min(EVAL_CHUNK_PROMPTS, count - chunk * EVAL_CHUNK_PROMPTS)
+        fraction = torch.tensor(float(point["alpha_test"]))
+        domain = self.test_domain(c, point)
+        return self.prompts(
+            c, domain, f"test/{point['domain']}", chunk, count=size, length=point["l_ts"], fraction=fraction
+        )
+
+    def test_chunks(self, c, point: Mapping[str, Any], count: int) -> Iterator[Prompts]:
+        for chunk in range(math.ceil(count / EVAL_CHUNK_PROMPTS)):
+            yield self.test_chunk(c, point, count, chunk)
 
     # Training -----------------------------------------------------------------------------------
-    def sample_batch(self, pack: Pack, step: int) -> Batch:
-        s = pack.shape
-        domain = self.domain(pack, "train")
+    def batch(self, c, step) -> Batch:
         prompts = self.prompts(
-            pack, domain, "train", step, count=s["batch_size"], length=s["l_tr"], fraction=pack.hp["alpha"]
+            c, self.domain(c, "train"), "train", step, count=c.batch_size, length=c.l_tr, fraction=c.alpha
         )
         return prompts.tokens, prompts.z
 
-    def loss(self, predict: Predict, batch: Batch, hp: Mapping[str, torch.Tensor]) -> torch.Tensor:
+    def loss(self, net: Net, batch: Batch, c) -> torch.Tensor:
         P, z = batch
-        return hinge(z * predict(P)).mean()  # (1/B) Σ_n max{0, 1 − z^n F(Ψ; P^n)} ([L24] Eq. 3, 23)
+        return hinge(z * net(P)).mean()  # (1/B) Σ_n max{0, 1 − z^n F(Ψ; P^n)} ([L24] Eq. 3, 23)
 
     # Measurements ---------------------------------------------------------------------------------
-    def probes(self, pack: Pack, model: PackedModel) -> dict[str, torch.Tensor]:
-        train = self.tasks(pack, "train")
+    def probes(self, net: Net, c, final: bool) -> dict[str, torch.Tensor]:
+        dtype = torch.get_default_dtype()
+        train = self.tasks(c, "train")
         return {
-            "condition_3_2": condition_3_2(train, pack.shape["M1"]).holds.float(),  # [L24] Condition 3.2
-            "train_task_count": train.count.float(),
-            "unseen_task_count": pack.constants["unseen_count"].float(),
+            "condition_3_2": condition_3_2(train, c.M1).holds.to(dtype),  # [L24] Condition 3.2
+            "train_task_count": train.count.to(dtype),
+            "unseen_task_count": c.const["unseen_count"].to(dtype),
         }
 
-    def evaluate(self, pack: Pack, model: PackedModel, point: Mapping[str, Any]) -> dict[str, torch.Tensor]:
-        return self.test_metrics(pack, model, point)
+    test_data_params = ("domain", "alpha_test", "l_ts", "K_ood", "S1", "odr_split", "eval_prompts")
+    """What decides the test prompts: points that differ only in pruning or learner share them."""
 
-    def test_metrics(self, pack: Pack, model: PackedModel, point: Mapping[str, Any]) -> dict[str, torch.Tensor]:
+    def test_data(self, c, point: Mapping[str, Any]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """The first `eval_prompts` test prompts of the point, chunk by chunk: (tokens, z)."""
+        return [(prompts.tokens, prompts.z) for prompts in self.test_chunks(c, point, point["eval_prompts"])]
+
+    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool, data) -> dict[str, torch.Tensor]:
+        return self.test_metrics(net, c, point, data)
+
+    def test_metrics(self, net: Net, c, point: Mapping[str, Any], data) -> dict[str, torch.Tensor]:
         """`test_error` and `test_hinge` of a (possibly pruned) model; NaN for a config with no test task."""
         count = point["eval_prompts"]
-        wrong = torch.zeros(pack.K, dtype=torch.float64, device=pack.device)
-        loss = torch.zeros_like(wrong)
-        for prompts in self.test_chunks(pack, point, count):
-            margin = prompts.z * model(prompts.tokens)  # z·F(Ψ; P)
-            wrong += misclassified(margin).sum(-1)
-            loss += hinge(margin).double().sum(-1)
-        has_tasks = self.test_domain(pack, point).has_tasks
+        wrong = torch.zeros((), dtype=torch.float64)
+        loss = torch.zeros((), dtype=torch.float64)
+        for tokens, z in data:
+            margin = z * net(tokens)  # z·F(Ψ; P)
+            wrong = wrong + misclassified(margin).sum()
+            loss = loss + hinge(margin).double().sum()
+        has_tasks = self.test_domain(c, point).has_tasks
+        dtype = torch.get_default_dtype()
         metrics = {
-            "test_error": torch.where(has_tasks, wrong / count, math.nan).float(),
-            "test_hinge": torch.where(has_tasks, loss / count, math.nan).float(),
+            "test_error": torch.where(has_tasks, wrong / count, math.nan).to(dtype),
+            "test_hinge": torch.where(has_tasks, loss / count, math.nan).to(dtype),
         }
         if point["domain"] == "ood":  # ‖μ'_1‖/β: 1 unless S1 was infeasible (spec §2.5)
-            norm = ood_split(point["S1"], point["odr_split"]).relative_norm
-            metrics["odr_norm_ratio"] = torch.full_like(metrics["test_error"], norm)
+            metrics["odr_norm_ratio"] = torch.tensor(ood_split(point["S1"], point["odr_split"]).relative_norm)
         return metrics
 
 
 class NonlinearICL(PatternICL):
     """The one-layer Transformer of [L24] Eq. 2."""
 
-    def module(self, pack: Pack) -> nn.Module:
-        s = pack.shape
-        return OneLayerTransformer(s["d_x"] + s["d_y"], s["m_a"], s["m_b"], s["m"], s["attend_to_query"])
+    def module(self, c) -> nn.Module:
+        return OneLayerTransformer(c.d_x + c.d_y, c.m_a, c.m_b, c.m, c.attend_to_query)
 
-    def init_params(self, pack: Pack) -> dict[str, torch.Tensor]:
-        s, device = pack.shape, pack.device
-        D, m = s["d_x"] + s["d_y"], s["m"]
-        delta = pack.hp["delta"].view(-1, 1, 1)
+    def init(self, c) -> dict[str, torch.Tensor]:
+        D, m = c.d_x + c.d_y, c.m
         # W_Q = W_K = δ on the first d_X diagonal entries, W_V = δ on every diagonal entry ([L24] §2.3)
-        feature_columns = (torch.arange(D, device=device) < s["d_x"]).float()
-        W_QK = delta * (torch.eye(s["m_a"], D, device=device) * feature_columns)
-        W_V = delta * torch.eye(s["m_b"], D, device=device)
+        feature_columns = (torch.arange(D) < c.d_x).to(torch.get_default_dtype())
+        W_QK = c.delta * (torch.eye(c.m_a, D) * feature_columns)
+        W_V = c.delta * torch.eye(c.m_b, D)
         # W_O ~ N(0, ξ²), ξ = 1/√m; a ~ U{±1/m}, fixed ([L24] §2.3)
-        W_O = pack.rng.normal("init/W_O", 0, (m, s["m_b"])) / math.sqrt(m)
-        scale = 1.0 / m if s["a_scale"] == "1/m" else 1.0 / math.sqrt(m)
-        a = torch.where(pack.rng.uniform("init/a", 0, (m,)) < 0.5, scale, -scale)
+        W_O = c.rng.normal("init/W_O", 0, (m, c.m_b)) / math.sqrt(m)
+        scale = 1.0 / m if c.a_scale == "1/m" else 1.0 / math.sqrt(m)
+        a = torch.where(c.rng.uniform("init/a", 0, (m,)) < 0.5, scale, -scale)
         return {"W_Q": W_QK, "W_K": W_QK.clone(), "W_V": W_V, "W_O": W_O, "a": a}
 
-    def probes(self, pack: Pack, model: PackedModel) -> dict[str, torch.Tensor]:
-        s = pack.shape
-        metrics = super().probes(pack, model)
+    def probes(self, net: Net, c, final: bool) -> dict[str, torch.Tensor]:
+        metrics = super().probes(net, c, final)
         # (A), (B) on unseen-task ID prompts and on Fig. 2's OOD prompts, at the training α and l_tr
-        for name in ("id", "ood") if s["M1"] >= 6 else ("id",):  # the OOD patterns of [L24] §5 need μ_1..μ_6
-            domain = self.domain(pack, name, **(FIG2_OOD if name == "ood" else {}))
+        for name in ("id", "ood") if c.M1 >= 6 else ("id",):  # the OOD patterns of [L24] §5 need μ_1..μ_6
+            domain = self.domain(c, name, **(FIG2_OOD if name == "ood" else {}))
             prompts = self.prompts(
-                pack, domain, f"probe/{name}", 0, count=s["probe_prompts"], length=s["l_tr"], fraction=pack.hp["alpha"]
+                c, domain, f"probe/{name}", 0, count=c.probe_prompts, length=c.l_tr, fraction=c.alpha
             )
-            found = attention_probes(
-                model.params, prompts, domain.relevant, domain.irrelevant, s["attend_to_query"], name
-            )
+            found = attention_probes(net.params, prompts, domain.relevant, domain.irrelevant, c.attend_to_query, name)
             metrics.update({key: torch.where(domain.has_tasks, v, math.nan) for key, v in found.items()})
-        relevant = self.domain(pack, "id").relevant
-        q = label_embedding(s["d_y"], 1.0, pack.device)
-        metrics.update(neuron_probes(model.params, s["d_x"], s["d_y"], relevant, q))  # (C), (D), (E)
-        if pack.final:
-            metrics.update(neuron_magnitude_table(model.params))  # Fig. 5A's bars
+        relevant = self.domain(c, "id").relevant
+        metrics.update(neuron_probes(net.params, c.d_x, c.d_y, relevant, label_embedding(c.d_y)))  # (C), (D), (E)
+        if final:
+            metrics.update(neuron_magnitude_table(net.params))  # Fig. 5A's bars
         return metrics
 
-    def evaluate(self, pack: Pack, model: PackedModel, point: Mapping[str, Any]) -> dict[str, torch.Tensor]:
-        if point["learner"] != "transformer":
-            return self.classical_metrics(pack, point) if pack.final else {}
+    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool, data) -> dict[str, torch.Tensor]:
         if point["prune_method"] == "none":
-            return self.test_metrics(pack, model, point)
-        if not pack.final:
+            return self.test_metrics(net, c, point, data)
+        if not final:
             return {}
-        magnitudes = neuron_magnitudes(model.params, point["prune_score"])
-        random_keys = pack.rng.uniform("prune/random", 0, (pack.shape["m"],))  # one random order per config
+        magnitudes = neuron_magnitudes(net.params, point["prune_score"])
+        random_keys = c.rng.uniform("prune/random", 0, (c.m,))  # one random order per config
         removed = removed_neurons(magnitudes, point["prune_method"], point["prune_ratio"], random_keys)
-        pruned = PackedModel(model.module, prune(model.params, removed))
-        return {**self.test_metrics(pack, pruned, point), "pruned_fraction": removed.float().mean(-1)}
+        pruned = Net(net.module, prune(net.params, removed))
+        return {**self.test_metrics(pruned, c, point, data), "pruned_fraction": removed.to(magnitudes.dtype).mean()}
 
-    def classical_metrics(self, pack: Pack, point: Mapping[str, Any]) -> dict[str, torch.Tensor]:
-        """`test_error` of a classical learner ([L24] Fig. 4) on the first `baseline_prompts` test prompts."""
-        d_x, count = pack.shape["d_x"], point["baseline_prompts"]
-        errors = torch.zeros(pack.K, dtype=torch.float64, device=pack.device)
-        for prompts in self.test_chunks(pack, point, count):
+    def pack_evaluate(self, pack: Pack, net: PackNet, point: Mapping[str, Any], final: bool):
+        """Classical learners ([L24] Fig. 4) fit one scikit-learn model per prompt: not vectorisable, so they
+        are measured here, at pack level, on the first `baseline_prompts` test prompts, at the final record."""
+        if point["learner"] == "transformer":
+            return None
+        if not final:
+            return {}
+        count, d_x = point["baseline_prompts"], pack.shape["d_x"]
+        errors = torch.zeros(pack.K, dtype=torch.float64)
+        has_tasks = None
+        for chunk in range(math.ceil(count / EVAL_CHUNK_PROMPTS)):
+            prompts, has_tasks = pack_prompts(self, pack, point, count, chunk)
             x = prompts.tokens[..., :d_x]
-            labels = prompts.draw.context_label
-            error = classical_error(point["learner"], x[..., :-1, :], labels, x[..., -1, :], prompts.z)
+            error = classical_error(
+                point["learner"], x[..., :-1, :], prompts.draw.context_label, x[..., -1, :], prompts.z
+            )
             errors += error.double() * prompts.z.shape[1]
-        has_tasks = self.test_domain(pack, point).has_tasks
-        return {"test_error": torch.where(has_tasks, errors / count, math.nan).float()}
+        return {"test_error": torch.where(has_tasks, errors / count, math.nan).to(pack.dtype)}
+
+
+def pack_prompts(study: PatternICL, pack: Pack, point: Mapping[str, Any], count: int, chunk: int):
+    """Chunk `chunk` of every config's test prompts (the same prompts `evaluate` sees), stacked, and whether
+    each config has test tasks."""
+
+    def one(hp, key, const):
+        c = pack.view_of(hp, key, const)
+        return study.test_chunk(c, point, count, chunk), study.test_domain(c, point).has_tasks
+
+    return vmap(one)(pack.hp, pack.rng.base, pack.const)
 
 
 class NonlinearICLGPT2(PatternICL):
     """The 3-layer, 2-head GPT-2 of [L24] Fig. 3, from random initialisation (see gpt2.py)."""
 
-    def module(self, pack: Pack) -> nn.Module:
-        s = pack.shape
+    def module(self, c) -> nn.Module:
         return GPT2Classifier(
-            s["d_x"] + s["d_y"],
-            s["n_layer"],
-            s["n_head"],
-            s["n_embd"],
-            s["n_positions"],
-            from_query=s["positions"] == "from_query",
+            c.d_x + c.d_y, c.n_layer, c.n_head, c.n_embd, c.n_positions, from_query=c.positions == "from_query"
         )
 
-    def init_params(self, pack: Pack) -> dict[str, torch.Tensor]:
-        def normal(purpose: str, shape: tuple[int, ...]) -> torch.Tensor:
-            return pack.rng.normal(purpose, 0, shape)
-
-        return initial_params(self.module(pack), pack.shape["n_layer"], normal)
+    def init(self, c) -> dict[str, torch.Tensor]:
+        return initial_params(self.module(c), c.n_layer, lambda purpose, shape: c.rng.normal(purpose, 0, shape))

@@ -1,7 +1,7 @@
 """The data model of Collins et al. 2024 [C24] §2: covariates on the sphere, task classes, prompts.
 
-Shapes: K configs, T tasks, P points per task, d dimensions. Per-config scalars (L, σ, ν) are
-(K,) tensors. Every draw comes from the pack's per-config streams.
+Written for one config: T tasks, P points per task, d dimensions; per-config scalars (L, σ, ν) are
+0-d tensors. Every draw comes from the config's stream `rng` (the trainer vmaps over the pack).
 """
 
 from __future__ import annotations
@@ -11,28 +11,27 @@ from dataclasses import dataclass
 
 import torch
 
-from iclscale.rng import Streams
-from iclscale.tensors import per_config
+from iclscale.rng import Stream
 
 
 # Covariates ---------------------------------------------------------------------------------
 def sample_covariates(
     kind: str,
-    rng: Streams,
+    rng: Stream,
     purpose: str,
     step: int,
     shape: tuple[int, ...],
     d: int,
     transform: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """Points on the sphere S^{d-1}, shape (K, *shape, d)."""
+    """Points on the sphere S^{d-1}, shape (*shape, d)."""
     if kind == "isotropic":  # U^d: x = g/‖g‖, g ~ N(0, I_d) ([C24] §2)
         return rng.sphere(purpose, step, shape, d)
     g = rng.normal(purpose, step, (*shape, d))
     if kind == "nonisotropic":  # U^d_S: x = S_d x̃/‖S_d x̃‖, S_d = diag(1, ..., d) ([C24] §3.2)
         z = g * torch.arange(1, d + 1, dtype=g.dtype, device=g.device)
     elif kind in ("lowrank_gaussian", "lowrank_gaussian_task"):  # x = J̃x̃/‖J̃x̃‖, J̃ = (JᵀJ)^{1/2} ([C24] App J.1)
-        while transform.ndim < g.ndim + 1:  # (K, d, d) per trial or (K, T, d, d) per task, against (K, T, P, d)
+        while transform.ndim < g.ndim + 1:  # (d, d) per trial or (T, d, d) per task, against (T, P, d)
             transform = transform.unsqueeze(-3)
         z = (transform @ g.unsqueeze(-1)).squeeze(-1)
     else:
@@ -41,36 +40,37 @@ def sample_covariates(
 
 
 def covariate_transform(
-    rng: Streams, d: int, purpose: str = "covariate_transform", step: int = 0, shape: tuple[int, ...] = ()
+    rng: Stream, d: int, purpose: str = "covariate_transform", step: int = 0, shape: tuple[int, ...] = ()
 ) -> torch.Tensor:
-    """J̃ = (JᵀJ)^{1/2} with J_ij ~ N(0, 1) ([C24] App J.1): (K, *shape, d, d) — one per trial by
-    default, or one per task with shape = (tasks,)."""
+    """J̃ = (JᵀJ)^{1/2} with J_ij ~ N(0, 1) ([C24] App J.1): (*shape, d, d) — one per trial by
+    default, or one per task with shape = (tasks,). Computed in float64 (a badly conditioned J)."""
     J = rng.normal(purpose, step, (*shape, d, d)).double()
     eigenvalues, vectors = torch.linalg.eigh(J.transpose(-1, -2) @ J)
     root = vectors @ torch.diag_embed(eigenvalues.clamp(min=0).sqrt()) @ vectors.transpose(-1, -2)
-    return root.float()
+    return root.to(torch.get_default_dtype())
 
 
-def subspace(rng: Streams, d: int, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+def subspace(rng: Stream, d: int, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     """B ∈ O^{d×k} and its complement B_⊥: a Gaussian matrix, then QR ([C24] App J.1)."""
     G = rng.normal("subspace", 0, (d, d)).double()
     Q, R = torch.linalg.qr(G)
     Q = Q * torch.sign(torch.diagonal(R, dim1=-2, dim2=-1)).unsqueeze(-2)  # unique QR: diag(R) > 0
-    return Q[..., :k].float(), Q[..., k:].float()
+    dtype = torch.get_default_dtype()
+    return Q[..., :k].to(dtype), Q[..., k:].to(dtype)
 
 
 # Task classes -------------------------------------------------------------------------------
 @dataclass
 class Tasks:
-    """T sampled functions per config. `tasks(x)` maps x (K, T, P, d) to f(x) (K, T, P)."""
+    """T sampled functions. `tasks(x)` maps x (T, P, d) to f(x) (T, P)."""
 
     task_class: str
-    direction: torch.Tensor  # (K, T, d): w, or B·a for the low-rank classes
-    coef: torch.Tensor  # (K, T, 3): the class's scalar coefficients
+    direction: torch.Tensor  # (T, d): w, or B·a for the low-rank classes
+    coef: torch.Tensor  # (T, 3): the class's scalar coefficients
     hills_mode: str = "frequency"
 
     def __call__(self, x: torch.Tensor) -> torch.Tensor:
-        u = torch.einsum("ktpd,ktd->ktp", x, self.direction)  # wᵀx
+        u = torch.einsum("tpd,td->tp", x, self.direction)  # wᵀx
         c = [self.coef[..., j : j + 1] for j in range(3)]
         match self.task_class:
             case "affine":  # f(x) = l·wᵀx + b ([C24] Def 3.2)
@@ -99,7 +99,7 @@ class Tasks:
 
 def sample_tasks(
     task_class: str,
-    rng: Streams,
+    rng: Stream,
     purpose: str,
     step: int,
     count: int,
@@ -109,22 +109,21 @@ def sample_tasks(
     basis: torch.Tensor | None = None,
     hills_mode: str = "frequency",
 ) -> Tasks:
-    """`count` tasks per config from D(F): the class's distribution in [C24] (see Tasks)."""
+    """`count` tasks from D(F): the class's distribution in [C24] (see Tasks)."""
     u = rng.uniform(purpose + "/coef", step, (count, 3))
-    scale = per_config(L, u)
     if task_class in ("affine", "relu"):  # l, b (and l_2) ~ Unif[−L, L] ([C24] Def 3.2)
-        coef = scale * (2 * u - 1)
+        coef = L * (2 * u - 1)
     elif task_class in ("cos", "linear"):
-        coef = scale.expand_as(u)
+        coef = L.expand_as(u)
     elif task_class == "hills":  # coefficients (ν, b), b ~ Unif[−π, π] ([C24] App J)
         b = math.pi * (2 * u[..., 1] - 1)
-        coef = torch.stack([per_config(nu, b).expand_as(b), b, torch.zeros_like(b)], -1)
+        coef = torch.stack([nu.expand_as(b), b, torch.zeros_like(b)], -1)
     else:
         coef = u
     if task_class.startswith("lowrank"):  # a ~ L·U^k, direction B·a, so aᵀBᵀx = (Ba)ᵀx
         k = basis.shape[-1]
-        a = rng.sphere(purpose + "/direction", step, (count,), k) * scale
-        direction = torch.einsum("kdj,ktj->ktd", basis, a)
+        a = rng.sphere(purpose + "/direction", step, (count,), k) * L
+        direction = a @ basis.T
     else:  # w ~ U^d
         direction = rng.sphere(purpose + "/direction", step, (count,), d)
     return Tasks(task_class, direction, coef, hills_mode)
@@ -136,14 +135,14 @@ class Prompts:
     """ICL prompts ([C24] eq. 1–2): n labelled points y_i = f(x_i) + ε_i, and N queries with the
     noise-free targets f(x_q) that the loss compares against."""
 
-    x_context: torch.Tensor  # (K, T, n, d)
-    y_context: torch.Tensor  # (K, T, n)
-    x_query: torch.Tensor  # (K, T, N, d)
-    f_query: torch.Tensor  # (K, T, N)
+    x_context: torch.Tensor  # (T, n, d)
+    y_context: torch.Tensor  # (T, n)
+    x_query: torch.Tensor  # (T, N, d)
+    f_query: torch.Tensor  # (T, N)
 
 
 def sample_prompts(
-    rng: Streams,
+    rng: Stream,
     purpose: str,
     step: int,
     *,
@@ -159,7 +158,7 @@ def sample_prompts(
     constants: dict[str, torch.Tensor],
     hills_mode: str,
 ) -> Prompts:
-    """Draw `tasks` prompts per config. Prompts with another task class or L but the same purpose
+    """Draw `tasks` prompts. Prompts with another task class or L but the same purpose
     and step share their covariates, noise and task draws (common random numbers)."""
     transform = constants.get("covariate_transform")
     if covariates == "lowrank_gaussian_task":  # a new non-uniform distribution for every task
@@ -168,5 +167,5 @@ def sample_prompts(
     f = sample_tasks(task_class, rng, purpose + "/task", step, tasks, d, L, nu, constants.get("B"), hills_mode)
     fx = f(x)
     noise = rng.normal(purpose + "/noise", step, (tasks, n))  # ε ~ N(0, σ²) ([C24] §3.2)
-    y = fx[..., :n] + per_config(sigma, noise) * noise
+    y = fx[..., :n] + sigma * noise
     return Prompts(x[..., :n, :], y, x[..., n:, :], fx[..., n:])

@@ -27,8 +27,12 @@ TASK_CLASS_MEANING = (
     "lowrank_quadratic (aᵀBᵀx)², lowrank_cos cos(4aᵀBᵀx) (App J.1)"
 )
 
-D = Param("d", int, 5, "shape", "input dimension d; x ∈ S^{d−1} ([C24] §2; Figs 3–5 use 5)", low=1, high=4096)
-N_CONTEXT = Param("n", int, 20, "shape", "context length n, labelled examples ([C24] §3.2: 20)", low=1, high=10**6)
+D = Param(
+    "d", int, 5, "shape", "input dimension d; x ∈ S^{d−1} ([C24] §2; Figs 3–5 use 5)", low=1, high=4096, symbol="d"
+)
+N_CONTEXT = Param(
+    "n", int, 20, "shape", "context length n, labelled examples ([C24] §3.2: 20)", low=1, high=10**6, symbol="n"
+)
 COVARIATES = Param(
     "covariates",
     str,
@@ -56,7 +60,9 @@ HILLS_MODE = Param(
     "paper) or amplitude ν·cos(θ−b) (the OCR's literal text)",
     choices=("frequency", "amplitude"),
 )
-RANK = Param("k", int, 2, "shape", "rank k of the low-rank tasks' subspace B ([C24] App J.1: 2)", low=1, high=4096)
+RANK = Param(
+    "k", int, 2, "shape", "rank k of the low-rank tasks' subspace B ([C24] App J.1: 2)", low=1, high=4096, symbol="k"
+)
 LIPSCHITZ = Param(
     "L",
     float,
@@ -66,9 +72,12 @@ LIPSCHITZ = Param(
     "a ~ L·U^k, which is the paper's a ~ U^k at L = 1 (L ≠ 1 not from the paper)",
     low=0,
     low_open=True,
+    symbol="L",
 )
-SIGMA = Param("sigma", float, 0.01, "train", "label-noise std σ, ε ~ N(0, σ²) ([C24] §3.2: 0.01)", low=0)
-NU = Param("nu", float, 1.5, "train", "ν of the hills tasks (Fig 1: 0, 1.5, 6); unused by other classes", low=0)
+SIGMA = Param("sigma", float, 0.01, "train", "label-noise std σ, ε ~ N(0, σ²) ([C24] §3.2: 0.01)", low=0, symbol="σ")
+NU = Param(
+    "nu", float, 1.5, "train", "ν of the hills tasks (Fig 1: 0, 1.5, 6); unused by other classes", low=0, symbol="ν"
+)
 
 
 def _check_classes(values: Mapping[str, Any]) -> str | None:
@@ -104,6 +113,7 @@ SOFTMAX_WINDOW = StudyInfo(
             "'|/n]' read as floor); Fig 4's n-sweep uses N = 1",
             low=0,
             high=10**6,
+            symbol="N",
         ),
         Param(
             "tasks_per_iter",
@@ -128,7 +138,25 @@ SOFTMAX_WINDOW = StudyInfo(
         Param("tied", bool, True, "shape", "tie M_K = M_Q, so M = M_Kᵀ M_K ([C24] App J)"),
         RANK,
         HILLS_MODE,
-        *recipe_params(steps=1500, lr=0.1, lr_decay=0.999, optimizer="adam", source="[C24] App J, Figs 3 and 5"),
+        Param(
+            "train_set_tasks",
+            int,
+            256,
+            "shape",
+            "tasks in the fixed training set of optimizer gd (full-batch gradient descent); not from the paper, "
+            "which draws fresh tasks every iteration",
+            low=1,
+            high=10**6,
+        ),
+        *recipe_params(
+            steps=1500,
+            lr=0.1,
+            schedule="exponential",
+            lr_decay=0.999,
+            optimizer="adam",
+            optimizers=("adam", "sgd", "gd"),
+            source="[C24] App J, Figs 3 and 5",
+        ),
         LIPSCHITZ,
         SIGMA,
         NU,
@@ -139,6 +167,7 @@ SOFTMAX_WINDOW = StudyInfo(
             "train",
             "initialisation M_K = M_Q = c·I ([C24] App J: c = 0.001, OCR '0.0011')",
             low=0,
+            symbol="c",
         ),
         Param(
             "L_test",
@@ -149,6 +178,7 @@ SOFTMAX_WINDOW = StudyInfo(
             low=0,
             low_open=True,
             nullable=True,
+            symbol="L′",
         ),
         Param(
             "test_class",

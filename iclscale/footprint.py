@@ -1,0 +1,154 @@
+"""Memory-sized packs: how many configs of a study fit on a device at once, and the parts a pack is cut in.
+
+A pack's memory is a fixed part plus a per-config part (every tensor of a step has the pack dimension).
+Both are measured, not guessed: a short run — constants, initialisation, two training steps and a
+record — at K = 8 and K = 16 on the device itself, and the difference of the two peaks gives the
+per-config bytes. Packs larger than the free memory allows are trained in equal parts (the last one
+padded with copies whose results are dropped, so that a compiled step serves every part), never out of
+memory. Small packs (K ≤ `MEASURE_ABOVE`) are trained whole without measuring; a measurement is kept for
+the rest of the process (it depends on the study's shape params, the eval points and the device only).
+
+On CUDA the peak comes from the caching allocator's statistics. On CPU PyTorch keeps no statistics,
+so `LiveBytes` counts them: a dispatch mode that adds every new storage an op creates and subtracts it
+when the storage is freed (hand-written because neither torch nor the standard library offers a peak
+of live tensor memory on CPU).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import weakref
+from collections.abc import Sequence
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_leaves
+
+from iclscale.params import Config, EvalPoint
+from iclscale.registry import StudyInfo
+
+MEASURE_ABOVE = 16
+PROBE_SIZES = (8, 16)
+MEMORY_FRACTION = 0.5
+"""The share of the free memory a pack may use: eager peaks vary with the allocator, and others run too."""
+
+
+class LiveBytes(TorchDispatchMode):
+    """Peak bytes of live tensor storage created while the mode is active (CPU)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.live = self.peak = 0
+        self._tracked: set[int] = set()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for tensor in tree_leaves(out):
+            if isinstance(tensor, torch.Tensor) and not tensor._is_view():
+                self._track(tensor)
+        return out
+
+    def _track(self, tensor: torch.Tensor) -> None:
+        storage = tensor.untyped_storage()
+        key, size = storage.data_ptr(), storage.nbytes()
+        if key in self._tracked or size == 0:
+            return
+        self._tracked.add(key)
+        self.live += size
+        self.peak = max(self.peak, self.live)
+        weakref.finalize(tensor, self._free, key, size)
+
+    def _free(self, key: int, size: int) -> None:
+        self._tracked.discard(key)
+        self.live -= size
+
+
+def free_memory(device: torch.device) -> int:
+    """Bytes that a pack may allocate on the device now."""
+    if device.type == "cuda":
+        return torch.cuda.mem_get_info(device)[0]
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+
+
+def peak_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device: torch.device) -> int:
+    """Peak memory of a short run of these configs: set-up, two steps and a record."""
+    from iclscale.training import PackResult, PackTrainer
+
+    def short_run() -> None:
+        trainer = PackTrainer(info, configs, eval_points, device)
+        with trainer.defaults():
+            state = trainer.start_state()
+            if trainer.steps:
+                runner, fixed = trainer.runner("off"), trainer.step_inputs()
+                for t in range(min(2, trainer.steps)):
+                    state = runner(*state, *fixed, torch.tensor(t))
+            result = PackResult(configs, eval_points)
+            result.evals, result.eval_errors = {p: {} for p in eval_points}, dict.fromkeys(eval_points)
+            trainer.record(result, 0, state[2], None)  # not final: final-only measurements are host-side
+
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+        base = torch.cuda.memory_allocated(device)
+        torch.cuda.reset_peak_memory_stats(device)
+        short_run()
+        return torch.cuda.max_memory_allocated(device) - base
+    with LiveBytes() as meter:
+        short_run()
+    return meter.peak
+
+
+_MEASURED: dict[tuple, tuple[int, int]] = {}
+
+
+def per_config_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device) -> tuple[int, int]:
+    """(fixed bytes, bytes per config), from peaks at the two probe sizes."""
+    key = (info.name, configs[0].shape_key(info.names("shape")), tuple(eval_points), str(device))
+    if key not in _MEASURED:
+        _MEASURED[key] = _measure(info, configs, eval_points, device)
+    return _MEASURED[key]
+
+
+def _measure(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device) -> tuple[int, int]:
+    small, large = (
+        peak_bytes(info, [configs[i % len(configs)] for i in range(k)], eval_points, device) for k in PROBE_SIZES
+    )
+    per_config = max(1, math.ceil((large - small) / (PROBE_SIZES[1] - PROBE_SIZES[0])))
+    return max(0, small - PROBE_SIZES[0] * per_config), per_config
+
+
+def pack_parts(
+    info: StudyInfo,
+    configs: list[Config],
+    eval_points: list[EvalPoint],
+    device: torch.device,
+    memory_limit: int | None = None,
+) -> list[tuple[list[Config], int]]:
+    """The parts to train a pack in, each with its number of padding copies at the end."""
+    K = len(configs)
+    if K <= MEASURE_ABOVE and memory_limit is None:
+        return [(configs, 0)]
+    fixed, per_config = per_config_bytes(info, configs, eval_points, device)
+    budget = memory_limit if memory_limit is not None else int(free_memory(device) * MEMORY_FRACTION)
+    fits = max(1, (budget - fixed) // per_config)
+    return split(configs, fits)
+
+
+def split(configs: Sequence[Config], fits: int) -> list[tuple[list[Config], int]]:
+    """Equal parts of at most `fits` configs; the last one padded with copies of its first config."""
+    K = len(configs)
+    count = math.ceil(K / fits)
+    size = math.ceil(K / count)
+    parts = []
+    for start in range(0, K, size):
+        part = list(configs[start : start + size])
+        padding = size - len(part)
+        parts.append((part + [part[0]] * padding, padding))
+    return parts

@@ -1,0 +1,180 @@
+"""`iclscale sweep run`, step by step. Nothing is written until every check has passed:
+
+1. the sweep file and overrides (done by the caller), the flags, the results directory (not a file,
+   its frozen sweep readable and of the same study);
+2. Ray reached (or started) and the pack's resources checked against what it can ever offer;
+3. the writer lock (sweeps.lock), then the store repaired (sweeps.compact) and the plan made;
+4. the frozen sweep written, the packs run with one overall progress line, the store compacted.
+
+Ctrl-C stops at once: every committed pack stays, the count of stored configs is printed with the
+advice to run the same command, exit 130. A disk that cannot be written (full, read-only) ends
+with one line naming the path, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import sys
+from typing import Any
+
+from iclscale.errors import UserError
+
+EXIT_INTERRUPTED = 130
+WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
+
+
+def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
+    from sweeps.store import Location
+
+    _check_flags(args)
+    location = Location(out)
+    check_results_directory(location, sweep)
+    if sweep.search:
+        from sweeps.search import check_metric
+
+        check_metric(sweep)  # before anything is written
+    try:
+        if args.executor == "ray" and not sweep.search and _has_work(sweep, location):
+            _connect(sweep, args)
+        return _locked_run(sweep, args, location)
+    except KeyboardInterrupt:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the message short
+        print(interrupted_message(sweep, location), file=sys.stderr, flush=True)
+        return EXIT_INTERRUPTED
+    except OSError as error:
+        if error.errno in WRITE_ERRNOS or error.errno is None:
+            raise UserError(f"cannot write to {error.filename or location.uri}: {error.strerror or error}") from None
+        raise
+    finally:
+        ray = sys.modules.get("ray")
+        if args.address is None and ray is not None and ray.is_initialized():
+            ray.shutdown()  # the local instance this run started
+
+
+def _has_work(sweep, location) -> bool:
+    """Whether the plan has packs to run, read-only (Ray is not started for nothing)."""
+    from sweeps.plan import make_plan
+    from sweeps.store import stored_keys
+
+    return bool(make_plan(sweep, stored_keys(location) if location.exists() else {}).packs)
+
+
+def _connect(sweep, args: argparse.Namespace) -> None:
+    from sweeps.ray_executor import check_resources, start_ray
+
+    start_ray(args.address, quiet=not args.verbose)
+    check_resources(sweep.resources, args.address)
+
+
+def _slots(sweep, args: argparse.Namespace) -> int:
+    """Packs the executor runs at once (pack_size auto makes at least this many): Ray's workers, or 1."""
+    ray = sys.modules.get("ray")
+    if args.executor != "ray" or ray is None or not ray.is_initialized():
+        return 1
+    from sweeps.ray_executor import worker_slots
+
+    return worker_slots(sweep.resources)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    if args.retries < 0:
+        raise UserError(f"--retries must be 0 or more, got {args.retries}")
+    if args.executor == "inline" and args.address:
+        raise UserError("--address needs --executor ray")
+    if args.quiet and args.verbose:
+        raise UserError("--quiet and --verbose contradict each other; give one")
+    if args.device not in ("auto", "cpu", "cuda") and not (
+        args.device.startswith("cuda:") and args.device[5:].isdigit()
+    ):
+        raise UserError(f"--device must be auto, cpu or cuda[:N], got {args.device[:60]!r}")
+
+
+def check_results_directory(location, sweep) -> None:
+    """The results directory may not exist yet; if it does it must be a directory holding this study."""
+    from sweeps.store import read_frozen_sweep
+
+    if location.local:
+        import os
+
+        if os.path.exists(location.root) and not os.path.isdir(location.root):
+            raise UserError(f"--out {location.root}: a file, not a directory; choose another --out")
+    frozen = read_frozen_sweep(location) if location.exists() else None
+    if frozen and frozen.get("study") != sweep.study.name:
+        raise UserError(
+            f"{location.uri} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; "
+            "choose another --out"
+        )
+
+
+def _locked_run(sweep, args: argparse.Namespace, location) -> int:
+    from sweeps.cli import describe_plan, format_counts, status_counts
+    from sweeps.compact import compact
+    from sweeps.execute import SweepContext, run_inline
+    from sweeps.lock import writer_lock
+    from sweeps.plan import make_plan
+    from sweeps.progress import Progress
+    from sweeps.store import stored_keys, write_frozen_sweep
+
+    with writer_lock(location):
+        metrics = compact(location, sweep.study)
+        if sweep.search:  # tune the searched params with Optuna instead of running a grid over them
+            from sweeps.search import run_search
+
+            run_search(sweep, location, args.executor, args.address, args.device, args.retries, args.quiet)
+            compact(location, sweep.study)
+            print(format_counts(sweep.name, status_counts(location.uri), location.uri))
+            return 0
+        plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, _slots(sweep, args))
+        if not args.quiet:
+            print(describe_plan(plan, location.uri), flush=True)
+        write_frozen_sweep(location, sweep.resolved())
+        if not plan.packs:
+            print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
+            return 0
+        context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics))
+        progress = Progress(plan, enabled=not args.quiet)
+        totals: dict[str, Any] = {}
+        try:
+            if args.executor == "inline":
+                run_inline(plan, context, args.device, progress)
+            else:
+                totals = _run_ray(plan, context, args, location, progress)
+        finally:
+            progress.close()
+        if totals.get("nodes") and not args.quiet:
+            print(f"packs ran on nodes: {', '.join(totals['nodes'])}")
+        compact(location, sweep.study)
+    print(format_counts(sweep.name, status_counts(location.uri), location.uri))
+    return 0
+
+
+def _run_ray(plan, context, args: argparse.Namespace, location, progress) -> dict[str, Any]:
+    import ray
+
+    from sweeps.ray_executor import run_on_ray
+
+    if not ray.is_initialized():  # work appeared between the read-only plan and the locked one
+        _connect(plan.sweep, args)
+
+    if args.address and location.local and not args.quiet:
+        print(
+            f"note: every node of the cluster must see {location.uri} (a shared filesystem); "
+            "otherwise write to object storage, e.g. --out s3://BUCKET/PREFIX"
+        )
+    return run_on_ray(plan, context, args.address, args.device, args.retries, 2 if args.verbose else 0, progress)
+
+
+def interrupted_message(sweep, location) -> str:
+    """How much is stored after Ctrl-C, and how to go on."""
+    try:
+        from sweeps.cli import status_counts
+
+        counts = status_counts(location.uri)
+        stored = counts["ok"] + counts["diverged"]
+        told = f"{stored} of {counts['configs']} configs are stored in {location.uri}"
+    except (UserError, OSError):
+        told = f"nothing is stored in {location.uri} yet"
+    return f"iclscale: interrupted: {told}; run the same command to resume"

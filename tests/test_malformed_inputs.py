@@ -1,0 +1,295 @@
+"""Malformed sweep files and bad command-line values, generated: every one ends within seconds with
+one line (no traceback, under 500 characters) and exit 2, and writes nothing.
+
+The CLI's main() runs in-process (argparse mistakes exit through SystemExit(2)); a few cases run as
+subprocesses to see the real stderr.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from iclscale.cli import main
+
+GOOD = {
+    "name": "t",
+    "study": "softmax_window",
+    "fixed": {"d": 3, "steps": 20},
+    "grid": {"L": [0.5, 1.0]},
+    "seeds": 2,
+    "eval": {"L_test": [None, 2.0]},
+    "record_every": 10,
+}
+FIELDS = ["name", "study", "description", "fixed", "cases", "grid", "seeds", "eval", "record_every", "laws",
+          "resources", "search"]  # fmt: skip
+NESTED = ["fixed.L", "grid.L", "eval.L_test", "resources.cpu", "resources.pack_size", "search.metric",
+          "search.params", "cases[0].L", "laws[0]"]  # fmt: skip
+
+
+def _dump(raw) -> bytes:
+    return yaml.safe_dump(raw, sort_keys=False, allow_unicode=True).encode()
+
+
+def _laughs(levels: int = 9) -> str:
+    """A billion-laughs value in flow style: its last item expands to 9**levels strings."""
+    items = ["&l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    items += [f"&l{i} [" + ", ".join([f"*l{i - 1}"] * 9) + "]" for i in range(1, levels + 1)]
+    return "[" + ", ".join(items) + "]"
+
+
+def _with_value(key: str, value_text: str) -> bytes:
+    """GOOD with `key` (dotted, [0] for a list's first item) set to raw YAML text."""
+    raw = copy.deepcopy(GOOD)
+    marker = "VALUE_MARKER"
+    parts = key.replace("[0]", ".0").split(".")
+    if parts[0] in ("cases", "laws"):
+        raw[parts[0]] = [{"sigma": 0.1}] if parts[0] == "cases" else ["x"]
+    node = raw
+    for part, after in itertools.pairwise(parts):
+        node = node[int(part)] if part.isdigit() else node.setdefault(part, [] if after.isdigit() else {})
+    last = parts[-1]
+    if last.isdigit():
+        node[int(last)] = marker
+    else:
+        node[last] = marker
+    return _dump(raw).decode().replace(f"'{marker}'", value_text).replace(marker, value_text).encode()
+
+
+def _cases() -> list[tuple[str, bytes]]:
+    cases: list[tuple[str, bytes]] = []
+    add = cases.append
+    # billion laughs in every field and nested field
+    for key in FIELDS + NESTED:
+        add((f"laughs-{key}", _with_value(key, _laughs())))
+    add(("laughs-merge", _with_value("fixed", "{<<: {a: " + _laughs() + "}, d: 3}")))
+    add(("recursive-alias", b"name: &a [*a]\nstudy: softmax_window\n"))
+    # not UTF-8, in every field
+    for key in FIELDS:
+        add((f"latin1-{key}", _with_value(key, "caf\xe9").decode().encode("latin-1")))
+    add(("utf16", _dump(GOOD).decode().encode("utf-16")))
+    add(("binary", bytes(range(256)) * 4))
+    # nesting too deep
+    for key in ["name", "fixed", "grid", "description", "search", "cases"]:
+        add((f"deep-{key}", _with_value(key, "[" * 200 + "]" * 200)))
+        add((f"deep-map-{key}", _with_value(key, "{a: " * 60 + "1" + "}" * 60)))
+    # duplicate keys
+    text = _dump(GOOD).decode()
+    add(("dup-top", (text + "name: other\n").encode()))
+    add(("dup-fixed", text.replace("fixed:\n", "fixed:\n  d: 4\n").encode()))
+    add(("dup-grid", text.replace("grid:\n", "grid:\n  L: [3.0]\n").encode()))
+    add(("dup-flow", b"name: t\nstudy: softmax_window\nresources: {cpu: 1, cpu: 2}\n"))
+    add(("dup-case", b"name: t\nstudy: softmax_window\ncases: [{L: 1, L: 2}]\n"))
+    # integers past float range, in every field
+    for key in FIELDS + NESTED:
+        add((f"bigint-{key}", _with_value(key, "9" * 400)))
+    # names that are not a safe file name
+    for i, name in enumerate(["a/b", "../up", "", ".hidden", "abc\n", "x" * 10000, "a b", "-dash", "nul\0x",
+                              "tab\tx", "ü", "a:b", "*", 12, None, True, ["a"], {"a": 1}]):  # fmt: skip
+        add((f"name-{i}", _dump({**GOOD, "name": name})))
+    # resources that are not finite or not numbers
+    for key in ("cpu", "gpu"):
+        bad_amounts = [".nan", ".inf", "-.inf", "-1", "1e400", "'x'", "true", "[1]", "null", "9" * 330]
+        for j, text_value in enumerate(bad_amounts):
+            add((f"res-{key}-{j}", _with_value(f"resources.{key}", text_value)))
+    for j, text_value in enumerate(["0", "-1", "1.5", "100000000", "'big'", ".nan"]):
+        add((f"res-pack-{j}", _with_value("resources.pack_size", text_value)))
+    add(("res-cpu-zero", _with_value("resources.cpu", "0")))
+    add(("res-unknown", _dump({**GOOD, "resources": {"gpus": 1}})))
+    # sizes past the caps
+    add(("seeds-1e9", _dump({**GOOD, "seeds": 10**9})))
+    add(("seeds-1e6", _dump({**GOOD, "seeds": 10**6})))
+    add(("grid-product", _dump({**GOOD, "grid": {"L": [0.1 * i + 0.1 for i in range(100)],
+                                                  "sigma": [0.01 * i for i in range(100)],
+                                                  "lr": [0.001 * i + 0.001 for i in range(100)]}})))  # fmt: skip
+    add(("grid-1e6", ("name: t\nstudy: softmax_window\ngrid:\n  L: [" + ", ".join(["1"] * 600000) + "]\n").encode()))
+    add(("eval-product", _dump({**GOOD, "eval": {"L_test": [0.1 * i + 0.1 for i in range(200)],
+                                                 "test_tasks": list(range(1, 200))}})))  # fmt: skip
+    # YAML syntax
+    for i, text_value in enumerate(["name: [unclosed\n", "a:\n\t- b\n", "name: 'x\n", "- a\nb: c\n", "{a: 1\n",
+                                    "name: t\n  study: x\n", "a: !!python/object:os.system x\n", "a: \x07\n",
+                                    "? [a]\n: 1\n", "&a\n", "*nope\n", "%YAML 9.9\n---\na: 1\n"]):  # fmt: skip
+        add((f"syntax-{i}", text_value.encode()))
+    # not a mapping
+    for i, text_value in enumerate(["", "null\n", "- 1\n- 2\n", "42\n", "just text\n", "---\n...\n"]):
+        add((f"not-mapping-{i}", text_value.encode()))
+    # cases
+    for i, value in enumerate([[None], [], [1], "x", [{}], [{"nope": 1}], [{"L_test": 1.0}]]):
+        add((f"cases-{i}", _dump({**GOOD, "cases": value})))
+    # every param: wrong type, out of range, unknown choice
+    from iclscale.registry import study_info
+
+    for p in study_info("softmax_window").params:
+        block = "eval" if p.role == "eval" else "fixed"
+        bad = {int: [2.5, "x", 10**12], float: ["x", -1e308 * 10 if p.low is not None else "y", {"a": 1}],
+               str: [3, "nope", ["a"]], bool: ["yes-no", 2, None]}[p.type]  # fmt: skip
+        for j, value in enumerate(bad):
+            raw = copy.deepcopy(GOOD)
+            raw.setdefault(block, {})
+            if p.name in raw["grid"]:
+                raw["grid"] = {}
+            raw[block] = {**raw[block], p.name: value}
+            add((f"param-{p.name}-{j}", _dump(raw)))
+    # unknown keys, with and without a close match
+    for i, key in enumerate(["seed", "grids", "colour", "recordevery", "Resources"]):
+        add((f"unknown-key-{i}", _dump({**GOOD, key: 1})))
+    # search blocks
+    search = {"metric": "no_such_metric", "params": {"lr": {"low": 1e-3, "high": 1e-1}}, "trials": 2}
+    add(("search-unknown-metric", _dump({**GOOD, "grid": {}, "search": search})))
+    add(("search-bad-mode", _dump({**GOOD, "grid": {}, "search": {**search, "metric": "test_mse", "mode": "x"}})))
+    return cases
+
+
+CASES = _cases()
+
+
+def test_the_suite_is_as_large_as_promised():
+    assert len(CASES) >= 150, len(CASES)
+
+
+def _call(argv: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse
+        code = exit_.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def _assert_one_line_refusal(code: int, out: str, err: str, seconds: float) -> None:
+    lines = err.strip().splitlines()
+    assert code == 2, (code, out[-500:], err[-2000:])
+    assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
+    assert lines[0].startswith("iclscale: error: ") and len(lines[0]) < 500, lines[0][:600]
+    assert seconds <= 10, seconds
+
+
+@pytest.mark.parametrize("command", ["plan", "run"])
+@pytest.mark.parametrize("label, data", CASES, ids=[label for label, _ in CASES])
+def test_a_malformed_sweep_file_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys, command, label, data):
+    path = tmp_path / "sweep.yaml"
+    path.write_bytes(data)
+    out = tmp_path / "results"
+    argv = ["sweep", command, str(path), "--out", str(out)] + (["--executor", "inline"] if command == "run" else [])
+    start = time.monotonic()
+    code, stdout, err = _call(argv, capsys)
+    _assert_one_line_refusal(code, stdout, err, time.monotonic() - start)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.yaml"]  # nothing written
+
+
+def _bad_cli_values(tmp_path: Path) -> list[list[str]]:
+    good = tmp_path / "good.yaml"
+    good.write_bytes(_dump(GOOD))
+    a_file = tmp_path / "a_file"
+    a_file.write_text("not a directory")
+    g = str(good)
+    run = ["sweep", "run", g, "--executor", "inline"]
+    values = [
+        [*run, "--retries", "-1"],
+        [*run, "--retries", "x"],
+        ["sweep", "run", g, "--executor", "gpu"],
+        [*run, "--device", "tpu"],
+        [*run, "--device", "cuda:x"],
+        [*run, "--device", "x" * 5000],
+        [*run, "--max-configs", "0"],
+        [*run, "--max-configs", "x"],
+        [*run, "--max-eval-points", "-5"],
+        [*run, "--out", str(a_file)],
+        [*run, "--out", str(a_file / "below")],
+        [*run, "--quiet", "--verbose"],
+        [*run, "--address", "127.0.0.1:1"],
+        ["sweep", "run", g, "--address", "nonsense"],
+        ["sweep", "run", g, "--address", "host:99999"],
+        ["sweep", "run", g, "--address", ":80"],
+        ["sweep", "run", g, "--address", "127.0.0.1:1"],
+        ["sweep", "run", g, "--address", "ray://127.0.0.1:1"],
+        [*run, "--bogus"],
+        ["sweep", "run"],
+        ["sweep", "run", str(tmp_path)],
+        ["sweep", "run", str(tmp_path / "no")],
+        ["sweep", "plan", g, "--max-configs", "3"],
+        ["sweep", "nope"],
+        ["nope"],
+        [],
+        *(
+            [*run, o]
+            for o in [
+                "=1",
+                "L",
+                "L=abc",
+                "nope=1",
+                "grid.L=[",
+                "grid.L=[-1]",
+                "seeds=0",
+                "seeds=-1",
+                "seeds=[1,1]",
+                "name=a/b",
+                "pack_size=0",
+                "resources.cpu=.nan",
+                "cpu=-1",
+                "gpu=.inf",
+                "sigma=[]",
+                "L_test=abc",
+                "fixed=[1]",
+                "grid.L=*x",
+                "seeds=" + "9" * 400,
+                "d=2.5",
+                "study=nope",
+                "record_every=0",
+                "grid.nope=[1]",
+                "1abc=2",
+                "name=" + "x" * 300,
+                "grid.L=[1, 1]",
+            ]
+        ),
+        ["train", "softmax_window", "--set", "L=abc"],
+        ["train", "softmax_window", "--set", "nope=1"],
+        ["train", "softmax_window", "--set", "L"],
+        ["train", "softmax_window", "--set", "d=0"],
+        ["train", "softmax_window", "--set", "L=1", "--set", "L=2"],
+        ["train", "nope"],
+        ["train", "softmax_window", "--seed", "x"],
+        ["train", "softmax_window", "--seed", "-1"],
+        ["train", "softmax_window", "--record-every", "0"],
+        ["train", "softmax_window", "--device", "tpu"],
+        ["train", "softmax_window", "--set", "task_class=relux"],
+        ["train", "softmax_window", "--set", "L=1e400"],
+        ["sweep", "status", str(tmp_path / "missing")],
+        ["sweep", "status", str(a_file)],
+        ["studies", "nope"],
+        ["report", str(tmp_path / "missing")],
+        ["laws", "--study", "nope"],
+    ]
+    return values
+
+
+def test_bad_command_line_values_are_refused_in_one_line(tmp_path, capsys):
+    values = _bad_cli_values(tmp_path)
+    assert len(values) >= 50, len(values)
+    for argv in values:
+        before = sorted(p.name for p in tmp_path.iterdir())
+        start = time.monotonic()
+        code, out, err = _call(argv, capsys)
+        try:
+            _assert_one_line_refusal(code, out, err, time.monotonic() - start)
+        except AssertionError as error:
+            raise AssertionError(f"{argv[:8]}: {error}") from None
+        assert sorted(p.name for p in tmp_path.iterdir()) == before, argv  # nothing written
+
+
+@pytest.mark.parametrize("label", ["laughs-search.metric", "latin1-name", "bigint-grid.L", "deep-fixed"])
+def test_the_real_command_prints_one_line_without_a_traceback(tmp_path, label):
+    path = tmp_path / "sweep.yaml"
+    path.write_bytes(dict(CASES)[label])
+    done = subprocess.run([sys.executable, "-m", "iclscale.cli", "sweep", "run", str(path), "--out",
+                           str(tmp_path / "r")], capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and len(done.stderr) < 500, done.stderr
+    assert not (tmp_path / "r").exists()
