@@ -64,3 +64,21 @@ def test_importing_analysis_loads_neither_the_trainer_nor_torch(module):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+def test_reading_a_results_directory_loads_neither_the_trainer_nor_torch(tmp_path):
+    """analysis reads the store through sweeps.store: reading a real directory must not pull the trainer in."""
+    from sweeps.store import Location, write_fragment, write_frozen_sweep
+
+    location = Location(str(tmp_path))
+    write_frozen_sweep(location, {"name": "t", "study": "toy", "laws": [], "params": {"x": {"role": "train"}}})
+    write_fragment(location, "pack-1", [{"run_id": "r", "sweep": "t", "study": "toy", "seed": 0, "x": 1.0,
+                                        "status": "ok", "eval_key": "{}", "y": 2.0}], [])  # fmt: skip
+    code = (
+        "import json, sys\nfrom analysis.reader import load_results\n"
+        f"assert len(load_results({str(tmp_path)!r}).runs) == 1\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('iclscale', 'torch'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
