@@ -95,6 +95,8 @@ class LawFit(Estimate):
             "lack_of_fit": self.lack_of_fit.describe() if self.lack_of_fit else "",
             "lack_of_fit_p": self.lack_of_fit.p_value if self.lack_of_fit else NAN,
             "local_exponents": self.local.describe(3) if self.local else "",
+            "lack_of_fit_all_points": _describe(self.details.get("lack_of_fit_all")),
+            "local_exponents_all_points": _describe(self.details.get("local_all"), 3),
             "censored_fit": _interval_text(censored),
             "drop_censored_fit": _interval_text(dropped),
             "forms": self.forms.describe() if self.forms else "",
@@ -119,6 +121,11 @@ class LawFit(Estimate):
         )
         verdict = "they agree" if common else "they differ: not a function of the combination alone"
         return "; ".join(parts) + f" — implied exponents per {symbol(self.law.x)}: {verdict}"
+
+
+def _describe(found, *args) -> str:
+    """A form check's text ("" when absent): over every point, those outside the conditions included."""
+    return found.describe(*args) if found is not None else ""
 
 
 def _interval_text(fit: dict | None) -> str:

@@ -210,6 +210,11 @@ def form_items(fit: LawFit) -> list[tuple[str, str]]:
         local = zip(fit.local.x_low, fit.local.x_high, fit.local.slope, strict=True)
         steps = ", ".join(f"{lo:.3g}→{hi:.3g}: {s:.3g}" for lo, hi, s in local)
         items.append(("local exponents" if fit.law.kind.name != "linear" else "local slopes", steps))
+    whole, local_all = fit.details.get("lack_of_fit_all"), fit.details.get("local_all")
+    if whole is not None or local_all is not None:
+        text = "; ".join([whole.describe()] if whole is not None else [])
+        text += f"; local exponents {local_all.describe()}" if local_all is not None else ""
+        items.append(("form over all points (those outside the conditions included)", text.lstrip("; ")))
     for name in ("censored fit", "drop-censored fit"):
         found = fit.details.get(name)
         if found and (name == "censored fit" or "censored fit" in fit.details):
