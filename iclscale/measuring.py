@@ -18,7 +18,7 @@ from torch.func import vmap
 from torch.utils._pytree import tree_leaves
 
 from iclscale.params import EvalPoint
-from iclscale.study import Net, Pack, PackNet, Study
+from iclscale.study import MAP_CHUNK, Net, Pack, PackNet, Study
 
 TEST_DATA_SHARE = 0.25
 
@@ -80,7 +80,7 @@ class Measurer:
             )
 
         params = net.params if net is not None else {}
-        return vmap(one)(params, self.pack.hp, self.pack.rng.base, self.pack.const, *extra)
+        return vmap(one, chunk_size=MAP_CHUNK)(params, self.pack.hp, self.pack.rng.base, self.pack.const, *extra)
 
 
 def _bytes(tree: Any) -> int:

@@ -50,6 +50,11 @@ Batch = Any
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
+MAP_CHUNK = 64
+"""Configs per vmap call outside the training step (set-up, probes, evaluation): eager code over a whole
+pack streams every intermediate through memory; in chunks they stay in cache (a K = 4096 test set was
+drawn 5× faster in chunks of 64), and measurement memory stops growing with K."""
+
 
 class Net:
     """A module bound to one config's tensors: `net(*inputs)` is the forward with `net.params`."""
@@ -130,12 +135,13 @@ class Pack:
         return config_view(config_view_class(self.info), self.shape, hp, Stream(key), const)
 
     def map(self, fn: Callable[[Any], Any], randomness: str = "error") -> Any:
-        """`fn(c)` of every config, stacked: a function written for one config, vmapped over the pack.
-        torch's own random generator is an error inside (every draw must come from `c.rng`), except with
-        randomness="same", for initialisation: module constructors draw initial weights that are thrown away."""
+        """`fn(c)` of every config, stacked: a function written for one config, vmapped over the pack in
+        chunks of `MAP_CHUNK` configs. torch's own random generator is an error inside (every draw must come
+        from `c.rng`), except with randomness="same", for initialisation: module constructors draw initial
+        weights that are thrown away."""
         one = lambda hp, key, const: fn(self.view_of(hp, key, const))  # noqa: E731
         with self.defaults():
-            return vmap(one, randomness=randomness)(self.hp, self.rng.base, self.const)
+            return vmap(one, randomness=randomness, chunk_size=MAP_CHUNK)(self.hp, self.rng.base, self.const)
 
     @contextlib.contextmanager
     def defaults(self) -> Iterator[None]:
