@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from analysis.flow_measures import Window
 from analysis.law import Regime
-from analysis.verdict import INSIDE, VerdictRule
+from analysis.verdict import INSIDE, Band, VerdictRule
 
 Y24 = "Yang et al. 2024 [Y24] (NeurIPS 2024, arXiv 2410.09605)"
 STUDY = "cooccurrence"
@@ -17,6 +17,15 @@ PHASE2 = Window("min_margin", 0.0, below=False, factor=1.0)
 LATE_PHASE2 = Window("min_margin", 0.0, below=False, factor=2.0)
 
 EXPONENT_RULE = VerdictRule(max_interval_width=0.3)  # 0.3 wide at most: not from the paper
+# [Y24]'s rates are Θ̃/Õ (log factors hidden) and T1 is read on a grid of records: an exponent p is judged
+# against [p − 0.1, p + 0.1] (the 0.1 is this tool's tolerance, not from the paper)
+EXPONENT_TOLERANCE = 0.1
+
+
+def exponent_band(p: float) -> Band:
+    return Band(p - EXPONENT_TOLERANCE, p + EXPONENT_TOLERANCE)
+
+
 # a claim said to hold throughout Phase 2, read as "on at least 95% of its records for every seed"; 95% is
 # this tool's allowance (not from the paper) for the records right after T1, before Def. F.1 is reached
 THROUGHOUT = 0.95

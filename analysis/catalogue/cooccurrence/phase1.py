@@ -3,18 +3,17 @@ gradient-flow reading of gradient descent — the step size η."""
 
 from __future__ import annotations
 
-from analysis.catalogue.cooccurrence.common import CONDITION_1, EXPONENT_RULE, STUDY, Y24, theory_init
+from analysis.catalogue.cooccurrence.common import CONDITION_1, EXPONENT_RULE, STUDY, Y24, exponent_band, theory_init
 from analysis.flow_measures import FirstTimeReaching
 from analysis.kinds import PowerLaw
 from analysis.law import Hypothesis, Law, Prediction
-from analysis.verdict import Band
 
 T1 = FirstTimeReaching("min_margin", threshold=0.0, below=False)  # spec §7.4: the first t with min y_iF_i ≥ 0
 
 
 def _exponent(value: float, source: str):
     def predict(params) -> Prediction:
-        return Prediction(Hypothesis(f"exponent {value:g}", Band.point(value), source))
+        return Prediction(Hypothesis(f"exponent {value:g} (±0.1)", exponent_band(value), source))
 
     return predict
 
@@ -26,7 +25,7 @@ T1_VS_M = Law(
     citation=f"{Y24} Def. E.2, Thm E.26 (T1 = C_T1/(σ1² m m1)); Thm 3.1 (T1 = Õ(1/m))",
     conditions="theory init (a = ±1 fixed, s0 = c0/√(Lm), s1 = c1/√m1), gradient flow read as GD at small η; "
     "T1 = the first record with every training sample correct (spec §7.4)",
-    prediction_text="exponent −1 of T1 vs m",
+    prediction_text="exponent −1 (±0.1) of T1 vs m",
     measure=T1,
     x="m",
     # [Y24] Def. E.2 / Thm E.26: T1 = C_T1/(σ1² m m1); σ1² m1 = c1² fixed, so T1 ∝ m^(−1)
@@ -44,7 +43,7 @@ T1_VS_C1 = Law(
     claim="Phase 1 ends at T1 ∝ 1/(σ1² m m1): with σ1 = c1/√m1, T1 ∝ c1^(−2)",
     citation=f"{Y24} Def. E.2, Thm E.26",
     conditions="theory init (a = ±1 fixed); T1 = the first record with every training sample correct",
-    prediction_text="exponent −2 of T1 vs c1",
+    prediction_text="exponent −2 (±0.1) of T1 vs c1",
     measure=T1,
     x="c1",
     # [Y24] Def. E.2 / Thm E.26: T1 = C_T1/(σ1² m m1) with σ1² = c1²/m1: T1 ∝ c1^(−2)
@@ -64,7 +63,7 @@ T1_VS_LR = Law(
     citation=f"{Y24} §2.2 (gradient flow), App. A (GD at η = 0.01); spec §4's collapse check",
     conditions="any init; the check of the gradient-flow reading, not a theorem (exponent 0 is what a flow "
     "time that does not depend on η means)",
-    prediction_text="exponent 0 of T1 (in flow time) vs η",
+    prediction_text="exponent 0 (±0.1) of T1 (in flow time) vs η",
     measure=T1,
     x="lr",
     # [Y24] §2.2 analyses dθ/dt = −∇L̂; GD with step η is its Euler scheme, so T1 (in t) is η-free as η → 0

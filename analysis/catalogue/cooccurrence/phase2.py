@@ -15,6 +15,7 @@ from analysis.catalogue.cooccurrence.common import (
     STUDY,
     THROUGHOUT,
     Y24,
+    exponent_band,
     theory_init,
 )
 from analysis.flow_measures import ChangeFromStart, FractionAfter, SlopeAfter
@@ -38,11 +39,11 @@ KAPPA_VS_M = Law(
     claim="in Phase 2, 1/L̂ grows linearly in t with slope κ = Θ(σ1² m m1): κ ∝ m at fixed c1",
     citation=f"{Y24} Thm F.8 (L̂(t) = 1/(Θ(σ1² m m1)(t − T1) + 1/L̂(T1)))",
     conditions="theory init (a = ±1 fixed); κ = least-squares slope of 1/L̂ against t over t ≥ 2·T1 (spec C8)",
-    prediction_text="exponent +1 of κ vs m",
+    prediction_text="exponent +1 (±0.1) of κ vs m",
     measure=SlopeAfter("loss", window=LATE_PHASE2, transform="reciprocal"),
     x="m",
     # [Y24] Thm F.8: dL̂/dt = −‖Wᵀa‖² Θ(L̂²) with ‖Wᵀa‖² = Θ(σ1² m m1) = Θ(c1² m)
-    predict=_predict("exponent 1", Band.point(1.0), f"{Y24} Thm F.8"),
+    predict=_predict("exponent 1 (±0.1)", exponent_band(1.0), f"{Y24} Thm F.8"),
     kind=PowerLaw(),
     group_by=("c1", "m1", "lr"),
     row_filter=theory_init,
@@ -74,11 +75,11 @@ C12_VS_M = Law(
     citation=f"{Y24} Thm 3.3, Eq. 3 (C_12 = Θ(σ0²√m/(L σ1² m m1) + σ0²/(σ1² m m1)), up to log factors)",
     conditions="theory init; with s0 = c0/√(Lm), s1 = c1/√m1 the first term is (c0²/c1²) m^(−3/2)/L² and "
     "dominates for m ≥ L² (spec §5.4); the log factor log(t_end/T1) is not divided out (spec §9.12)",
-    prediction_text="exponent −3/2 of ΔA12(end) vs m",
+    prediction_text="exponent −3/2 (±0.1) of ΔA12(end) vs m",
     measure=ChangeFromStart("A12"),
     x="m",
     # [Y24] Thm 3.3 Eq. 3 in the c-parametrisation (spec §5.4): C12 ≈ (c0²/c1²)(1/(L² m^{3/2}) + 1/(L m²))
-    predict=_predict("exponent −3/2", Band.point(-1.5), f"{Y24} Thm 3.3, Eq. 3"),
+    predict=_predict("exponent −3/2 (±0.1)", exponent_band(-1.5), f"{Y24} Thm 3.3, Eq. 3"),
     kind=PowerLaw(),
     group_by=("c0", "c1", "m1", "lr"),
     row_filter=theory_init,
