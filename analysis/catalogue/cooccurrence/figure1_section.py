@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 SETTING = ("init", "readout", "m", "m1", "c0", "c1", "L", "n", "d", "tokens", "lr")
 WIDTH, HEIGHT = 360, 220
+POINTS_PER_CURVE = 100  # records drawn per run (every k-th; the records are log-spaced): charts stay small
 CRITERIA = (
     ("still_in_phase1", "(1) max|ΔA| on [0, T1] < 10% of its run maximum", "phase1_score_share"),
     ("peaks_inside_phase1", "(2) type-2 and type-3 losses peak inside (0, T1)", "T_peak_type2"),
@@ -90,10 +91,15 @@ def criteria_html(table: pd.DataFrame) -> str:
     return f"<p>{e(summary)}.</p><div class='wide'><table>{header}</tr>{''.join(rows)}</table></div>"
 
 
+def thinned(run: pd.DataFrame) -> pd.DataFrame:
+    step = max(1, -(-len(run) // POINTS_PER_CURVE))
+    return run.iloc[::step]
+
+
 def _long(curves: dict[str, pd.DataFrame], columns, of) -> pd.DataFrame:
     frames = []
     for run_id, run in curves.items():
-        values = of(run)[list(columns)].assign(t=run["gf_time"].to_numpy(), run_id=run_id)
+        values = thinned(of(run)[list(columns)].assign(t=run["gf_time"].to_numpy(), run_id=run_id))
         frames.append(values.melt(id_vars=["t", "run_id"], var_name="curve", value_name="value"))
     out = pd.concat(frames, ignore_index=True)
     return out[out["t"] > 0]  # log time axis

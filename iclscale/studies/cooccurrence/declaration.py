@@ -128,8 +128,10 @@ COOCCURRENCE = StudyInfo(
             "shape",
             "initialisation preset: theory = N(0, s0²) for W_Q, W_K, W_V and N(0, s1²) for W with s0 = c0/√(Lm), "
             "s1 = c1/√m1 (§2.2, Condition 1); kaiming_normal = N(0, 2/fan_in); torch_default = nn.Linear's "
-            "U(±1/√fan_in). App. A says only 'Kaiming'; the default torch_default is the reading whose runs show "
-            "Fig. 1's phases (spec §9.2; README), not from the paper",
+            "U(±1/√fan_in). App. A says only 'Kaiming'. The default torch_default is a 'Kaiming' reading whose "
+            "runs show Fig. 1's phases on its epoch axis (T1 ≈ 1400–2000 of 30000 epochs, the type-2/3 losses "
+            "peaking at ≈ 550 epochs; spec §9.2); theory meets all four of spec §6.3's criteria but ends Phase 1 "
+            "after ≈ 80 epochs; kaiming_normal with a = ±1 after ≈ 15 (README). Not from the paper",
             choices=INIT_PRESETS,
         ),
         Param(
