@@ -70,6 +70,7 @@ T1_VS_LR = Law(
     predict=_exponent(0.0, f"{Y24} §2.2 (gradient flow); spec §4"),
     kind=PowerLaw(),
     group_by=("init", "readout", "m", "m1", "c1"),
+    pool=("steps",),  # steps = t_end/η varies with η by design (one flow time for every η)
     rule=EXPONENT_RULE,
 )
 
