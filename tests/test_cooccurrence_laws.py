@@ -76,15 +76,29 @@ def test_a_sign_claim_holds_on_the_fraction_of_phase2_records(breaks, verdict):
     assert (fit.estimate == 1.0) != breaks
 
 
-def test_the_figure1_section_marks_T1_and_reports_the_criteria():
-    def fig1(t, T1):
-        grow = np.maximum(t - T1, 0)
-        bump = 0.7 + 0.1 * np.exp(-((t - T1 / 2) ** 2)) - 0.5 * (1 - np.exp(-grow))
-        metrics = {f"A{i}{j}": np.zeros_like(t) for i in (1, 2, 3) for j in (1, 2, 3)}
-        metrics |= {"A12": grow, "A21": grow, "A31": -grow, "A32": -grow, "loss": bump}
-        return metrics | {f"loss_type{k}": bump for k in (1, 2, 3, 4)}
+def _fig1(t, T1):
+    grow = np.maximum(t - T1, 0)
+    bump = 0.7 + 0.1 * np.exp(-((t - T1 / 2) ** 2)) - 0.5 * (1 - np.exp(-grow))
+    metrics = {f"A{i}{j}": np.zeros_like(t) for i in (1, 2, 3) for j in (1, 2, 3)}
+    metrics |= {"A12": grow, "A21": grow, "A31": -grow, "A32": -grow, "loss": bump}
+    return metrics | {f"loss_type{k}": bump for k in (1, 2, 3, 4)}
 
-    results = _store(lambda m, seed: 2.0, fig1, levels=(256,))
+
+@pytest.mark.parametrize("moving_early, verdict", [(0.0, CONSISTENT), (0.5, INCONSISTENT)])
+def test_phase1_laws_read_figure1_criteria(moving_early, verdict):
+    def curves(t, T1):
+        planted = _fig1(t, T1)
+        return planted | {"A12": planted["A12"] + moving_early * np.minimum(t, T1)}  # moves before T1 too
+
+    results = _store(lambda m, seed: 2.0, curves, levels=(256,))
+    (still,) = _verdicts("cooccurrence.phase1_attention_still", results).values()
+    assert still.verdict.verdict == verdict
+    (peaks,) = _verdicts("cooccurrence.one_target_losses_peak_before_T1", results).values()
+    assert peaks.estimate == 1.0 and peaks.verdict.verdict == CONSISTENT
+
+
+def test_the_figure1_section_marks_T1_and_reports_the_criteria():
+    results = _store(lambda m, seed: 2.0, _fig1, levels=(256,))
     charts = []
     section = figure1_section(results, lambda chart, name: charts.append(name) or {"chart": name})
     assert section is not None and len(section.items) == 1 and len(charts) == 1

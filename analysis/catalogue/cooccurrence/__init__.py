@@ -3,7 +3,7 @@ Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605). Spec
 (C1–C21) and §6 (Figure 1). Every claim of the paper, the laws that test it (none yet: an empty tuple), and the
 Figure 1 report section."""
 
-from analysis.catalogue.cooccurrence import phase1, phase2
+from analysis.catalogue.cooccurrence import figure1_laws, phase1, phase2
 from analysis.catalogue.cooccurrence.common import STUDY
 from analysis.catalogue.cooccurrence.figure1_section import figure1_section
 from analysis.law import Claim
@@ -19,9 +19,10 @@ CLAIMS = (
     Claim("C2", "Lemma 4.1, E.4", "initial rate dG(μ1)/dt = Θ((σ0²+σ1²) m m1)", ()),
     Claim("C3", "Lemma 4.2", "initial |dG3/dt| / dG1/dt small, slope −1/2 in m", ()),
     Claim("C4", "Lemma E.6", "random-token rate ≈ 3/n of the signal's at t = 0", ()),
-    Claim("C5", "Lemmas 4.2–4.3; Fig. 1b", "the one-target-token losses rise, then fall before T1", ()),
+    Claim("C5", "Lemmas 4.2–4.3; Fig. 1b", "the one-target-token losses rise, then fall before T1",
+          (S + "one_target_losses_peak_before_T1",)),
     Claim("C6", "Thm 3.1", "at T1 the loss is Θ(1), G1, G2, −G3 = Θ(1)", ()),
-    Claim("C7", "Thm E.28; Fig. 1a", "attention is still in Phase 1", ()),
+    Claim("C7", "Thm E.28; Fig. 1a", "attention is still in Phase 1", (S + "phase1_attention_still",)),
     Claim("C8", "Thm F.8", "Phase 2: 1/L̂ linear in t, slope κ = Θ(σ1² m m1); L̂ ∝ 1/(t − T1)",
           (S + "kappa_vs_m", S + "local_loss_exponent")),
     Claim("C9", "Thm 3.3", "time to loss ε ≈ T1 + 1/(κε)", ()),
@@ -43,5 +44,5 @@ CLAIMS = (
           (S + "T1_vs_lr",)),
 )  # fmt: skip
 
-LAWS = (*phase1.LAWS, *phase2.LAWS)
+LAWS = (*phase1.LAWS, *figure1_laws.LAWS, *phase2.LAWS)
 SECTIONS = (figure1_section,)  # Figure 1 of its own (analysis.report calls it)
