@@ -10,6 +10,8 @@ are compared at equal t.
   falling as 1/(κt)), "loglog" fits log metric against log(t − t_start) (the local exponent after the start).
   Censored where the start is never reached or fewer than 3 records lie in the window.
 - `ChangeFromStart`: the last recorded value minus the first (a score's change over training).
+- `InitialValue`: the value recorded at step 0 (a rate at initialisation), optionally its absolute value and
+  divided by another metric's value at step 0.
 - `FractionAfter`: the fraction of records in the same window at which a metric lies in [low, high], for
   sign and inequality claims said to hold throughout a phase.
 
@@ -175,3 +177,30 @@ class ChangeFromStart(Measure):
         points = _by_run(results.curves, self.metric).groupby(KEYS, as_index=False)["value"]
         change = points.last().assign(value=lambda d: d["value"] - points.first()["value"].to_numpy())
         return self._join(rows, change.assign(censored=False, left_censored=False))
+
+
+@dataclass(frozen=True)
+class InitialValue(Measure):
+    """The metric at step 0, |·| if `absolute`, divided by metric `over` at step 0 if given."""
+
+    absolute: bool = False
+    over: str | None = None
+
+    def describe(self) -> str:
+        value = f"|{self.metric}|" if self.absolute else self.metric
+        return f"{value} / {self.over} at step 0" if self.over else f"{value} at step 0"
+
+    @property
+    def label(self) -> str:
+        return self.describe().replace(" at step 0", "(0)")
+
+    def per_run(self, results, rows):
+        def at_start(metric):
+            points = _by_run(results.curves, metric)
+            return points[points["step"] == 0].set_index(KEYS)["value"]
+
+        value = at_start(self.metric).abs() if self.absolute else at_start(self.metric)
+        if self.over:
+            value = value / at_start(self.over).reindex(value.index)
+        out = value.rename("value").reset_index()
+        return self._join(rows, out.assign(censored=~np.isfinite(out["value"]), left_censored=False))

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.flow_measures import ChangeFromStart, FirstTimeReaching, FractionAfter, SlopeAfter, Window
+from analysis.flow_measures import ChangeFromStart, FirstTimeReaching, FractionAfter, InitialValue, SlopeAfter, Window
 
 
 def _curves(runs):
@@ -69,3 +69,10 @@ def test_change_from_start_is_last_minus_first():
     results = _curves({"r": (0.01, {"A12": [0.5, 0.4, 0.7, 0.9]}), "s": (0.01, {"A12": [0.2, 0.1, 0.0, -0.3]})})
     found = _measured(ChangeFromStart("A12"), results, "r", "s")
     assert found.loc["r", "value"] == pytest.approx(0.4) and found.loc["s", "value"] == pytest.approx(-0.5)
+
+
+def test_initial_value_reads_step_zero_absolute_and_as_a_ratio():
+    results = _curves({"r": (0.01, {"rate_G3": [-0.3, 5.0, 7.0], "rate_G1": [1.5, 9.0, 9.0]})})
+    assert _measured(InitialValue("rate_G3"), results, "r").loc["r", "value"] == pytest.approx(-0.3)
+    ratio = _measured(InitialValue("rate_G3", absolute=True, over="rate_G1"), results, "r")
+    assert ratio.loc["r", "value"] == pytest.approx(0.2) and not ratio.loc["r", "censored"]

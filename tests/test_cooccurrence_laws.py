@@ -104,3 +104,13 @@ def test_the_figure1_section_marks_T1_and_reports_the_criteria():
     assert section is not None and len(section.items) == 1 and len(charts) == 1
     title, _, html = section.items[0]
     assert "Figure 1" in title and "(1) holds on 3 of 3 seeds" in html and "(3) holds on 3 of 3 seeds" in html
+
+
+@pytest.mark.parametrize("exponent, verdict", [(1.0, CONSISTENT), (0.5, INCONSISTENT)])
+def test_the_initial_rate_law_reads_step_zero(exponent, verdict):
+    def rates(t, T1):  # the planted rate at t = 0, something else afterwards
+        return {"rate_G1": np.where(t == 0, 0.09 * (T1 / 0.3) ** -exponent, 1.0)}
+
+    results = _store(lambda m, seed: 0.3 * (m / 256) ** -1 * (1 + 0.01 * seed), rates)
+    (fit,) = _verdicts("cooccurrence.initial_G1_rate_vs_m", results).values()
+    assert fit.estimate == pytest.approx(exponent, abs=0.05) and fit.verdict.verdict == verdict

@@ -3,7 +3,7 @@ Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605). Spec
 (C1–C21) and §6 (Figure 1). Every claim of the paper, the laws that test it (none yet: an empty tuple), and the
 Figure 1 report section."""
 
-from analysis.catalogue.cooccurrence import figure1_laws, phase1, phase2
+from analysis.catalogue.cooccurrence import figure1_laws, initial_rates, phase1, phase2
 from analysis.catalogue.cooccurrence.common import STUDY
 from analysis.catalogue.cooccurrence.figure1_section import figure1_section
 from analysis.law import Claim
@@ -16,9 +16,10 @@ for law in phase2.FRACTION_LAWS:
 CLAIMS = (
     Claim("C1", "Def. E.2, Thm E.26, Thm 3.1", "Phase 1 lasts T1 ∝ 1/(σ1² m m1)",
           (S + "T1_vs_m", S + "T1_vs_c1")),
-    Claim("C2", "Lemma 4.1, E.4", "initial rate dG(μ1)/dt = Θ((σ0²+σ1²) m m1)", ()),
-    Claim("C3", "Lemma 4.2", "initial |dG3/dt| / dG1/dt small, slope −1/2 in m", ()),
-    Claim("C4", "Lemma E.6", "random-token rate ≈ 3/n of the signal's at t = 0", ()),
+    Claim("C2", "Lemma 4.1, E.4", "initial rate dG(μ1)/dt = Θ((σ0²+σ1²) m m1)", (S + "initial_G1_rate_vs_m",)),
+    Claim("C3", "Lemma 4.2", "initial |dG3/dt| / dG1/dt small, slope −1/2 in m", (S + "initial_G3_rate_ratio_vs_m",)),
+    Claim("C4", "Lemma E.6", "random-token rate ≈ 3/n of the signal's at t = 0",
+          (S + "initial_random_token_rate_ratio",)),
     Claim("C5", "Lemmas 4.2–4.3; Fig. 1b", "the one-target-token losses rise, then fall before T1",
           (S + "one_target_losses_peak_before_T1",)),
     Claim("C6", "Thm 3.1", "at T1 the loss is Θ(1), G1, G2, −G3 = Θ(1)", ()),
@@ -44,5 +45,5 @@ CLAIMS = (
           (S + "T1_vs_lr",)),
 )  # fmt: skip
 
-LAWS = (*phase1.LAWS, *figure1_laws.LAWS, *phase2.LAWS)
+LAWS = (*phase1.LAWS, *figure1_laws.LAWS, *initial_rates.LAWS, *phase2.LAWS)
 SECTIONS = (figure1_section,)  # Figure 1 of its own (analysis.report calls it)
