@@ -10,6 +10,8 @@ are compared at equal t.
   falling as 1/(κt)), "loglog" fits log metric against log(t − t_start) (the local exponent after the start).
   Censored where the start is never reached or fewer than 3 records lie in the window.
 - `ChangeFromStart`: the last recorded value minus the first (a score's change over training).
+- `PhaseValue`: the value at the phase's first record (`at_start`), or its relative growth over the phase,
+  metric(end)/metric(start) − 1; censored where the phase never starts.
 - `InitialValue`: the value recorded at step 0 (a rate at initialisation), optionally its absolute value and
   divided by another metric's value at step 0.
 - `FractionAfter`: the fraction of records in the same window at which a metric lies in [low, high], for
@@ -204,3 +206,31 @@ class InitialValue(Measure):
             value = value / at_start(self.over).reindex(value.index)
         out = value.rename("value").reset_index()
         return self._join(rows, out.assign(censored=~np.isfinite(out["value"]), left_censored=False))
+
+
+@dataclass(frozen=True)
+class PhaseValue(Measure):
+    """The metric at a phase's first record, or (growth=True) metric(end)/metric(phase start) − 1."""
+
+    window: Window | None = None
+    growth: bool = False
+
+    def describe(self) -> str:
+        start = f"the first record with {self.window.text()}"
+        if self.growth:
+            return f"{self.metric}(end)/{self.metric}(start) − 1, start = {start}"
+        return f"{self.metric} at {start}"
+
+    @property
+    def label(self) -> str:
+        return f"relative growth of {self.metric} in the phase" if self.growth else f"{self.metric} at the phase start"
+
+    def per_run(self, results, rows):
+        start = self.window.start(results.curves)
+        points = window_after(results.curves, self.metric, start, self.window.factor).sort_values("t")
+
+        def reduce(part):
+            first, last = part["value"].iloc[0], part["value"].iloc[-1]
+            return last / first - 1 if self.growth else first
+
+        return self._join(rows, _per_run(points, start, reduce, 1))

@@ -6,7 +6,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.flow_measures import ChangeFromStart, FirstTimeReaching, FractionAfter, InitialValue, SlopeAfter, Window
+from analysis.flow_measures import (
+    ChangeFromStart,
+    FirstTimeReaching,
+    FractionAfter,
+    InitialValue,
+    PhaseValue,
+    SlopeAfter,
+    Window,
+)
 
 
 def _curves(runs):
@@ -76,3 +84,12 @@ def test_initial_value_reads_step_zero_absolute_and_as_a_ratio():
     assert _measured(InitialValue("rate_G3"), results, "r").loc["r", "value"] == pytest.approx(-0.3)
     ratio = _measured(InitialValue("rate_G3", absolute=True, over="rate_G1"), results, "r")
     assert ratio.loc["r", "value"] == pytest.approx(0.2) and not ratio.loc["r", "censored"]
+
+
+def test_phase_value_at_the_start_and_growth_over_the_phase():
+    norm = [1.0, 2.0, 4.0, 5.0, 6.0, 10.0]
+    results = _curves({"r": (0.01, {"u": norm, "margin": [-1, -1, 1, 2, 3, 4]})})
+    window = Window("margin", 0.0, below=False)
+    assert _measured(PhaseValue("u", window=window), results, "r").loc["r", "value"] == pytest.approx(4.0)
+    growth = _measured(PhaseValue("u", window=window, growth=True), results, "r")
+    assert growth.loc["r", "value"] == pytest.approx(10.0 / 4.0 - 1)

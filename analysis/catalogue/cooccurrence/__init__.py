@@ -27,7 +27,7 @@ CLAIMS = (
     Claim("C8", "Thm F.8", "Phase 2: 1/L̂ linear in t, slope κ = Θ(σ1² m m1); L̂ ∝ 1/(t − T1)",
           (S + "kappa_vs_m", S + "local_loss_exponent")),
     Claim("C9", "Thm 3.3", "time to loss ε ≈ T1 + 1/(κε)", ()),
-    Claim("C10", "Eq. 5, Lemma F.10", "‖Wᵀa‖² grows little in Phase 2", ()),
+    Claim("C10", "Eq. 5, Lemma F.10", "‖Wᵀa‖² grows little in Phase 2", (S + "readout_growth_vs_m",)),
     Claim("C11", "Thm 3.2(i), Lemma 4.7; Fig. 1a", "target-pair scores rise, common-token scores fall",
           tuple(FRACTIONS["C11"])),
     Claim("C12", "Thm 3.3, Eq. 3", "final score change C12 = Θ(σ0²√m/(L σ1² m m1) + …)", (S + "C12_vs_m",)),

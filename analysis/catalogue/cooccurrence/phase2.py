@@ -18,7 +18,7 @@ from analysis.catalogue.cooccurrence.common import (
     exponent_band,
     theory_init,
 )
-from analysis.flow_measures import ChangeFromStart, FractionAfter, SlopeAfter
+from analysis.flow_measures import ChangeFromStart, FractionAfter, PhaseValue, SlopeAfter
 from analysis.kinds import Bound, PowerLaw
 from analysis.law import Hypothesis, Law, Prediction
 from analysis.verdict import INSIDE, Band, VerdictRule
@@ -87,6 +87,25 @@ C12_VS_M = Law(
     rule=EXPONENT_RULE,
 )
 
+READOUT_GROWTH_VS_M = Law(
+    name=f"{STUDY}.readout_growth_vs_m",
+    study=STUDY,
+    claim="‖Wᵀa‖² barely grows in Phase 2: its growth relative to T1 is Õ(m1/(σ1² m m1)) ∝ 1/m at fixed c1",
+    citation=f"{Y24} Lemma F.10, Cor. F.9 (‖Wᵀa‖² − ‖Wᵀa‖²(T1) = O(m1 log m log t/(σ1² m m1)))",
+    conditions="theory init, a = ±1 fixed (Eq. 5); growth = ‖Wᵀa‖²(end)/‖Wᵀa‖²(T1) − 1 (spec C10); the log "
+    "factors are not divided out",
+    prediction_text="exponent −1 (±0.1) of the relative growth vs m",
+    measure=PhaseValue("u_norm2", window=PHASE2, growth=True),
+    x="m",
+    # [Y24] Lemma F.10 over ‖Wᵀa‖²(T1) = Θ(σ1² m m1): relative growth Õ(1/(σ1² m)) = Õ(m1/(c1² m)), exponent −1
+    predict=_predict("exponent −1 (±0.1)", exponent_band(-1.0), f"{Y24} Lemma F.10"),
+    kind=PowerLaw(),
+    group_by=("c1", "m1", "lr"),
+    row_filter=theory_init,
+    regime=CONDITION_1,
+    rule=EXPONENT_RULE,
+)
+
 
 def _throughout(claim_id: str, metric: str, low: float, high: float, claim: str, source: str) -> Law:
     """'metric ∈ [low, high] throughout Phase 2' as the fraction of Phase-2 records where it holds."""
@@ -134,4 +153,4 @@ FRACTION_LAWS = (
     _throughout("C18", "G_margin_type3", -INF, 0.0, "G2 + G3 < 0", "Thm 3.2(iv)"),
 )
 
-LAWS = (KAPPA_VS_M, LOCAL_LOSS_EXPONENT, C12_VS_M, *FRACTION_LAWS)
+LAWS = (KAPPA_VS_M, LOCAL_LOSS_EXPONENT, C12_VS_M, READOUT_GROWTH_VS_M, *FRACTION_LAWS)
