@@ -18,7 +18,7 @@ def _fractions(*claims: str) -> tuple[str, ...]:
 
 CLAIMS = (
     Claim("C1", "Def. E.2, Thm E.26, Thm 3.1", "Phase 1 lasts T1 ∝ 1/(σ1² m m1)",
-          (S + "T1_vs_m", S + "T1_vs_c1")),
+          (S + "T1_vs_m", S + "T1_vs_c1", S + "T1_vs_c0")),
     Claim("C2", "Lemma 4.1, E.4", "initial rate dG(μ1)/dt = Θ((σ0²+σ1²) m m1)", (S + "initial_G1_rate_vs_m",)),
     Claim("C3", "Lemma 4.2", "initial |dG3/dt| / dG1/dt small, slope −1/2 in m", (S + "initial_G3_rate_ratio_vs_m",)),
     Claim("C4", "Lemma E.6", "random-token rate ≈ 3/n of the signal's at t = 0",
@@ -31,7 +31,8 @@ CLAIMS = (
     Claim("C10", "Eq. 5, Lemma F.10", "‖Wᵀa‖² grows little in Phase 2", (S + "readout_growth_vs_m",)),
     Claim("C11", "Thm 3.2(i), Lemma 4.7; Fig. 1a", "target-pair scores rise, common-token scores fall",
           _fractions("C11")),
-    Claim("C12", "Thm 3.3, Eq. 3", "final score change C12 = Θ(σ0²√m/(L σ1² m m1) + …)", (S + "C12_vs_m",)),
+    Claim("C12", "Thm 3.3, Eq. 3", "final score change C12 = Θ(σ0²√m/(L σ1² m m1) + …)",
+          (S + "C12_vs_m", S + "C12_vs_c1", S + "C12_vs_c0")),
     Claim("C14", "Thm 3.2(ii), Cor. F.13", "⟨v1,v2⟩ rises, ⟨v1,v3⟩ and ⟨v2,v3⟩ fall", _fractions("C14")),
     Claim("C16", "Lemmas 4.4–4.5, Def. F.1, App. F.1", "automatic balancing of the gradient sums S_k",
           _fractions("C16", "L45")),

@@ -55,6 +55,25 @@ T1_VS_C1 = Law(
     rule=EXPONENT_RULE,
 )
 
+T1_VS_C0 = Law(
+    name=f"{STUDY}.T1_vs_c0",
+    study=STUDY,
+    claim="T1 hardly depends on the attention init scale c0 (σ0 ≪ σ1 in Phase 1's rate)",
+    citation=f"{Y24} Def. E.2, Thm E.26 (T1 = C_T1/(σ1² m m1): no σ0); Sec. 4.1's (σ0² + σ1²) m m1",
+    conditions="theory init (a = ±1 fixed); T1 = the first record with every training sample correct; the "
+    "exponent 0 holds while σ0² = c0²/(Lm) ≪ σ1² = c1²/m1 (spec §8)",
+    prediction_text="exponent 0 (±0.1) of T1 vs c0",
+    measure=T1,
+    x="c0",
+    # [Y24] Def. E.2 / Thm E.26: T1 = C_T1/(σ1² m m1) does not contain σ0
+    predict=_exponent(0.0, f"{Y24} Def. E.2, Thm E.26"),
+    kind=PowerLaw(),
+    group_by=("c1", "m", "m1", "lr"),
+    row_filter=theory_init,
+    regime=CONDITION_1,
+    rule=EXPONENT_RULE,
+)
+
 T1_VS_LR = Law(
     name=f"{STUDY}.T1_vs_lr",
     study=STUDY,
@@ -74,4 +93,4 @@ T1_VS_LR = Law(
     rule=EXPONENT_RULE,
 )
 
-LAWS = (T1_VS_M, T1_VS_C1, T1_VS_LR)
+LAWS = (T1_VS_M, T1_VS_C1, T1_VS_C0, T1_VS_LR)

@@ -68,24 +68,33 @@ LOCAL_LOSS_EXPONENT = Law(
     rule=VerdictRule(mode=INSIDE, min_levels=1, min_points=3),
 )
 
-C12_VS_M = Law(
-    name=f"{STUDY}.C12_vs_m",
-    study=STUDY,
-    claim="the target-pair score change C12 = ΔA12 at the end scales as m^(−3/2) at fixed c0, c1, L",
-    citation=f"{Y24} Thm 3.3, Eq. 3 (C_12 = Θ(σ0²√m/(L σ1² m m1) + σ0²/(σ1² m m1)), up to log factors)",
-    conditions="theory init; with s0 = c0/√(Lm), s1 = c1/√m1 the first term is (c0²/c1²) m^(−3/2)/L² and "
-    "dominates for m ≥ L² (spec §5.4); the log factor log(t_end/T1) is not divided out (spec §9.12)",
-    prediction_text="exponent −3/2 (±0.1) of ΔA12(end) vs m",
-    measure=ChangeFromStart("A12"),
-    x="m",
-    # [Y24] Thm 3.3 Eq. 3 in the c-parametrisation (spec §5.4): C12 ≈ (c0²/c1²)(1/(L² m^{3/2}) + 1/(L m²))
-    predict=_predict("exponent −3/2 (±0.1)", exponent_band(-1.5), f"{Y24} Thm 3.3, Eq. 3"),
-    kind=PowerLaw(),
-    group_by=("c0", "c1", "m1", "lr"),
-    row_filter=theory_init,
-    regime=CONDITION_1,
-    rule=EXPONENT_RULE,
-)
+
+def _c12_law(axis: str, exponent: float, group_by: tuple[str, ...], why: str) -> Law:
+    """C12 = ΔA12 at the end of training against one init axis ([Y24] Thm 3.3, Eq. 3)."""
+    return Law(
+        name=f"{STUDY}.C12_vs_{axis}",
+        study=STUDY,
+        claim=f"the target-pair score change C12 = ΔA12 at the end scales as {axis}^({exponent:g})",
+        citation=f"{Y24} Thm 3.3, Eq. 3 (C_12 = Θ(σ0²√m/(L σ1² m m1) + σ0²/(σ1² m m1)), up to log factors)",
+        conditions=f"theory init; {why}; the log factor log(t_end/T1) is not divided out (spec §9.12)",
+        prediction_text=f"exponent {exponent:g} (±0.1) of ΔA12(end) vs {axis}",
+        measure=ChangeFromStart("A12"),
+        x=axis,
+        predict=_predict(f"exponent {exponent:g} (±0.1)", exponent_band(exponent), f"{Y24} Thm 3.3, Eq. 3"),
+        kind=PowerLaw(),
+        group_by=group_by,
+        row_filter=theory_init,
+        regime=CONDITION_1,
+        rule=EXPONENT_RULE,
+    )
+
+
+# [Y24] Thm 3.3 Eq. 3 in the c-parametrisation (spec §5.4): C12 ≈ (c0²/c1²)(1/(L² m^{3/2}) + 1/(L m²))
+C12_VS_M = _c12_law("m", -1.5, ("c0", "c1", "m1", "lr"), "s0 = c0/√(Lm), s1 = c1/√m1: the first term, "
+                    "(c0²/c1²) m^(−3/2)/L², dominates for m ≥ L² (spec §5.4)")  # fmt: skip
+C12_VS_C1 = _c12_law("c1", -2.0, ("c0", "m", "m1", "lr"), "σ1² = c1²/m1 in the denominator of both terms")
+C12_VS_C0 = _c12_law("c0", 2.0, ("c1", "m", "m1", "lr"), "σ0² = c0²/(Lm) in the numerator of both terms")
+
 
 READOUT_GROWTH_VS_M = Law(
     name=f"{STUDY}.readout_growth_vs_m",
@@ -153,4 +162,4 @@ FRACTION_LAWS = (
     _throughout("C18", "G_margin_type3", -INF, 0.0, "G2 + G3 < 0", "Thm 3.2(iv)"),
 )
 
-LAWS = (KAPPA_VS_M, LOCAL_LOSS_EXPONENT, C12_VS_M, READOUT_GROWTH_VS_M, *FRACTION_LAWS)
+LAWS = (KAPPA_VS_M, LOCAL_LOSS_EXPONENT, C12_VS_M, C12_VS_C1, C12_VS_C0, READOUT_GROWTH_VS_M, *FRACTION_LAWS)
