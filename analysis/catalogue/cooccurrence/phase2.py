@@ -21,6 +21,7 @@ from analysis.catalogue.cooccurrence.common import (
 from analysis.flow_measures import ChangeFromStart, FractionAfter, PhaseValue, SlopeAfter
 from analysis.kinds import Bound, PowerLaw
 from analysis.law import Hypothesis, Law, Prediction
+from analysis.measures import FinalValue
 from analysis.verdict import INSIDE, Band, VerdictRule
 
 SETTING = ("init", "readout", "m", "m1", "c0", "c1", "lr")  # one verdict per trained setting
@@ -115,6 +116,27 @@ READOUT_GROWTH_VS_M = Law(
     rule=EXPONENT_RULE,
 )
 
+TEST_LOSS_VS_M = Law(
+    name=f"{STUDY}.test_loss_vs_m",
+    study=STUDY,
+    claim="the model generalises: at the end of training the test loss is ≤ 1/poly(m), falling with m",
+    citation=f"{Y24} Thm 3.3, App. F.10 (random tokens shift F by O(1), so test and training losses agree)",
+    conditions="theory init; fresh test sequences from D (random tokens uniform over R: in distinct mode most "
+    "are unseen in training); the run's end stands in for T* (the paper's poly(m) time is not reached at a "
+    "fixed flow time)",
+    prediction_text="exponent of the final test loss vs m below 0",
+    measure=FinalValue("test_loss"),
+    x="m",
+    # [Y24] Thm 3.3: L(θ(T*)) ≤ 1/poly(m) for the test distribution D: a negative exponent in m
+    predict=_predict("exponent < 0", Band(-math.inf, 0.0), f"{Y24} Thm 3.3"),
+    kind=PowerLaw(),
+    group_by=("c0", "c1", "m1", "lr"),
+    row_filter=theory_init,
+    regime=CONDITION_1,
+    one_row_per_run=False,
+    rule=VerdictRule(mode=INSIDE),
+)
+
 
 def _throughout(claim_id: str, metric: str, low: float, high: float, claim: str, source: str) -> Law:
     """'metric ∈ [low, high] throughout Phase 2' as the fraction of Phase-2 records where it holds."""
@@ -162,4 +184,13 @@ FRACTION_LAWS = (
     _throughout("C18", "G_margin_type3", -INF, 0.0, "G2 + G3 < 0", "Thm 3.2(iv)"),
 )
 
-LAWS = (KAPPA_VS_M, LOCAL_LOSS_EXPONENT, C12_VS_M, C12_VS_C1, C12_VS_C0, READOUT_GROWTH_VS_M, *FRACTION_LAWS)
+LAWS = (
+    KAPPA_VS_M,
+    LOCAL_LOSS_EXPONENT,
+    C12_VS_M,
+    C12_VS_C1,
+    C12_VS_C0,
+    READOUT_GROWTH_VS_M,
+    TEST_LOSS_VS_M,
+    *FRACTION_LAWS,
+)
