@@ -38,6 +38,7 @@ CLAIMS = (
           _fractions("C16", "L45")),
     Claim("C18", "Thm 3.2(iv)", "margins G1+G2+G3 > 0, G1+G3 < 0, G2+G3 < 0", _fractions("C18")),
     Claim("C20", "Thm 3.3, App. F.10", "the test loss is small too (≤ 1/poly(m))", (S + "test_loss_vs_m",)),
+    Claim("C21", "Lemma E.19", "type-4 samples are correct early, at t = Θ(F(0)/m)", (S + "type4_correct_vs_m",)),
     Claim("GF", "§2.2, App. A", "gradient descent at η follows the gradient flow (T1 in t = η·step η-free)",
           (S + "T1_vs_lr",)),
 )  # fmt: skip
@@ -49,7 +50,6 @@ UNCOVERED = (  # claims of the paper with no law yet: measured at every record, 
     Claim("C15", "Def. F.1, Cor. F.17", "softmax stays within O(1/L²) of uniform", ()),
     Claim("C17", "Thm F.8, Cor. F.2", "every sample's loss falls at one rate", ()),
     Claim("C19", "Lemma F.14", "the random-token sub-network stays small", ()),
-    Claim("C21", "Lemma E.19", "type-4 samples are correct early", ()),
 )  # fmt: skip
 
 LAWS = (*phase1.LAWS, *figure1_laws.LAWS, *initial_rates.LAWS, *phase2.LAWS)

@@ -74,6 +74,25 @@ T1_VS_C0 = Law(
     rule=EXPONENT_RULE,
 )
 
+TYPE4_CORRECT_VS_M = Law(
+    name=f"{STUDY}.type4_correct_vs_m",
+    study=STUDY,
+    claim="the type-4 samples (neither target) are all correct early, once t ≥ Θ(F(0)/m)",
+    citation=f"{Y24} Lemma E.19",
+    conditions="theory init (a = ±1 fixed, F(0) ≈ c0·c1 fixed across m); the time = the first record with "
+    "min over type-4 samples of y_iF_i ≥ 0",
+    prediction_text="exponent −1 (±0.1) of that time vs m",
+    measure=FirstTimeReaching("min_margin_type4", threshold=0.0, below=False),
+    x="m",
+    # [Y24] Lemma E.19: y_iF_i > 0 for i ∈ I4 once t ≥ Θ(F(0)/m); F(0) ≈ c0·c1 does not depend on m
+    predict=_exponent(-1.0, f"{Y24} Lemma E.19"),
+    kind=PowerLaw(),
+    group_by=("c0", "c1", "m1", "lr"),
+    row_filter=theory_init,
+    regime=CONDITION_1,
+    rule=EXPONENT_RULE,
+)
+
 T1_VS_LR = Law(
     name=f"{STUDY}.T1_vs_lr",
     study=STUDY,
@@ -93,4 +112,4 @@ T1_VS_LR = Law(
     rule=EXPONENT_RULE,
 )
 
-LAWS = (T1_VS_M, T1_VS_C1, T1_VS_C0, T1_VS_LR)
+LAWS = (T1_VS_M, T1_VS_C1, T1_VS_C0, TYPE4_CORRECT_VS_M, T1_VS_LR)
