@@ -55,8 +55,22 @@ def test_the_lt_is_mamba_with_gates_fixed_to_one():
     assert torch.allclose(label_output(P, W_B, W_C, None), (P[:, -1] * a).sum(), atol=1e-10)
     causal = torch.stack([sum(P[j] * (P[j] @ W_B.T @ W_C @ P[i]) for j in range(i + 1)) for i in range(len(P))])
     assert torch.allclose(layer_output(P, W_B, W_C, None), causal, atol=1e-10)
+    mean = causal / torch.arange(1, len(P) + 1, dtype=torch.float64)[:, None]  # the stack's LT (a reading)
+    assert torch.allclose(layer_output(P, W_B, W_C, None, mean=True), mean, atol=1e-10)
     gated = label_output(P, W_B, W_C, W[:, -1])
     assert not torch.allclose(gated, label_output(P, W_B, W_C, None))
+
+
+def test_the_three_layer_stacks_start_at_a_trainable_scale(info):
+    study = info.load()
+
+    def output(c):
+        P, _ = study.batch(c, 0)
+        return torch.func.functional_call(study.module(c), study.init(c), (P,))
+
+    for model in ("mamba", "lt"):
+        config, _ = info.resolve({"layers": 3, "model": model, "batch_size": 8}, 0, "t")
+        assert Pack.build(info, [config]).map(output, randomness="same").abs().mean() < 10, model
 
 
 def test_placements_put_exactly_count_outliers_where_table_1_says():

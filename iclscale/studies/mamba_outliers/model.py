@@ -70,13 +70,17 @@ def label_output(P: torch.Tensor, W_B: torch.Tensor, W_C: torch.Tensor, w: torch
     return weighted.sum(-1)
 
 
-def layer_output(P: torch.Tensor, W_B: torch.Tensor, W_C: torch.Tensor, W: torch.Tensor | None) -> torch.Tensor:
+def layer_output(
+    P: torch.Tensor, W_B: torch.Tensor, W_C: torch.Tensor, W: torch.Tensor | None, mean: bool = False
+) -> torch.Tensor:
     """o_i of one layer at every position and channel ([LM25] Eqs. 89–90), or the causal linear attention
-    o_i = Σ_{j ≤ i} p_j A_{j,i} for the LT (W None): (..., l + 1, d + 1)."""
+    o_i = Σ_{j ≤ i} p_j A_{j,i} for the LT (W None), divided by i with `mean`: (..., l + 1, d + 1)."""
     A = score_matrix(W_B, W_C, P)
     n = P.shape[-2]
     A = A * torch.ones(n, n).triu()  # j ≤ i: position i reads its past
     if W is None:
+        if mean:
+            A = A / torch.arange(1, n + 1)  # column i reads i positions
         return A.transpose(-1, -2) @ P
     G = gate_matrix(P @ W)  # (..., j, i, c)
     return torch.einsum("...jic,...jc,...ji->...ic", G, P, A)
@@ -102,17 +106,23 @@ def layer_inputs(
     P: torch.Tensor, W_B: torch.Tensor, W_C: torch.Tensor, W: torch.Tensor | None, residual: bool
 ) -> list[torch.Tensor]:
     """The input tokens of each layer of a stack (W_B, W_C: (layers, h, d + 1); W: (layers, d + 1, d + 1) or
-    None for the LT): P, then p + o (or o without the residual) after each layer but the last."""
+    None for the LT): P, then p + o (or o without the residual) after each layer but the last. The LT's layers
+    average over the positions they read (see `Stack`)."""
     inputs = [P]
     for layer in range(W_B.shape[0] - 1):
-        o = layer_output(inputs[-1], W_B[layer], W_C[layer], None if W is None else W[layer])
+        o = layer_output(inputs[-1], W_B[layer], W_C[layer], None if W is None else W[layer], mean=W is None)
         inputs.append(inputs[-1] + o if residual else o)
     return inputs
 
 
 class Stack(nn.Module):
     """Several layers (spec §4.5's reading of [LM25] §4.2; not from the paper): the read-out is the label channel
-    of the last layer's output at the query, computed by Eq. 3 with w = the last column of its W."""
+    of the last layer's output at the query, computed by Eq. 3 with w = the last column of its W.
+
+    The LT's layers divide position i's sum by i (a causal mean; not from the paper): Mamba's gates sum to < 1,
+    the LT's weights G ≡ 1 sum to i, and unnormalised the stack is cubic per layer in the token scale: at the
+    paper's δ = 0.2, β = 3, l = 20 its output is ~10⁸ at initialisation and SGD diverges at every η tried
+    (0.1 down to 10⁻³). The one-layer LT stays unnormalised ([LM25] Eq. 3 with G ≡ 1; T_T ∝ 1/l_tr rests on it)."""
 
     def __init__(self, layers: int, d0: int, hidden: int, gated: bool, residual: bool):
         super().__init__()
@@ -126,6 +136,8 @@ class Stack(nn.Module):
         W = self.W if self.gated else None
         last = layer_inputs(P, self.W_B, self.W_C, W, self.residual)[-1]
         out = label_output(last, self.W_B[-1], self.W_C[-1], None if W is None else W[-1][:, -1])
+        if W is None:
+            out = out / P.shape[-2]  # the causal mean at the query (l + 1 positions)
         return last[..., -1, -1] + out if self.residual else out
 
 
