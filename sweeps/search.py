@@ -384,23 +384,28 @@ def run_trial(
 
 
 def check_metric(sweep: Sweep) -> None:
-    """Refuse an unknown search metric before any training: a 0-step pack of one config reports
-    every final metric the study has (train_loss too once steps > 0)."""
-    from iclscale.training import train_pack
-
-    info, search = sweep.study, sweep.search
+    """Refuse an unknown search metric before any training."""
+    search = sweep.search
     values = {n: s["choices"][0] if "choices" in s else s["low"] for n, s in search["params"].items()}
     config = trial_sweep(sweep, grid_points(sweep)[0], values).configs()[0]
+    known = final_metric_names(sweep, config, sweep.eval_points()[0])
+    if known is not None and search["metric"] not in known:
+        raise UserError(missing_metric(sweep, known))
+
+
+def final_metric_names(sweep: Sweep, config, point) -> set[str] | None:
+    """Every final metric the study reports for `config` at `point`, from a 0-step pack of it (train_loss
+    too once steps > 0); None when the study refuses 0 steps (the first training checks it instead)."""
+    from iclscale.training import train_pack
+
+    info = sweep.study
     steps = config.as_dict().get("steps")
     try:
         probe, _ = info.resolve({**config.as_dict(), **({"steps": 0} if steps else {})}, config.seed, "probe")
     except UserError:
-        return  # the study refuses 0 steps: the first trial checks the metric instead
-    point = sweep.eval_points()[0]
+        return None
     known = set(train_pack(info, [probe], [point], 1, device="cpu").final_metrics(0, point))
-    known |= {"train_loss"} if steps else set()
-    if search["metric"] not in known:
-        raise UserError(missing_metric(sweep, known))
+    return known | ({"train_loss"} if steps else set())
 
 
 # Optuna ----------------------------------------------------------------------------------------

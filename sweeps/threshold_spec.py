@@ -2,7 +2,7 @@
 one axis at which a metric crosses a level, instead of gridding that axis.
 
     threshold:
-      axis: l_tr             # a shape/train param (searched by training) or an eval param (one trained model)
+      axis: l_tr             # a shape/train param, searched by training (an eval param is refused: not built yet)
       range: [1, 12]         # the values searched, both ends included
       resolution: 1          # stop when the bracket (lo, hi] is this narrow: hi − lo on a linear scale,
                              # hi / lo − 1 on a log scale (an int axis stops at neighbouring integers anyway)
@@ -16,8 +16,10 @@ one axis at which a metric crosses a level, instead of gridding that axis.
       warm_start: true       # per seed: a cell's seeds one after another, each starting at the median of those done
       check_far_end: false   # also evaluate the far end (catches a criterion that fails again); true for eval axes
 
-The cells are the case × grid points (× the eval points, for a shape/train axis). The axis must not be in
-fixed, grid, cases or eval. Every mistake is one line naming the key, before anything runs.
+The cells are the case × grid points × the eval points. The axis must not be in fixed, grid, cases or eval.
+Every mistake is one line naming the key, before anything runs. An eval-role axis is checked like the others
+and then refused: searching it on the trained models without retraining (the trainer's `refine` hook) is not
+wired into `sweep run` yet.
 """
 
 from __future__ import annotations
@@ -74,10 +76,6 @@ class ThresholdSpec:
     warm_start: bool = True
     check_far_end: bool = False
     integer: bool = False
-
-    @property
-    def on_eval(self) -> bool:
-        return self.role == "eval"
 
     def criterion_text(self) -> str:
         sign = "≤" if self.meets == "below" else "≥"
@@ -151,6 +149,10 @@ def parse_threshold(sweep: Sweep, raw: Any, where: str) -> ThresholdSpec:
     )  # fmt: skip
     if p.role == "eval":
         _check_eval_ends(sweep, spec, f"{where}.range")
+        raise UserError(
+            f"{where}.axis: {axis} is an eval-role param; searching an eval axis on the trained models is not "
+            "built yet (sweep run searches shape/train axes): put it under eval as a list instead"
+        )
     else:
         check_at_grid_points(sweep, axis, [low, high], f"{where}.range: {axis}")
         _check_within(sweep, spec, f"{where}.within")

@@ -64,6 +64,7 @@ BROKEN = [
         "threshold.within: l_ts is an eval-role param, searched on each trained model at its final step",
     ),
     ({"axis": "l_ts", "range": [2, 40], "over": "median"}, "threshold.over: l_ts is an eval-role param"),
+    ({"axis": "l_ts", "range": [2, 40]}, "threshold.axis: l_ts is an eval-role param; searching an eval axis"),
 ]
 
 
