@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pyarrow.parquet as pq
+import pytest
 import yaml
 from planted_trainer import install, planted_threshold
 
@@ -131,3 +132,26 @@ def test_a_search_killed_with_minus_9_mid_round_resumes_with_nothing_trained_twi
     for row in _thresholds(out):
         expected = planted_threshold(float(row["alpha"]), int(row["seed"]))
         assert row["threshold"] == str(min(max(expected, 1), 12))
+
+
+@pytest.mark.ray
+def test_a_search_through_ray_finds_what_the_inline_executor_finds_and_stores_each_config_once(tmp_path):
+    """The real study, tiny: rounds run as Tune trials give the same thresholds and configs as inline."""
+    from ray_helpers import kill_ray_processes, private_ray_tmpdir, ray_env
+
+    raw = {**SWEEP, "grid": {"alpha": [0.5, 0.8]}, "fixed": {"steps": 40, "probe_prompts": 4}, "record_every": 40,
+           "threshold": {**SWEEP["threshold"], "range": [1, 8], "level": 0.3}}  # fmt: skip
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    assert _run(path, tmp_path / "inline") == 0
+    ray_tmpdir = private_ray_tmpdir()
+    try:
+        done = subprocess.run([sys.executable, "-m", "iclscale.cli", "sweep", "run", str(path), "--out",
+                               str(tmp_path / "ray"), "--quiet"], env=ray_env(ray_tmpdir), capture_output=True,
+                              text=True, timeout=600)  # fmt: skip
+    finally:
+        kill_ray_processes(ray_tmpdir)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert _thresholds(tmp_path / "ray") == _thresholds(tmp_path / "inline")
+    stored = _stored_rows(tmp_path / "ray")
+    assert set(stored.values()) == {1} and set(stored) == set(_stored_rows(tmp_path / "inline"))
