@@ -85,23 +85,14 @@ def peak_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoi
     def short_run() -> None:
         trainer = PackTrainer(info, configs, eval_points, device)
         with trainer.defaults():
-            K = trainer.pack.K
-            active = torch.ones(K, dtype=torch.bool)
+            state = trainer.start_state()
             if trainer.steps:
-                runner = trainer.runner("off")
-                fixed = (
-                    trainer.buffers,
-                    trainer.pack.hp,
-                    trainer.pack.rng.base,
-                    trainer.pack.const,
-                    trainer.training_set,
-                )
-                state = (trainer.params, trainer.opt_state, active, torch.zeros(K, dtype=torch.int64), torch.zeros(K))
+                runner, fixed = trainer.runner("off"), trainer.step_inputs()
                 for t in range(min(2, trainer.steps)):
                     state = runner(*state, *fixed, torch.tensor(t))
             result = PackResult(configs, eval_points)
             result.evals, result.eval_errors = {p: {} for p in eval_points}, dict.fromkeys(eval_points)
-            trainer.record(result, 0, active, None)  # not final: final-only measurements are host-side
+            trainer.record(result, 0, state[2], None)  # not final: final-only measurements are host-side
 
     if device.type == "cuda":
         torch.cuda.synchronize(device)
