@@ -81,6 +81,11 @@ def test_planted_thresholds_are_recovered_exactly_with_fewer_trainings_than_the_
     assert _run(_write(tmp_path), out) == 0  # a re-run finds every search ended: nothing trains
     assert len(_stored_rows(out)) == before
     assert Counter(r["status"] for r in rows) == {"found": 8, "censored_low": 1, "censored_high": 1}
+    capsys.readouterr()
+    assert main(["sweep", "status", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert f"planted: {before} configs: {before} ok, 0 diverged, 0 failed, 0 missing" in printed
+    assert "10 searches: 1 censored_high, 1 censored_low, 8 found" in printed
 
 
 def test_a_planted_window_is_reported_as_non_monotone_not_bisected_through(tmp_path, monkeypatch, capsys):
