@@ -160,3 +160,18 @@ def test_a_search_through_ray_finds_what_the_inline_executor_finds_and_stores_ea
     assert _thresholds(tmp_path / "ray") == _thresholds(tmp_path / "inline")
     stored = _stored_rows(tmp_path / "ray")
     assert set(stored.values()) == {1} and set(stored) == set(_stored_rows(tmp_path / "inline"))
+
+
+def test_over_median_one_search_per_cell_finds_the_median_seeds_threshold(tmp_path, monkeypatch):
+    install(monkeypatch)
+    raw = {**SWEEP, "seeds": 3, "threshold": {**SWEEP["threshold"], "over": "median"}}
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(raw, sort_keys=False))
+    out = tmp_path / "out"
+    assert _run(path, out) == 0
+    rows = _thresholds(out)
+    assert [r["seed"] for r in rows] == [""] * len(ALPHAS)
+    # the planted error is 0 or 1 per seed: the median over seeds 0, 1, 2 is 0 from seed 1's threshold on
+    expected = [str(min(max(planted_threshold(alpha, 1), 1), 12)) for alpha in ALPHAS]
+    assert [r["threshold"] for r in rows] == expected
+    assert len({run_id for run_id, _ in _stored_rows(out)}) % 3 == 0  # every value trained for all seeds
