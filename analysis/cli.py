@@ -13,27 +13,38 @@ def add_commands(commands) -> None:
     report.add_argument("--out", metavar="OUT", help="where to write the report (default DIR/report)")
     report.set_defaults(handler=cmd_report)
 
-    laws = commands.add_parser("laws", help="list the theory laws the report can fit")
+    laws = commands.add_parser("laws", help="list every claim of each paper and the theory laws that test it")
     laws.add_argument("--study", help="only the laws about this study")
     laws.set_defaults(handler=cmd_laws)
 
 
 def cmd_report(args: argparse.Namespace) -> None:
+    from analysis.page import VERDICT_TEXT
     from analysis.report import write_report
 
     report = write_report(args.dir, args.out)
     for fit in report.fits:
         estimate = f"{fit.statistic} {fit.estimate:.3g} [{fit.ci_low:.3g}, {fit.ci_high:.3g}]"
-        print(f"{fit.law.name}  {fit.group_label}: {estimate}  {fit.verdict.verdict}")
+        verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
+        print(f"{fit.law.name}  {fit.group_label}: {estimate}  {verdict}")
     print(f"wrote {report.index} ({len(report.charts)} charts) and {report.fits_csv}")
 
 
 def cmd_laws(args: argparse.Namespace) -> None:
+    from analysis.catalogue import PAPERS
     from analysis.laws import LAWS
-    from iclscale.errors import UserError
+    from usererror import UserError
 
     laws = [law for law in LAWS.values() if args.study in (None, law.study)]
     if args.study and not laws:
         studies = ", ".join(sorted({law.study for law in LAWS.values()}))
         raise UserError(f"--study {args.study}: no laws about this study; studies with laws: {studies}")
+    shown = {law.name for law in laws}
+    for paper, (_, package) in PAPERS.items():
+        claims = [c for c in package.CLAIMS if shown & set(c.laws)]
+        if claims:
+            print(f"{paper}: {len(claims)} claims" + ("" if args.study else f" of {len(package.CLAIMS)}"))
+            for claim in claims:
+                print(f"  {claim.label:<4} {claim.source}: {claim.text}\n       laws: {', '.join(claim.laws)}")
+            print()
     print("\n\n".join(law.describe() for law in laws))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from analysis.catalogue import ALL_LAWS
 from analysis.law import Law
-from iclscale.errors import UserError
+from usererror import UserError
 
 LAWS: dict[str, Law] = {law.name: law for law in ALL_LAWS}
 if len(LAWS) != len(ALL_LAWS):

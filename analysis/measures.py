@@ -25,6 +25,7 @@ def final_value(runs: pd.DataFrame, metric: str) -> pd.DataFrame:
     out = runs.copy()
     out["value"] = runs[metric].astype(float) if metric in runs else np.nan
     out["censored"] = False
+    out["left_censored"] = False
     return out
 
 
@@ -40,45 +41,48 @@ def mean_of_last(curves: pd.DataFrame, metric: str, k: int) -> pd.DataFrame:
     points = _by_run(curves, metric)
     last = points.groupby(["run_id", "eval_key"], sort=False).tail(k)
     out = last.groupby(["run_id", "eval_key"], as_index=False)["value"].mean()
-    out["censored"] = False
-    return out
+    return out.assign(censored=False, left_censored=False)
 
 
 def first_value(curves: pd.DataFrame, metric: str) -> pd.DataFrame:
     points = _by_run(curves, metric)
     out = points.groupby(["run_id", "eval_key"], as_index=False).first()[["run_id", "eval_key", "value"]]
-    out["censored"] = False
-    return out
+    return out.assign(censored=False, left_censored=False)
 
 
 def first_step_reaching(curves: pd.DataFrame, metric: str, threshold: float, below: bool = True) -> pd.DataFrame:
-    """The first recorded step at which a metric is ≤ threshold (≥ with below=False), per
-    (run_id, eval_key). A run that never gets there is censored: value NaN, censored True (its
-    true step is beyond the last record, so leaving it out biases a fit; the verdict counts it)."""
+    """The first recorded step at which a metric is ≤ threshold (≥ with below=False), per (run_id, eval_key).
+    Censored where only a bound is known: a run that never gets there has T > its last record (value = the
+    last record, right-censored); one already there at its first record (after step 0) has T ≤ that record
+    (left-censored). A fit that drops them is biased; analysis.censored models them."""
     points = _by_run(curves, metric)
+    keys = ["run_id", "eval_key"]
     reached = points["value"] <= threshold if below else points["value"] >= threshold
-    hits = points[reached].groupby(["run_id", "eval_key"], as_index=False)["step"].min()
-    every = points[["run_id", "eval_key"]].drop_duplicates()
-    out = every.merge(hits, on=["run_id", "eval_key"], how="left").rename(columns={"step": "value"})
-    out["value"] = out["value"].astype(float)
-    out["censored"] = out["value"].isna()
-    return out
+    hits = points[reached].groupby(keys, as_index=False)["step"].min().rename(columns={"step": "hit"})
+    span = points.groupby(keys, as_index=False)["step"].agg(first="min", last="max")
+    out = span.merge(hits, on=keys, how="left")
+    out["value"] = out["hit"].fillna(out["last"]).astype(float)
+    out["left_censored"] = (out["hit"] == out["first"]) & (out["first"] > 0)
+    out["censored"] = out["hit"].isna() | out["left_censored"]
+    return out[[*keys, "value", "censored", "left_censored"]]
 
 
 def threshold_along_axis(
     table: pd.DataFrame, axis: str, value: str, threshold: float, group_by: list[str], below: bool = True
 ) -> pd.DataFrame:
-    """The smallest value of a grid axis at which `value` is ≤ threshold (≥ with below=False), per
-    group and seed (e.g. the smallest l_tr with test error ≤ ε for each α). Censored when no axis
-    value gets there: the threshold lies beyond the grid."""
+    """The smallest value of a grid axis at which `value` is ≤ threshold (≥ with below=False), per group
+    and seed (e.g. the smallest l_tr with test error ≤ ε for each α). Censored at the grid's edges: where no
+    axis value gets there the threshold lies beyond the grid (value = the largest, right-censored); where
+    the smallest axis value already does, it may lie below it (left-censored)."""
     keys = [*group_by, "seed"]
     reached = table[value] <= threshold if below else table[value] >= threshold
-    hits = table[reached].groupby(keys, as_index=False, dropna=False)[axis].min()
-    every = table[keys].drop_duplicates()
-    out = every.merge(hits, on=keys, how="left").rename(columns={axis: "value"})
-    out["value"] = out["value"].astype(float)
-    out["censored"] = out["value"].isna()
-    return out
+    hits = table[reached].groupby(keys, as_index=False, dropna=False)[axis].min().rename(columns={axis: "hit"})
+    span = table.groupby(keys, as_index=False, dropna=False)[axis].agg(first="min", last="max")
+    out = span.merge(hits, on=keys, how="left")
+    out["value"] = out["hit"].fillna(out["last"]).astype(float)
+    out["left_censored"] = out["hit"] == out["first"]
+    out["censored"] = out["hit"].isna() | out["left_censored"]
+    return out.drop(columns=["hit", "first", "last"])
 
 
 # Measures named inside laws -------------------------------------------------------------------
@@ -109,6 +113,9 @@ class Measure:
         """Attach per-(run_id, eval_key) values to the runs rows; eval-independent curves (eval_key
         "") apply to every eval row of their run."""
         rows = rows.drop(columns=["value", "censored"], errors="ignore")
+        rows = rows.drop(columns=["left_censored"], errors="ignore")
+        if "left_censored" not in values:
+            values = values.assign(left_censored=False)
         independent = values[values["eval_key"] == ""].drop(columns="eval_key")
         dependent = values[values["eval_key"] != ""]
         if len(dependent):
@@ -130,7 +137,8 @@ class FinalValue(Measure):
 @dataclass(frozen=True)
 class OracleMinimiser(Measure):
     """w*, the minimiser of the Monte-Carlo loss over a log-grid of w (study softmax_window_oracle);
-    censored when it sits at an end of the grid (the true minimiser lies beyond it)."""
+    censored when it sits at an end of the grid (the true minimiser lies beyond it: below w_min, above
+    w_max)."""
 
     metric: str = "w_star"
     edge_flag: str = "w_star_at_grid_edge"
@@ -142,6 +150,8 @@ class OracleMinimiser(Measure):
         out = final_value(rows, self.metric)
         if self.edge_flag in rows:
             out["censored"] = rows[self.edge_flag].fillna(0).astype(float) > 0
+            if "w_min" in rows:  # at the grid's low end w* ≤ w_min; at its high end w* ≥ w_max
+                out["left_censored"] = out["censored"] & (out["value"] <= rows["w_min"].astype(float) * (1 + 1e-6))
         return out
 
 
@@ -177,7 +187,7 @@ class RelativeToStart(Measure):
         ratio = end.merge(start[["run_id", "eval_key", "start"]], on=["run_id", "eval_key"])
         with np.errstate(divide="ignore", invalid="ignore"):
             ratio["value"] = ratio["value"] / ratio["start"]
-        return self._join(rows, ratio[["run_id", "eval_key", "value", "censored"]])
+        return self._join(rows, ratio[["run_id", "eval_key", "value", "censored", "left_censored"]])
 
 
 @dataclass(frozen=True)
@@ -242,7 +252,8 @@ class ThresholdAlongAxis(Measure):
         # one row per (group, seed): the other params identify the group
         group_by = [p for p in results.params() if p in rows and p != self.axis]
         if self.axis not in rows or self.metric not in rows:  # e.g. another study's store: nothing to measure
-            return rows.iloc[0:0][[*group_by, "seed"]].assign(value=[], censored=[], run_id=None, eval_key=None)
+            empty = rows.iloc[0:0][[*group_by, "seed"]]
+            return empty.assign(value=[], censored=[], left_censored=[], run_id=None, eval_key=None)
         out = threshold_along_axis(rows, self.axis, self.metric, self.threshold, group_by, self.below)
         if "in_regime" in rows and len(out):  # a (group, seed) is inside the regime when all its runs are
             keys = [*group_by, "seed"]
@@ -302,80 +313,55 @@ class IncreaseOver(Measure):
         return out
 
 
-# Where a measure starts to rise above a baseline ----------------------------------------------
-ONSET_CONFIDENCE = 0.95
-ONSET_RESAMPLES = 2000
+COMBINATIONS = {
+    # name: (value from the metric m and the other metric o, how the label writes it)
+    "ratio": (lambda m, o: m / o, "{m}/{o}"),
+    "difference": (lambda m, o: m - o, "{m} − {o}"),
+    "one_minus": (lambda m, o: 1 - m, "1 − {m}"),
+    "one_minus_cos_degrees": (lambda m, o: 1 - np.cos(np.deg2rad(m)), "1 − cos({m})"),
+}
 
 
-def cost_onset(
-    table: pd.DataFrame, x: str, value: str, baseline: float = 0.0, random_state: int = 0
-) -> tuple[float, pd.DataFrame]:
-    """Where a measure starts to cost: e.g. the smallest pruning ratio R whose test error exceeds the
-    unpruned error (this tool's definition, not from any paper).
+@dataclass(frozen=True)
+class FinalCombination(Measure):
+    """A combination of final metrics: metric/other, metric − other, 1 − metric, or 1 − cos(metric°) (e.g.
+    the attention mass outside the query's pattern, 1 − attn_same; a neuron's misalignment 1 − cos θ)."""
 
-    `table` holds one row per (x, seed). Each seed's value at x is paired with the same seed's value at
-    x = `baseline` (the same trained model, the same test prompts): Δ_s(x) = value_s(x) − value_s(baseline).
-    x *costs* when both
-      - the 95% bootstrap interval (over seeds) of the mean increase mean_s Δ_s(x) lies above 0, and
-      - that mean increase exceeds the seed-to-seed standard deviation of the baseline value (the
-        increase is larger than the scatter between independently trained models).
-    Returns (onset: the smallest x > baseline that costs, NaN if none; per-x table with columns x,
-    seeds, mean (of the value), increase, increase_low, increase_high, baseline_sd, costs)."""
-    import pandas as pd
+    other: str = ""
+    combine: str = "ratio"
 
-    usable = table[np.isfinite(table[value].astype(float))]
-    base = usable[np.isclose(usable[x].astype(float), baseline)].groupby("seed")[value].mean()
-    baseline_sd = float(base.std(ddof=1)) if len(base) > 1 else 0.0
-    rng = np.random.default_rng(random_state)
-    alpha = (1 - ONSET_CONFIDENCE) / 2
-    rows = []
-    for level, part in usable.groupby(x, sort=True):
-        per_seed = part.groupby("seed")[value].mean()
-        paired = (per_seed - base).dropna().to_numpy(float)
-        row = {"x": float(level), "seeds": len(per_seed), "mean": float(per_seed.mean())}
-        if np.isclose(float(level), baseline) or not len(paired):
-            row.update(increase=0.0 if len(paired) else np.nan, increase_low=np.nan, increase_high=np.nan)
-            row.update(baseline_sd=baseline_sd, costs=False)
-            rows.append(row)
-            continue
-        increase = float(paired.mean())
-        if len(paired) > 1:
-            means = paired[rng.integers(0, len(paired), size=(ONSET_RESAMPLES, len(paired)))].mean(axis=1)
-            low, high = (float(q) for q in np.quantile(means, [alpha, 1 - alpha]))
-        else:
-            low = high = increase
-        costs = low > 0 and increase > baseline_sd
-        row.update(increase=increase, increase_low=low, increase_high=high, baseline_sd=baseline_sd, costs=costs)
-        rows.append(row)
-    columns = ["x", "seeds", "mean", "increase", "increase_low", "increase_high", "baseline_sd", "costs"]
-    levels = pd.DataFrame(rows, columns=columns)
-    costing = levels[levels["costs"] & (levels["x"] > baseline)]
-    onset = float(costing["x"].min()) if len(costing) else float("nan")
-    return onset, levels
+    def __post_init__(self):
+        if self.combine not in COMBINATIONS:
+            raise ValueError(f"combine must be one of {sorted(COMBINATIONS)}, got {self.combine!r}")
+
+    @property
+    def label(self) -> str:
+        return COMBINATIONS[self.combine][1].format(m=self.metric, o=self.other)
+
+    def describe(self) -> str:
+        return f"final {self.label}"
+
+    def per_run(self, results, rows):
+        out = final_value(rows, self.metric)
+        other = rows[self.other].astype(float) if self.other in rows else np.nan
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out["value"] = COMBINATIONS[self.combine][0](out["value"], other)
+        return out
 
 
-def level_means(
-    values, levels, resamples: int = ONSET_RESAMPLES, confidence: float = ONSET_CONFIDENCE, random_state: int = 0
-) -> pd.DataFrame:
-    """Per level: the mean over its seeds and a bootstrap percentile interval of that mean (seeds
-    resampled within the level; one seed: the interval is the value itself). Columns x, seeds, mean,
-    low, high, sd."""
-    import pandas as pd
+@dataclass(frozen=True)
+class CurveValues(Measure):
+    """Every recorded value of a curve, one row per (run, step): a law against the training step x = "step"
+    (e.g. a neuron norm growing linearly in t). All of a run's points come from one model: they are resampled
+    together (analysis.select treats "step" as a within-model axis)."""
 
-    values, levels = np.asarray(values, float), np.asarray(levels, float)
-    rng = np.random.default_rng(random_state)
-    alpha = (1 - confidence) / 2
-    rows = []
-    for level in np.unique(levels):
-        v = values[(levels == level) & np.isfinite(values)]
-        if not len(v):
-            continue
-        if len(v) > 1:
-            boot = v[rng.integers(0, len(v), size=(resamples, len(v)))].mean(axis=1)
-            low, high = np.quantile(boot, [alpha, 1 - alpha])
-        else:
-            low = high = v[0]
-        sd = float(v.std(ddof=1)) if len(v) > 1 else 0.0
-        rows.append({"x": float(level), "seeds": len(v), "mean": float(v.mean())} | {"sd": sd})
-        rows[-1].update(low=float(low), high=float(high))
-    return pd.DataFrame(rows, columns=["x", "seeds", "mean", "low", "high", "sd"])
+    from_step: int = 1  # step 0 is the initialisation
+
+    def describe(self) -> str:
+        return f"{self.metric} at every recorded step ≥ {self.from_step}"
+
+    def per_run(self, results, rows):
+        points = _by_run(results.curves, self.metric)
+        points = points[points["step"] >= self.from_step].assign(censored=False, left_censored=False)
+        joined = self._join(rows, points)
+        return joined.assign(step=joined["step"].astype(float))

@@ -1,6 +1,6 @@
 """A results directory as pandas DataFrames, with the variables that laws are stated in.
 
-Reads through `sweeps.store.read_store` (which raises UserError for a missing directory or one
+Reads through `sweeps.store.read_store` (which raises `usererror.UserError` for a missing directory or one
 without runs) and adds derived variables such as Λ = nL²/σ² as columns of `runs`.
 """
 
@@ -74,6 +74,16 @@ class Results:
             return [c for c in self.runs.columns if c in self._non_metric_columns() and c not in _RESERVED]
         return [n for n, spec in declared.items() if (not roles or spec.get("role") in roles) and n in self.runs]
 
+    def title(self, variable: str) -> str:
+        """A chart axis title: the param's symbol and meaning where the frozen sweep's params block gives
+        them (keys `symbol`, `meaning`), a derived variable's definition, else the column name."""
+        if variable in DERIVED:
+            return DERIVED[variable].meaning
+        spec = (self.sweep.get("params") or {}).get(variable) or {}
+        name, meaning = spec.get("symbol"), short_meaning(spec.get("meaning") or "")
+        head = f"{name} ({variable})" if name and name != variable else variable
+        return f"{head}: {meaning}" if meaning else head
+
     def grid_axes(self) -> list[str]:
         """Params that take more than one value in the sweep: grid axes, case keys, eval axes."""
         return [p for p in self.params() if self.runs[p].nunique(dropna=False) > 1]
@@ -89,6 +99,13 @@ class Results:
 
 
 _RESERVED = (*ID_COLUMNS, *STATUS_COLUMNS, *PROVENANCE_COLUMNS)
+TITLE_LENGTH = 60
+
+
+def short_meaning(meaning: str) -> str:
+    """A param's meaning without its citation (the part from " (" on), at most TITLE_LENGTH characters."""
+    text = meaning.split(" ([")[0].split(" (")[0].strip()
+    return text if len(text) <= TITLE_LENGTH else text[: TITLE_LENGTH - 1].rstrip() + "…"
 
 
 def _numeric(column) -> bool:

@@ -1,4 +1,5 @@
-"""The verdict of a fit against a law's prediction: consistent, inconsistent or inconclusive.
+"""The verdict of a fit against a law's prediction: consistent, inconsistent or inconclusive (or, for a
+sweep with no point inside the theorem's conditions, "outside": no verdict).
 
 A prediction is a band [low, high] of the law's statistic (an exponent, usually); a point is a band
 with low == high, a one-sided claim ("decreasing": exponent < 0) a band with an infinite end. The
@@ -7,11 +8,20 @@ values it rests on and how many were censored.
 
 The rule, in order:
 
+0. outside — every point lies outside the theorem's conditions (the law's regime): the data say
+   nothing about the theorem. Points outside are never used; where some are, they are counted.
 1. inconclusive — too little evidence: fewer distinct x values than `min_levels`, fewer points than
-   `min_points`, more than `max_censored_fraction` of the points censored (leaving them out would
-   bias the fit), or no interval at all;
-2. inconsistent — the interval misses the band entirely (no value inside both);
-3. the interval meets the band. What that means depends on the kind of claim (`mode`):
+   `min_points`, more than `max_censored_fraction` of the points censored (the censored fit then rests
+   mostly on its normal tails), or no interval at all;
+2. the form: where the law's curve (a power law, a line) is rejected against the cell means by the
+   lack-of-fit test (analysis.forms) — and the data bend by more than the kind's tolerance (a bend too
+   slight to matter is noted in the reason) — the interval of an exponent describes no curve the data
+   follow: inconclusive ("not a power law here"), or inconsistent where the theory says the form must
+   hold over the range. Where the paper words the law in another form (T linear in α^(−2/3)) and that
+   form fits (no lack of fit, a lower AIC than the power law), it is judged instead, and the reason
+   says so;
+3. inconsistent — the interval misses the band entirely (no value inside both);
+4. the interval meets the band. What that means depends on the kind of claim (`mode`):
    - "overlap", for bounds the true value must satisfy and for point values (the exponent bands
      of Theorem 3.4, the floor ℒ ≥ L²/3): the data agree with the theory when some plausible value
      satisfies it, so consistent, unless the interval is wider than `max_interval_width` (it
@@ -30,6 +40,7 @@ import math
 from dataclasses import dataclass
 
 CONSISTENT, INCONSISTENT, INCONCLUSIVE = "consistent", "inconsistent", "inconclusive"
+OUTSIDE = "outside"  # outside the theorem's conditions: no verdict
 OVERLAP, INSIDE = "overlap", "inside"
 TOLERANCE = 1e-9  # float round-off: an exponent of exactly −1 may come out as −1.0000000000000002
 
@@ -72,7 +83,7 @@ class VerdictRule:
     mode: str = OVERLAP
     min_levels: int = 3  # distinct x values: two points always lie on a line
     min_points: int = 4
-    max_censored_fraction: float = 0.25
+    max_censored_fraction: float = 0.5
     max_interval_width: float = 0.5  # in the statistic's units (exponent units for a power law)
 
     def __post_init__(self):
@@ -86,16 +97,8 @@ class Verdict:
     reason: str
 
 
-def judge(
-    band: Band,
-    ci_low: float,
-    ci_high: float,
-    n_points: int,
-    n_levels: int,
-    n_censored: int = 0,
-    rule: VerdictRule = VerdictRule(),
-) -> Verdict:
-    """Apply the rule of this module's docstring."""
+def evidence(n_points: int, n_levels: int, n_censored: int = 0, rule: VerdictRule = VerdictRule()) -> Verdict | None:
+    """Step 1 of the rule: an inconclusive verdict when the evidence is too thin, else None."""
     total = n_points + n_censored
     if n_levels < rule.min_levels:
         return Verdict(INCONCLUSIVE, f"only {n_levels} x value(s) with data (needs {rule.min_levels})")
@@ -106,6 +109,27 @@ def judge(
             INCONCLUSIVE,
             f"{n_censored} of {total} points censored (more than {rule.max_censored_fraction:.0%})",
         )
+    return None
+
+
+def judge(
+    band: Band,
+    ci_low: float,
+    ci_high: float,
+    n_points: int,
+    n_levels: int,
+    n_censored: int = 0,
+    rule: VerdictRule = VerdictRule(),
+) -> Verdict:
+    """Steps 1, 3 and 4 of the rule of this module's docstring (the form, step 2, is analysis.evaluate's)."""
+    thin = evidence(n_points, n_levels, n_censored, rule)
+    if thin is not None:
+        return thin
+    return against_band(band, ci_low, ci_high, rule)
+
+
+def against_band(band: Band, ci_low: float, ci_high: float, rule: VerdictRule = VerdictRule()) -> Verdict:
+    """Steps 3 and 4: the interval against the band."""
     if not (math.isfinite(ci_low) and math.isfinite(ci_high)):
         return Verdict(INCONCLUSIVE, "no interval")
     interval = f"interval [{ci_low:.3g}, {ci_high:.3g}]"

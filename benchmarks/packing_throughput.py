@@ -17,12 +17,12 @@ import argparse
 import time
 
 import torch
+from peers.iclscale_run import train
 
 from iclscale.registry import study_info
-from iclscale.rng import Streams
+from iclscale.rng import Stream
 from iclscale.studies.softmax_window.data import sample_prompts
 from iclscale.studies.softmax_window.model import SoftmaxAttention
-from iclscale.training import train_pack
 
 SETTINGS = {"d": 5, "n": 20, "task_class": "relu", "test_tasks": 1}  # the paper's Fig 3 setting
 
@@ -31,9 +31,9 @@ def packed_rate(K: int, steps: int) -> float:
     info = study_info("softmax_window")
     resolved = [info.resolve({**SETTINGS, "steps": steps, "L": 0.5 + k % 7}, k, "bench") for k in range(K)]
     configs, point = [c for c, _ in resolved], resolved[0][1]
-    train_pack(info, configs, [point], record_every=steps)  # warm-up (allocator, first-call costs)
+    train(info, configs, point, steps, "cpu")  # warm-up (allocator, first-call costs)
     start = time.perf_counter()
-    train_pack(info, configs, [point], record_every=steps)
+    train(info, configs, point, steps, "cpu")
     return K * steps / (time.perf_counter() - start)
 
 
@@ -44,14 +44,14 @@ def plain_loop_rate(steps: int) -> float:
         unit.M_K.copy_(1e-3 * torch.eye(SETTINGS["d"]))
     optimizer = torch.optim.Adam(unit.parameters(), lr=0.1)
     schedule = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.999)
-    rng = Streams([0])
-    one = torch.ones(1)
+    rng = Stream.from_seeds(0)  # one config's stream (a 0-d key)
+    one = torch.tensor(1.0)
 
     def step(t: int) -> None:
         p = sample_prompts(rng, "train", t, tasks=1, n=SETTINGS["n"], queries=4, d=SETTINGS["d"],
                            covariates="isotropic", task_class="relu", L=one, sigma=0.01 * one, nu=one,
                            constants={}, hills_mode="frequency")  # fmt: skip
-        loss = ((unit(p.x_context[0], p.y_context[0], p.x_query[0]) - p.f_query[0]) ** 2).mean()
+        loss = ((unit(p.x_context, p.y_context, p.x_query) - p.f_query) ** 2).mean()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

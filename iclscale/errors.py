@@ -1,4 +1,8 @@
-"""The one exception type for mistakes a user can make, and the helpers its messages use."""
+"""The one exception type for mistakes a user can make, and the helpers its messages use.
+
+`UserError` itself lives in the neutral package `usererror` (re-exported here, so the trainer's modules and
+the command line keep importing it from `iclscale.errors`): `analysis`, which must not import the trainer,
+raises it too."""
 
 from __future__ import annotations
 
@@ -6,15 +10,11 @@ import difflib
 from collections.abc import Iterable
 from typing import Any
 
+from usererror import UserError
+
+__all__ = ["UserError", "did_you_mean", "shorten", "unknown_name"]
+
 VALUE_CHARS = 60  # a value quoted in a message is shortened past this many characters
-
-
-class UserError(Exception):
-    """A bad sweep file, CLI value, study name or results directory.
-
-    The command line prints its message on one line and exits with status 2, no traceback.
-    Messages name the place (file, key or flag), the problem and what is allowed.
-    """
 
 
 def shorten(value: Any, limit: int = VALUE_CHARS) -> str:

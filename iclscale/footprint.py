@@ -5,8 +5,10 @@ Both are measured, not guessed: a short run — constants, initialisation, two t
 record — at K = 8 and K = 16 on the device itself, and the difference of the two peaks gives the
 per-config bytes. Packs larger than the free memory allows are trained in equal parts (the last one
 padded with copies whose results are dropped, so that a compiled step serves every part), never out of
-memory. Small packs (K ≤ `MEASURE_ABOVE`) are trained whole without measuring; a measurement is kept for
-the rest of the process (it depends on the study's shape params, the eval points and the device only).
+memory. Small packs (K ≤ `MEASURE_ABOVE`) are trained whole without measuring. A measurement depends on
+the study's shape params, the eval points, the device and the code only: it is kept for the rest of the
+process and in ~/.cache/iclscale/footprints.json under a digest of iclscale's sources and torch's version
+(a new process would otherwise spend about a second measuring again; changed code measures afresh).
 
 On CUDA the peak comes from the caching allocator's statistics. On CPU PyTorch keeps no statistics,
 so `LiveBytes` counts them: a dispatch mode that adds every new storage an op creates and subtracts it
@@ -16,10 +18,14 @@ of live tensor memory on CPU).
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import math
 import os
 import weakref
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -85,23 +91,14 @@ def peak_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoi
     def short_run() -> None:
         trainer = PackTrainer(info, configs, eval_points, device)
         with trainer.defaults():
-            K = trainer.pack.K
-            active = torch.ones(K, dtype=torch.bool)
+            state = trainer.start_state()
             if trainer.steps:
-                runner = trainer.runner("off")
-                fixed = (
-                    trainer.buffers,
-                    trainer.pack.hp,
-                    trainer.pack.rng.base,
-                    trainer.pack.const,
-                    trainer.training_set,
-                )
-                state = (trainer.params, trainer.opt_state, active, torch.zeros(K, dtype=torch.int64), torch.zeros(K))
+                runner, fixed = trainer.runner("off"), trainer.step_inputs()
                 for t in range(min(2, trainer.steps)):
                     state = runner(*state, *fixed, torch.tensor(t))
             result = PackResult(configs, eval_points)
             result.evals, result.eval_errors = {p: {} for p in eval_points}, dict.fromkeys(eval_points)
-            trainer.record(result, 0, active, None)  # not final: final-only measurements are host-side
+            trainer.record(result, 0, state[2], None)  # not final: final-only measurements are host-side
 
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -117,12 +114,51 @@ def peak_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoi
 _MEASURED: dict[tuple, tuple[int, int]] = {}
 
 
+CACHE_FILE = Path.home() / ".cache" / "iclscale" / "footprints.json"
+
+
 def per_config_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device) -> tuple[int, int]:
     """(fixed bytes, bytes per config), from peaks at the two probe sizes."""
-    key = (info.name, configs[0].shape_key(info.names("shape")), tuple(eval_points), str(device))
+    key = repr((info.name, configs[0].shape_key(info.names("shape")), tuple(eval_points), str(device)))
     if key not in _MEASURED:
-        _MEASURED[key] = _measure(info, configs, eval_points, device)
+        stored = _read_cache().get(_code_digest(), {})
+        if key in stored:
+            _MEASURED[key] = tuple(stored[key])
+        else:
+            _MEASURED[key] = _measure(info, configs, eval_points, device)
+            _write_cache(key, _MEASURED[key])
     return _MEASURED[key]
+
+
+@functools.cache
+def _code_digest() -> str:
+    """What a footprint depends on besides its key: iclscale's sources (studies included) and torch."""
+    digest = hashlib.sha256(torch.__version__.encode())
+    for path in sorted(Path(__file__).parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _read_cache() -> dict:
+    try:
+        found = json.loads(CACHE_FILE.read_text())
+        return found if isinstance(found, dict) else {}
+    except (OSError, ValueError):  # none yet, unreadable or half-written: measure
+        return {}
+
+
+def _write_cache(key: str, measured: tuple[int, int]) -> None:
+    """Add one measurement under the current code's digest (older digests are dropped); best effort."""
+    digest = _code_digest()
+    entries = _read_cache().get(digest, {})
+    entries[key] = list(measured)
+    try:
+        CACHE_FILE.parent.mkdir(parents=True, exist_ok=True)
+        partial = CACHE_FILE.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps({digest: entries}))
+        partial.replace(CACHE_FILE)  # atomic: a concurrent reader sees the old file or the new one
+    except OSError:
+        pass
 
 
 def _measure(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device) -> tuple[int, int]:

@@ -24,6 +24,7 @@ from torch.func import grad_and_value, vmap
 
 from iclscale import recipe
 from iclscale.compiling import StepRunner
+from iclscale.measuring import Measurer
 from iclscale.params import Config, EvalPoint, RecordSchedule
 from iclscale.registry import StudyInfo
 from iclscale.study import Net, Pack, PackNet, Study, config_view, config_view_class
@@ -174,6 +175,7 @@ class PackTrainer:
         self.eval_points = eval_points
         self.steps = int(self.pack.shape["steps"]) if self.study.trainable else 0
         self.params, self.buffers, self.initial, self.opt_state, self.training_set = {}, {}, {}, {}, None
+        self.measurer = Measurer(self.study, self.pack, eval_points)
         with self.defaults():
             self.pack.const = self.pack.map(self.study.constants)
             self.module = self.study.module(self.pack.view()) if self.study.trainable else None
@@ -183,9 +185,6 @@ class PackTrainer:
     # The study's functions for one config ----------------------------------------------------------
     def defaults(self):
         return self.pack.defaults()
-
-    def view(self, hp: Mapping[str, torch.Tensor], key: torch.Tensor, const: Mapping[str, torch.Tensor]):
-        return self.pack.view_of(hp, key, const)
 
     def _init_tensors(self) -> None:
         values = self.pack.map(self.study.init, randomness="same")
@@ -206,22 +205,19 @@ class PackTrainer:
     # Training and recording ------------------------------------------------------------------------
     def run(self, schedule: RecordSchedule, progress: Progress | None = None, compile: str = "auto") -> PackResult:
         start = time.perf_counter()
-        K, device = self.pack.K, self.pack.device
-        result = PackResult(self.pack.configs, self.eval_points, device=str(device))
+        result = PackResult(self.pack.configs, self.eval_points, device=str(self.pack.device))
         result.evals = {point: {} for point in self.eval_points}
         result.eval_errors = dict.fromkeys(self.eval_points)
-        record_at = schedule.record_steps(self.steps)
+        record_at = set(schedule.record_steps(self.steps))
         with self.defaults():
-            active = torch.ones(K, dtype=torch.bool)
-            diverged_at = torch.zeros(K, dtype=torch.int64)  # 0: not diverged
-            loss_sum = torch.zeros(K)
+            state = self.start_state()
+            self.params, self.opt_state, active, diverged_at, loss_sum = state
             self.record(result, 0, active, None)
             if progress is not None:
                 progress(0, self.steps, result)
             runner = self.runner(compile) if self.steps else None
-            fixed = (self.buffers, self.pack.hp, self.pack.rng.base, self.pack.const, self.training_set)
+            fixed = self.step_inputs()
             since = 0
-            state = (self.params, self.opt_state, active, diverged_at, loss_sum)
             for t in range(self.steps):
                 state = runner(*state, *fixed, torch.tensor(t, dtype=torch.int64))
                 since += 1
@@ -238,6 +234,17 @@ class PackTrainer:
         result.wall_time = time.perf_counter() - start
         return result
 
+    def start_state(self) -> tuple:
+        """What a step updates: params, optimizer state, the active mask, the step each config diverged at
+        (0: not diverged) and the summed training loss since the last record."""
+        K = self.pack.K
+        active, diverged_at = torch.ones(K, dtype=torch.bool), torch.zeros(K, dtype=torch.int64)
+        return self.params, self.opt_state, active, diverged_at, torch.zeros(K)
+
+    def step_inputs(self) -> tuple:
+        """What a step reads and never changes."""
+        return self.buffers, self.pack.hp, self.pack.rng.base, self.pack.const, self.training_set
+
     def runner(self, compile: str) -> StepRunner:
         key = (self.info.name, tuple(self.pack.shape.items()), self.pack.device.type)
         if key not in _STEPS:
@@ -253,36 +260,8 @@ class PackTrainer:
         return PackNet(self.module, {**params, **self.buffers})
 
     def record(self, result: PackResult, step: int, active: torch.Tensor, train_loss: torch.Tensor | None) -> None:
-        final = step == self.steps
-        net = self.measured_net(active)
-        with torch.no_grad():
-            metrics = self.vmapped(lambda n, c: self.study.probes(n, c, final), net)
-            if train_loss is not None:
-                metrics["train_loss"] = train_loss
-            _append(result.probes, metrics, len(result.record_steps))
-            for point in self.eval_points:
-                if result.eval_errors[point] is not None:
-                    continue
-                try:
-                    found = self.study.pack_evaluate(self.pack, net, dict(point), final)
-                    if found is None:
-                        found = self.vmapped(lambda n, c, p=dict(point): self.study.evaluate(n, c, p, final), net)
-                except Exception as error:  # an eval point that cannot be computed fails alone
-                    result.eval_errors[point] = f"{type(error).__name__}: {error}"[:2000]
-                    result.evals[point] = {}
-                    continue
-                _append(result.evals[point], found, len(result.record_steps))
-        result.record_steps.append(step)
-
-    def vmapped(self, measure: Callable, net: PackNet | None) -> dict[str, torch.Tensor]:
-        """A per-config measurement over the whole pack."""
-        module = self.module
-        buffers_and_params = net.params if net is not None else {}
-
-        def one(params, hp, key, const):
-            return measure(Net(module, params) if module is not None else None, self.view(hp, key, const))
-
-        return vmap(one)(buffers_and_params, self.pack.hp, self.pack.rng.base, self.pack.const)
+        """Probes and every eval point on the current parameters (see `iclscale.measuring`)."""
+        self.measurer.record(result, step, step == self.steps, self.measured_net(active), train_loss)
 
 
 _STEPS: dict[tuple, Callable] = {}
@@ -324,15 +303,3 @@ def make_step(info: StudyInfo, study: Study, module: torch.nn.Module, shape: Map
 def _per_config(value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
     """A (K,) tensor shaped to broadcast against a (K, ...) tensor."""
     return value.reshape(-1, *([1] * (like.ndim - 1)))
-
-
-def _append(store: dict[str, list[np.ndarray]], metrics: Mapping[str, torch.Tensor], n_before: int) -> None:
-    """Add one record; a metric missing from some records (e.g. measured only at the end) is NaN there."""
-    K = None
-    for name, value in metrics.items():
-        values = value.detach().to("cpu", torch.float64).numpy()
-        K = len(values)
-        store.setdefault(name, [np.full(K, np.nan)] * n_before).append(values)
-    for column in store.values():
-        if len(column) == n_before:
-            column.append(np.full(len(column[0]) if column else K, np.nan))

@@ -35,7 +35,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import yaml
 
-from iclscale.errors import UserError
+from usererror import UserError  # not iclscale.errors: analysis reads the store without importing the trainer
 
 OK, DIVERGED, FAILED = "ok", "diverged", "failed"
 RUNS, CURVES, FROZEN_SWEEP = "runs", "curves", "sweep.yaml"

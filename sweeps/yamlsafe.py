@@ -23,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from iclscale.errors import UserError
+from usererror import UserError  # not iclscale.errors: the store reader (and so analysis) needs no trainer
 
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 32

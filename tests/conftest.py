@@ -8,6 +8,15 @@ torch.set_num_threads(2)
 os.environ.setdefault("ICLSCALE_COMPILE", "off")
 
 
+@pytest.fixture(autouse=True)
+def _footprints_cached_per_test(tmp_path, monkeypatch):
+    """Memory footprints are cached on disk across processes; tests measure into their own file."""
+    from iclscale import footprint
+
+    monkeypatch.setattr(footprint, "CACHE_FILE", tmp_path / "footprints.json")
+    monkeypatch.setattr(footprint, "_MEASURED", {})
+
+
 @pytest.fixture
 def softmax_window():
     from iclscale.registry import study_info

@@ -5,14 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from analysis.fits import (
-    BOOTSTRAP,
-    OLS_ONLY,
-    bootstrap_cell_statistic,
-    fit_power_law,
-    fit_power_law_multi,
-    range_sensitivity,
-)
+from analysis.fits import BOOTSTRAP, OLS_ONLY, bootstrap_cell_statistic, fit_power_law, fit_power_law_multi
+from analysis.forms import range_sensitivity
 
 PLANTED = -2 / 3
 

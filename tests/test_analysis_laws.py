@@ -11,7 +11,7 @@ from analysis.laws import LAWS, check_law_names, get_law, laws_of_study
 from analysis.reader import Results, add_derived
 from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
 from iclscale.cli import main
-from iclscale.errors import UserError
+from usererror import UserError
 
 SIGMAS = (0.12, 0.18, 0.27, 0.4, 0.6, 0.9)
 EMPTY_CURVES = pd.DataFrame({c: [] for c in ("run_id", "sweep", "step", "metric", "value", "eval_key")})
@@ -274,13 +274,14 @@ def test_laws_command_lists_a_study(capsys):
 
 
 def test_a_threshold_law_of_a_later_study_fits_with_censoring_and_epsilon_sensitivity():
-    """A law declared outside the catalogue, as seed 000's T ∝ α^(−2/3) will be: iterations to reach
-    test error ≤ ε against α. Runs that never reach ε are censored, counted, left out of the fit."""
-    from analysis.law import Hypothesis, PowerLaw, Prediction
+    """A law declared outside the catalogue, as seed 000's T ∝ α^(−2/3) is: iterations to reach test error ≤ ε
+    against α. Runs that never reach ε are censored, counted, and enter the censored (Tobit) fit."""
+    from analysis.kinds import PowerLaw
+    from analysis.law import Hypothesis, Law, Prediction
     from analysis.measures import FirstStepReaching
     from analysis.verdict import Band
 
-    law = PowerLaw(
+    law = Law(
         name="toy.iterations_vs_alpha",
         study="toy",
         claim="T ∝ α^(−2/3)",
@@ -290,6 +291,7 @@ def test_a_threshold_law_of_a_later_study_fits_with_censoring_and_epsilon_sensit
         measure=FirstStepReaching("test_mse", threshold=0.01),
         x="alpha",
         predict=lambda group: Prediction(Hypothesis("planted", Band.point(-2 / 3), "test")),
+        kind=PowerLaw(),
     )
     rows, curves = [], []
     for alpha in (0.1, 0.2, 0.4, 0.8, 1.6):
@@ -316,11 +318,12 @@ def test_a_threshold_law_of_a_later_study_fits_with_censoring_and_epsilon_sensit
 
 def test_a_threshold_along_an_axis_law_fits_per_group_and_seed():
     """As seed 000's l_tr ∝ α^(−1): the smallest training length l_tr with error ≤ ε, against α."""
-    from analysis.law import Hypothesis, PowerLaw, Prediction
+    from analysis.kinds import PowerLaw
+    from analysis.law import Hypothesis, Law, Prediction
     from analysis.measures import ThresholdAlongAxis
     from analysis.verdict import Band
 
-    law = PowerLaw(
+    law = Law(
         name="toy.l_tr_vs_alpha",
         study="toy",
         claim="l_tr ∝ α^(−1)",
@@ -330,6 +333,7 @@ def test_a_threshold_along_an_axis_law_fits_per_group_and_seed():
         measure=ThresholdAlongAxis("test_mse", axis="l_tr", threshold=0.1),
         x="alpha",
         predict=lambda group: Prediction(Hypothesis("planted", Band.point(-1.0), "test")),
+        kind=PowerLaw(),
     )
     rows = []
     for alpha in (0.05, 0.1, 0.2, 0.4, 0.8):
@@ -360,3 +364,49 @@ def test_every_law_named_in_the_sweep_catalogue_exists_for_that_study():
             assert get_law(name).study == sweep["study"], f"{path.name}: {name}"
             named += 1
     assert named >= len(files) // 2  # most catalogue files exist to test a law
+
+
+def test_every_claim_of_both_papers_is_a_law_and_iclscale_laws_lists_them(capsys):
+    from analysis.catalogue import PAPERS
+
+    counts = {paper: len(package.CLAIMS) for paper, (_, package) in PAPERS.items()}
+    assert sorted(counts.values()) == [15, 20]  # seed 004: 15 claims, seed 000: 20 ([L24] L1–L18, Figs 4, 5A)
+    for _, package in PAPERS.values():
+        for claim in package.CLAIMS:
+            assert claim.laws and all(name in LAWS for name in claim.laws), claim
+    covered = {name for _, package in PAPERS.values() for claim in package.CLAIMS for name in claim.laws}
+    assert covered == set(LAWS)  # and every law tests a claim
+    assert main(["laws"]) == 0
+    out = capsys.readouterr().out
+    assert "15 claims of 15" in out and "20 claims of 20" in out
+    assert "F5A" in out and "random pruning hurts earlier" in out and "Lemma B.5" in out
+
+
+def test_the_trained_window_law_states_theorem_3_4s_conditions_as_a_predicate():
+    """Fig 3's setting (d = 5, n = 20, σ = 0.01) is far outside n ≳ (L²/σ²)^{d/2}: no verdict, the points
+    greyed and counted; at σ = L (n = 20 ≥ (L/σ)^5 = 1, Λ = 20 ≥ 1, σ² ≥ n^{−2/5}) every point is inside."""
+    from analysis.verdict import OUTSIDE
+
+    law = get_law("softmax_window.M_norm_vs_Lambda")
+    rows = []
+    for L in (0.6, 1.0, 2.0, 5.0, 8.0):
+        for seed in range(3):
+            rows.append(
+                {"run_id": f"{L}-{seed}", "sweep": "s", "study": "softmax_window", "seed": seed, "eval_key": "{}"}
+                | {"d": 5, "n": 20, "L": L, "sigma": 0.01, "task_class": "relu", "attention": "softmax"}
+                | {"covariates": "isotropic", "status": "ok", "M_spectral_norm": 9.0 + 0.01 * seed + 0.1 * L}
+            )
+    (fit,) = law.evaluate(results_of("softmax_window", rows))
+    assert fit.verdict.verdict == OUTSIDE and fit.verdict.reason.startswith("outside the theorem's conditions")
+    assert fit.n_points == 0 and fit.n_outside == 15 and len(fit.outside_points) == 15
+    for row in rows:
+        row["sigma"] = row["L"] if row["L"] >= 0.5 else 0.5
+    assert law.evaluate(results_of("softmax_window", rows))[0].n_outside == 0
+
+
+def test_axis_titles_come_from_the_params_symbol_and_meaning():
+    params = {"sigma": {"role": "train", "symbol": "σ", "meaning": "label-noise std σ ([C24] §3.2: 0.01)"}}
+    results = Results("x", {"params": params}, pd.DataFrame({"sigma": [0.1]}), None)
+    assert results.title("sigma") == "σ (sigma): label-noise std σ"
+    assert results.title("n") == "n"  # no symbol or meaning in the sweep: the column name
+    assert results.title("Lambda").startswith("Λ = nL²/σ²")

@@ -24,11 +24,16 @@ def test_first_step_reaching_a_threshold_and_censoring():
     steps = first_step_reaching(curves, "test_mse", 0.1).set_index("run_id")
     assert steps.loc["fast", "value"] == 20 and not steps.loc["fast", "censored"]
     assert steps.loc["slow", "value"] == 30
-    assert steps.loc["never", "censored"] and math.isnan(steps.loc["never", "value"])
+    # never reached: T > the last record, kept as the bound (right-censored)
+    assert steps.loc["never", "censored"] and not steps.loc["never", "left_censored"]
+    assert steps.loc["never", "value"] == 30
     looser = first_step_reaching(curves, "test_mse", 0.7).set_index("run_id")
     assert looser.loc["never", "value"] == 20 and not looser["censored"].any()
     above = first_step_reaching(curves, "test_mse", 0.75, below=False).set_index("run_id")
-    assert above.loc["fast", "value"] == 0
+    assert above.loc["fast", "value"] == 0 and not above.loc["fast", "censored"]  # at step 0: no bound to give
+    late = curves_of({"a": [0.05, 0.01]}).assign(step=lambda t: t["step"] + 10)  # first record at step 10
+    early = first_step_reaching(late, "test_mse", 0.1).set_index("run_id")
+    assert early.loc["a", "left_censored"] and early.loc["a", "censored"] and early.loc["a", "value"] == 10
 
 
 def test_mean_of_last_records():
@@ -47,9 +52,12 @@ def test_threshold_along_an_axis_per_group_and_seed():
         }
     )
     out = threshold_along_axis(table, "l_tr", "err", 0.1, ["alpha"]).set_index(["alpha", "seed"])
-    assert out.loc[(0.2, 0), "value"] == 10
-    assert out.loc[(0.8, 0), "value"] == 5
-    assert out.loc[(0.2, 1), "censored"] and math.isnan(out.loc[(0.2, 1), "value"])
+    assert out.loc[(0.2, 0), "value"] == 10 and not out.loc[(0.2, 0), "censored"]
+    # reached at the grid's smallest value: the threshold may lie below it (left-censored at 5)
+    assert out.loc[(0.8, 0), "value"] == 5 and out.loc[(0.8, 0), "left_censored"]
+    # never reached: beyond the grid (right-censored at its largest value)
+    assert out.loc[(0.2, 1), "censored"] and not out.loc[(0.2, 1), "left_censored"]
+    assert out.loc[(0.2, 1), "value"] == 20
 
 
 BAND = Band(0.2, 0.4)
@@ -78,7 +86,7 @@ def test_verdict_point_prediction():
 def test_verdict_needs_enough_evidence():
     assert judge(BAND, 0.25, 0.3, n_points=20, n_levels=2).verdict == INCONCLUSIVE  # two x values
     assert judge(BAND, 0.25, 0.3, n_points=3, n_levels=3).verdict == INCONCLUSIVE  # three points
-    censored = judge(BAND, 0.25, 0.3, n_points=10, n_levels=5, n_censored=10)
+    censored = judge(BAND, 0.25, 0.3, n_points=10, n_levels=5, n_censored=11)  # more than half censored
     assert censored.verdict == INCONCLUSIVE and "censored" in censored.reason
     assert judge(BAND, math.nan, math.nan, 20, 5).verdict == INCONCLUSIVE
     # a miss with too few x values is still inconclusive: two points say little about a slope

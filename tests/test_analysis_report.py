@@ -116,13 +116,16 @@ def test_report_cli_in_a_subprocess_exits_2_for_a_missing_directory(tmp_path):
 
 def test_report_fits_the_named_laws_or_else_every_law_with_data(demo_store):
     """demo.yaml names only M_norm_vs_Lambda; with no laws named, every softmax_window law whose data
-    are present is fitted (here also the error-vs-n law; no linear attention, transfer grid or ρ)."""
+    are present is fitted (here also the error-vs-n law, the σ trend and the isotropy of M; no linear
+    attention, transfer grid, L or n trend, or ρ)."""
     results = load_results(str(demo_store))
     assert {f.law.name for f in fit_sweep_laws(results)} == {"softmax_window.M_norm_vs_Lambda"}
     results.sweep["laws"] = []
     assert {f.law.name for f in fit_sweep_laws(results)} == {
         "softmax_window.M_norm_vs_Lambda",
         "softmax_window.softmax_error_decreases_in_n",
+        "softmax_window.M_norm_falls_with_sigma",
+        "softmax_window.M_isotropy",
     }
 
 
@@ -153,8 +156,8 @@ def test_a_named_law_without_data_gets_an_inconclusive_row(demo_store, tmp_path)
 def test_sweep_cases_become_one_facet_axis_in_the_sweeps_order():
     import pandas as pd
 
-    from analysis.charts import CASE, with_case_axis
     from analysis.reader import Results
+    from analysis.sweep_charts import CASE, with_case_axis
 
     cases = [{"d": 2, "n": 1000}, {"d": 3, "n": 300}, {"d": 10, "n": 50}]
     table = pd.DataFrame([{**c, "sigma": s} for c in reversed(cases) for s in (0.1, 0.2)])

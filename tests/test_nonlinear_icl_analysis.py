@@ -11,9 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.law import Hypothesis, Prediction, ThresholdLaw, fit_line
+from analysis.fits import fit_line
+from analysis.kinds import Threshold
+from analysis.law import Hypothesis, Law, Prediction
 from analysis.laws import get_law
-from analysis.measures import FinalValue, cost_onset, level_means
+from analysis.levels import cost_onset, level_means
+from analysis.measures import FinalValue
 from analysis.reader import Results
 from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Band
 
@@ -228,7 +231,7 @@ def test_train_tasks_threshold_is_judged_per_m1():
 
 
 def test_threshold_law_needs_a_level_on_each_claimed_side():
-    law = ThresholdLaw(
+    law = Law(
         name="toy.threshold",
         study=STUDY,
         claim="",
@@ -238,6 +241,7 @@ def test_threshold_law_needs_a_level_on_each_claimed_side():
         measure=FinalValue("test_error"),
         x="S1",
         predict=lambda group: Prediction(Hypothesis("x0", Band.point(2.0), "planted")),
+        kind=Threshold(),
         where={"l_ts": (20,)},
         one_row_per_run=False,
     )
@@ -334,7 +338,7 @@ def test_small_set_pruning_cost_is_paired_with_the_same_runs_unpruned_loss():
 
 def test_fit_line_and_level_means():
     line = fit_line([0, 1, 2, 3, 0, 1, 2, 3], [1, 3, 5, 7, 1.1, 3.1, 5.1, 7.1])
-    assert line["slope"] == pytest.approx(2.0) and line["intercept"] == pytest.approx(1.05)
+    assert line.slope == pytest.approx(2.0) and line.intercept == pytest.approx(1.05)
     levels = level_means([0.1, 0.3, 0.5], [1, 1, 2])
     assert levels["mean"].tolist() == pytest.approx([0.2, 0.5])
     assert levels["low"].iloc[1] == levels["high"].iloc[1] == 0.5  # one seed: no interval to draw
@@ -342,7 +346,7 @@ def test_fit_line_and_level_means():
 
 # Report sections ------------------------------------------------------------------------------------
 def test_pruning_findings_state_where_magnitude_pruning_starts_to_cost():
-    from analysis.report import pruning_findings
+    from analysis.catalogue.nonlinear_icl.pruning_section import pruning_findings
 
     def error(method, ratio, seed):
         return knee({"magnitude": 0.3, "random": 0.05, "none": 2.0, "small": -1.0}[method])(method, ratio, seed)
@@ -374,7 +378,7 @@ def learner_store():
 
 
 def test_baseline_findings_name_the_most_sample_efficient_learner():
-    from analysis.report import baseline_findings
+    from analysis.catalogue.nonlinear_icl.learner_section import baseline_findings
 
     (finding,) = baseline_findings(learner_store())
     sentences = finding.sentences()

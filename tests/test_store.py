@@ -161,3 +161,41 @@ def test_train_out_writes_a_store(tmp_path, capsys):
     data = read_store(out)
     assert len(data.runs) == 1 and data.runs["steps"].iloc[0] == 30
     assert set(data.curves["step"]) == {0, 30}
+
+
+def test_a_float64_sweep_with_log_spaced_records_stores_both(tmp_path):
+    """The recipe is stored with the results (dtype is a column), and a log-spaced record schedule puts the
+    curves at exactly the requested steps."""
+    from iclscale.params import RecordSchedule
+
+    raw = {**RAW, "fixed": {"d": 3, "n": 8, "steps": 300, "dtype": "float64"}, "grid": {"L": [0.5, 2.0]}}
+    raw.pop("record_every")
+    raw["record"] = {"log": 7}
+    out = _run(tmp_path, raw)
+    data = read_store(out)
+    assert set(data.runs["dtype"]) == {"float64"} and set(data.runs["optimizer"]) == {"adam"}
+    steps = sorted(set(data.curves.loc[data.curves["metric"] == "M_spectral_norm", "step"]))
+    assert steps == RecordSchedule(log=7).record_steps(300) == [0, 1, 3, 7, 17, 45, 116, 300]
+    assert data.sweep["record"] == {"log": 7}
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"fixed": {"optimizer": "rmsprop"}}, "optimizer must be one of adam, sgd, gd"),
+        ({"fixed": {"lr": -0.1}}, "lr must be a number in (0, inf)"),
+        ({"fixed": {"dtype": "float16"}}, "dtype must be one of float32, float64"),
+        ({"record": {"steps": []}}, "the list is empty"),
+        ({"fixed": {"schedule": "cosine"}}, "lr_decay = 0.999 applies to the exponential schedule only"),
+    ],
+)
+def test_bad_recipe_values_are_refused_before_anything_trains(tmp_path, capsys, change, message):
+    raw = {k: v for k, v in RAW.items() if k != "record_every"}
+    raw = {**raw, **change, "fixed": {**RAW["fixed"], **change.get("fixed", {})}}
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    out = tmp_path / "out"
+    assert main(["sweep", "run", str(path), "--out", str(out), "--executor", "inline", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert not out.exists()

@@ -159,6 +159,24 @@ def test_the_measured_footprint_grows_with_the_prompt():
     assert sizes[1] > 2 * sizes[0]
 
 
+def test_a_measured_footprint_is_reused_by_a_new_process_until_the_code_changes(monkeypatch):
+    from iclscale import footprint
+
+    info = study_info("softmax_window")
+    config, point = info.resolve(SMALL["softmax_window"], 0, "t")
+    measured = footprint.per_config_bytes(info, [config], [point], torch.device("cpu"))
+    monkeypatch.setattr(footprint, "_MEASURED", {})  # as a new process starts
+    monkeypatch.setattr(footprint, "_measure", lambda *a: pytest.fail("measured again"))
+    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu")) == measured
+    monkeypatch.setattr(footprint, "_MEASURED", {})
+    monkeypatch.setattr(footprint, "_code_digest", lambda: "changed code")
+    monkeypatch.setattr(footprint, "_measure", lambda *a: (1, 2))
+    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu")) == (1, 2)
+    footprint.CACHE_FILE.write_text("{not json")  # a damaged cache is measured over, never an error
+    monkeypatch.setattr(footprint, "_MEASURED", {})
+    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu")) == (1, 2)
+
+
 def test_an_eval_point_that_cannot_be_computed_fails_alone():
     info, configs, good = _configs("softmax_window")
     bad = info.resolve({"L_test": 1e308}, 0, "t")[1]  # beyond float32: torch refuses to fill a tensor with it

@@ -1,6 +1,18 @@
-"""Every study's laws, in one explicit list (a new paper adds a module here and one line below)."""
+"""Every paper's laws, claims and report sections (a new paper adds a package here and one entry below).
 
-from analysis.catalogue.nonlinear_icl import LAWS as NONLINEAR_ICL_LAWS
-from analysis.catalogue.softmax_window import LAWS as SOFTMAX_WINDOW_LAWS
+A catalogue package exports LAWS (analysis.law.Law), CLAIMS (every claim of its paper and the laws testing it)
+and SECTIONS: hooks `section(results, add_chart) -> Section | None` that the generic report calls for a study's
+results, so that study-specific pages (pruning curves, classical learners) live beside the study's laws."""
 
-ALL_LAWS = (*SOFTMAX_WINDOW_LAWS, *NONLINEAR_ICL_LAWS)
+from analysis.catalogue import nonlinear_icl, softmax_window
+
+PAPERS = {
+    # paper: (its studies, its catalogue package)
+    "Collins et al. 2024 [C24], seed 004": (("softmax_window", "softmax_window_oracle"), softmax_window),
+    "Li et al. 2024 [L24], seed 000": (("nonlinear_icl", "nonlinear_icl_gpt2"), nonlinear_icl),
+}
+ALL_LAWS = tuple(law for _, package in PAPERS.values() for law in package.LAWS)
+
+
+def sections_of_study(study: str) -> tuple:
+    return tuple(section for studies, package in PAPERS.values() if study in studies for section in package.SECTIONS)

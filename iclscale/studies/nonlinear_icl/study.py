@@ -161,16 +161,23 @@ class PatternICL(Study):
             "unseen_task_count": c.const["unseen_count"].to(dtype),
         }
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
-        return self.test_metrics(net, c, point)
+    test_data_params = ("domain", "alpha_test", "l_ts", "K_ood", "S1", "odr_split", "eval_prompts")
+    """What decides the test prompts: points that differ only in pruning or learner share them."""
 
-    def test_metrics(self, net: Net, c, point: Mapping[str, Any]) -> dict[str, torch.Tensor]:
+    def test_data(self, c, point: Mapping[str, Any]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+        """The first `eval_prompts` test prompts of the point, chunk by chunk: (tokens, z)."""
+        return [(prompts.tokens, prompts.z) for prompts in self.test_chunks(c, point, point["eval_prompts"])]
+
+    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool, data) -> dict[str, torch.Tensor]:
+        return self.test_metrics(net, c, point, data)
+
+    def test_metrics(self, net: Net, c, point: Mapping[str, Any], data) -> dict[str, torch.Tensor]:
         """`test_error` and `test_hinge` of a (possibly pruned) model; NaN for a config with no test task."""
         count = point["eval_prompts"]
         wrong = torch.zeros((), dtype=torch.float64)
         loss = torch.zeros((), dtype=torch.float64)
-        for prompts in self.test_chunks(c, point, count):
-            margin = prompts.z * net(prompts.tokens)  # z·F(Ψ; P)
+        for tokens, z in data:
+            margin = z * net(tokens)  # z·F(Ψ; P)
             wrong = wrong + misclassified(margin).sum()
             loss = loss + hinge(margin).double().sum()
         has_tasks = self.test_domain(c, point).has_tasks
@@ -218,16 +225,16 @@ class NonlinearICL(PatternICL):
             metrics.update(neuron_magnitude_table(net.params))  # Fig. 5A's bars
         return metrics
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
+    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool, data) -> dict[str, torch.Tensor]:
         if point["prune_method"] == "none":
-            return self.test_metrics(net, c, point)
+            return self.test_metrics(net, c, point, data)
         if not final:
             return {}
         magnitudes = neuron_magnitudes(net.params, point["prune_score"])
         random_keys = c.rng.uniform("prune/random", 0, (c.m,))  # one random order per config
         removed = removed_neurons(magnitudes, point["prune_method"], point["prune_ratio"], random_keys)
         pruned = Net(net.module, prune(net.params, removed))
-        return {**self.test_metrics(pruned, c, point), "pruned_fraction": removed.to(magnitudes.dtype).mean()}
+        return {**self.test_metrics(pruned, c, point, data), "pruned_fraction": removed.to(magnitudes.dtype).mean()}
 
     def pack_evaluate(self, pack: Pack, net: PackNet, point: Mapping[str, Any], final: bool):
         """Classical learners ([L24] Fig. 4) fit one scikit-learn model per prompt: not vectorisable, so they

@@ -91,17 +91,25 @@ class SoftmaxWindow(Study):
             metrics.update(subspace_errors(M, c.const["B"], c.const["B_perp"]))
         return metrics
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
-        """Test MSE against the noise-free targets on a fixed set of fresh tasks per config."""
+    def test_data(self, c, point: Mapping[str, Any]) -> list[Batch]:
+        """A fixed set of `test_tasks` fresh tasks (another L' or task class at an eval point), in chunks whose
+        size never depends on K: the test set must not."""
         task_class = point["test_class"] or c.task_class
         L = c.L if point["L_test"] is None else torch.full_like(c.L, point["L_test"])
-        per_task = (c.n + query_count(c)) * c.d
-        chunk = max(1, TEST_ELEMENTS_PER_CONFIG // per_task)  # never depends on K: the test set must not
-        total = torch.zeros((), dtype=torch.float64)
+        chunk = max(1, TEST_ELEMENTS_PER_CONFIG // ((c.n + query_count(c)) * c.d))
+        chunks = []
         for index, start in enumerate(range(0, point["test_tasks"], chunk)):
-            tasks = min(chunk, point["test_tasks"] - start)
-            p = self.prompts(c, "test", index, tasks, task_class, L)
-            error = (net(p.x_context, p.y_context, p.x_query) - p.f_query) ** 2
+            p = self.prompts(c, "test", index, min(chunk, point["test_tasks"] - start), task_class, L)
+            chunks.append((p.x_context, p.y_context, p.x_query, p.f_query))
+        return chunks
+
+    def evaluate(
+        self, net: Net, c, point: Mapping[str, Any], final: bool, data: list[Batch]
+    ) -> dict[str, torch.Tensor]:
+        """Test MSE against the noise-free targets."""
+        total = torch.zeros((), dtype=torch.float64)
+        for x_context, y_context, x_query, f_query in data:
+            error = (net(x_context, y_context, x_query) - f_query) ** 2
             total = total + error.double().mean(dim=-1).sum()
         return {"test_mse": (total / point["test_tasks"]).to(c.L.dtype)}
 

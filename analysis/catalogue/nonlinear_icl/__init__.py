@@ -1,0 +1,48 @@
+"""The laws of seed 000, [L24]: Li, Wang, Lu, Cui, Chen, "How Do Nonlinear Transformers Learn and Generalize in
+In-Context Learning?", ICML 2024 (PMLR 235, arXiv 2402.15607). Spec: shared/specs/seed-000.md §6 (L1–L18) and
+§7 (Figures 4, 5). Every claim of the paper, the laws that test it, and the report sections of its own."""
+
+from analysis.catalogue.nonlinear_icl import learners, mechanism, pruning, theorem33, thresholds
+from analysis.catalogue.nonlinear_icl.common import GPT2, STUDY
+from analysis.catalogue.nonlinear_icl.learner_section import learner_section
+from analysis.catalogue.nonlinear_icl.pruning_section import pruning_section
+from analysis.law import Claim
+
+S, G = f"{STUDY}.", f"{GPT2}."
+CLAIMS = (
+    Claim("L1", "Thm 3.3 (iv), Eq. 10; Fig. 6", "iterations T ∝ α^(−2/3) (T linear in α^(−2/3))", (S + "T_vs_alpha",)),
+    Claim("L2", "Thm 3.3 (iv), Eq. 10", "T ∝ β^(−2/3)", (S + "T_vs_beta",)),
+    Claim("L3", "Thm 3.3 (iv), Eq. 10", "T ∝ M1·√log M1", (S + "T_vs_M1",)),
+    Claim("L4", "Thm 3.3 (iv), Eq. 10", "T ∝ η^(−1)", (S + "T_vs_eta",)),
+    Claim("L5", "Thm 3.3 (iv); §3.3 insight 3", "samples N = B·T ∝ α^(−2/3)", (S + "samples_vs_alpha",)),
+    Claim("L6", "Thm 3.3 (iii), Eq. 9; Fig. 6", "training prompt length l_tr ∝ α^(−1)", (S + "l_tr_vs_alpha",)),
+    Claim("L7", "Thm 3.3 (iii), Eq. 9; Thm 3.4; Fig. 3B", "test prompt length l_ts ∝ α'^(−1), in and out of domain",
+          (S + "l_ts_vs_alpha_test", G + "l_ts_vs_alpha_test")),
+    Claim("L8", "Condition 3.2, Lemma B.11; Fig. 7", "error ≈ 0 iff |T_tr| ≥ M1",
+          (S + "train_tasks_threshold", S + "train_tasks_vs_M1")),
+    Claim("L9", "Thm 3.4, Eq. 12; Fig. 3A", "OOD error ≈ 0 iff the coefficient sum S1 ≥ 1",
+          (S + "ood_error_threshold_S1", S + "ood_error_sufficient_S1", G + "ood_error_threshold_S1",
+           G + "ood_error_sufficient_S1")),
+    Claim("L10", "Thm 3.3 (i)", "width m ≳ M1² log M1 suffices", (S + "width_vs_M1",)),
+    Claim("L11", "Thm 3.3 (ii)", "hinge loss ≲ B^(−1/2)", (S + "hinge_vs_batch",)),
+    Claim("L12", "Thm 3.7, Eq. 14–15; Fig. 5A", "pruning the small neurons L^c is free (costs O(ε + M1^(−1/2)))",
+          (S + "magnitude_pruning_free", S + "small_pruning_cost_vs_M1")),
+    Claim("L13", "Thm 3.7, Eq. 16; Fig. 5B",
+          "pruning large neurons costs Ω(R + 1/(α'M1)): linear in R, less at larger α'",
+          (S + "largest_pruning_linear", S + "pruned_loss_vs_alpha_test")),
+    Claim("L14", "Thm 3.7, Eq. 14", "|L| = Ω(m): most neurons are large (≈ 85%)", (S + "small_neuron_share",)),
+    Claim("L15", "Cor. 4.3; Fig. 2B", "attention concentrates on the query's pattern, 1 − mass = Θ(M1^(−C))",
+          (S + "attention_concentrates_id", S + "attention_concentrates_ood", S + "attention_complement_vs_M1")),
+    Claim("L16", "Prop. 4.1, Eq. 17–19; Fig. 2A", "W_Q, W_K project onto the example's own relevant pattern",
+          (S + "q_projection_on_pattern", S + "k_projection_on_pattern")),
+    Claim("L17", "Prop. 4.5, Eq. 21–22; Fig. 2C–D", "large neurons align with μ̄ (features) and ±q (labels)",
+          (S + "large_neuron_feature_alignment", S + "large_neuron_label_alignment")),
+    Claim("L18", "Lemma B.9, Eq. 233", "lucky neurons' norms grow linearly in t", (S + "large_neurons_grow_linearly",)),
+    Claim("F4", "§5.1, Fig. 4", "ICL is the most sample-efficient learner at α' = 0.6",
+          (S + "icl_most_sample_efficient",)),
+    Claim("F5A", "§5.1, Fig. 5A", "random pruning hurts earlier than magnitude-based pruning",
+          (S + "random_pruning_hurts_earlier",)),
+)  # fmt: skip
+
+LAWS = (*theorem33.LAWS, *thresholds.LAWS, *pruning.LAWS, *mechanism.LAWS, *learners.LAWS)
+SECTIONS = (pruning_section, learner_section)  # report sections of its own (analysis.report calls them)

@@ -1,0 +1,36 @@
+"""The laws of seed 004, [C24]: Collins, Parulekar, Mokhtari, Sanghavi, Shakkottai, "In-Context Learning with
+Transformers: Softmax Attention Adapts to Function Lipschitzness", NeurIPS 2024 (arXiv 2402.11639).
+Spec: shared/specs/seed-004.md §5–6. Every claim of the paper, and the laws that test it."""
+
+from analysis.catalogue.softmax_window import transfer, window
+from analysis.catalogue.softmax_window.common import STUDY
+from analysis.law import Claim
+
+CLAIMS = (
+    Claim("C1", "Thm 3.4", "the trained window scale ‖M‖ grows as Λ^γ, γ in the theorem's band",
+          (f"{STUDY}.M_norm_vs_Lambda",)),
+    Claim("C2", "Thm 3.4", "the minimiser's scale w_KQ grows as Λ^γ, γ in the theorem's band",
+          (f"{STUDY}.w_star_vs_Lambda",)),
+    Claim("C3", "Lemma B.5", "the minimiser is isotropic: M* = w_KQ·Σ⁻¹", (f"{STUDY}.M_isotropy",)),
+    Claim("C4", "§3.2, Fig 3", "‖M‖ increases with L (ReLU and cos, isotropic and not)",
+          (f"{STUDY}.M_norm_grows_with_L",)),
+    Claim("C5", "§3.2, Fig 4 (left)", "‖M‖ grows more slowly for larger σ", (f"{STUDY}.M_norm_falls_with_sigma",)),
+    Claim("C6", "§3.2, Fig 4 (right)", "‖M‖ grows faster for larger n", (f"{STUDY}.M_norm_grows_with_n",)),
+    Claim("C7", "Thm 3.5, Fig 1", "softmax attention's ICL error falls as n grows",
+          (f"{STUDY}.softmax_error_decreases_in_n",)),
+    Claim("C8", "Thm 3.5", "for test tasks at L', pretraining at L = L' is best", (f"{STUDY}.transfer_diagonal",)),
+    Claim("C9", "Thm 3.5", "pretrained at L < L', the error grows as L'²", (f"{STUDY}.mismatch_error_vs_L_test",)),
+    Claim("C10", "Thm 3.5", "pretrained at L > L', the error does not vanish as L' → 0",
+          (f"{STUDY}.mismatch_error_floor",)),
+    Claim("C11", "Fig 5 (left)", "at equal L the pretraining function class does not matter",
+          (f"{STUDY}.class_independence",)),
+    Claim("C12", "Fig 5 (right)", "only Lipschitz-matched pretraining transfers (even across classes)",
+          (f"{STUDY}.lipschitz_matched_transfer",)),
+    Claim("C13", "Thm 3.6", "linear attention's error is Ω(L²) (≥ L²/3) for every n", (f"{STUDY}.linear_floor",)),
+    Claim("C14", "Fig 1, Thms 3.5–3.6", "softmax attention beats linear attention", (f"{STUDY}.softmax_beats_linear",)),
+    Claim("C15", "Thm 4.4, Fig 9", "softmax attention recovers a low-rank task subspace; linear attention does not",
+          (f"{STUDY}.subspace_recovery",)),
+)  # fmt: skip
+
+LAWS = (*window.LAWS, *transfer.LAWS)
+SECTIONS = ()  # no report sections of its own

@@ -1,0 +1,41 @@
+"""The kinds of law: how a law's statistic is computed from a group's rows, as small strategies.
+
+Each kind is a frozen dataclass holding what is particular to it (a transform of x, a threshold ε, the
+reduction over x values) and implementing `estimate` (and, where its verdict is not a band around an
+interval, `judge`). Everything they share (selection, groups, the regime, the verdict's order, the
+alternatives, the LawFit) is `analysis.evaluate`'s and `analysis.select`'s.
+
+- `PowerLaw`      measure ∝ x^p (x may be a fixed function of one param, e.g. M1·√ln M1): the exponent,
+                  censored points in a Tobit fit, lack of fit, local exponents, the paper's other forms.
+- `Linear`        measure = a + b·x on linear axes: the slope (or the intercept), lack of fit.
+- `Bound`         a reduction of the seed-means over x (min, max, mean, max/min) must lie in a band.
+- `Trend`         the seed-means rise (or fall) with x: Spearman's ρ between x and the means.
+- `Threshold`     "measure ≤ ε iff x ≥ x0": each x's seed-mean placed on a side of ε.
+- `DiagonalMinimum` on a grid of a pretraining value × a test value, the minimum on the diagonal.
+- `Comparison`    one setting against the others (softmax vs linear attention, ICL vs classical learners).
+- `FlatRegion`    the measure does not rise above its baseline up to a data-given edge.
+- `EarlierOnset`  one variant starts to cost earlier along x than another (random vs magnitude pruning).
+"""
+
+from analysis.kinds.base import Kind
+from analysis.kinds.bound import Bound
+from analysis.kinds.comparison import Comparison
+from analysis.kinds.diagonal import DiagonalMinimum
+from analysis.kinds.flat import EarlierOnset, FlatRegion
+from analysis.kinds.linear import Linear
+from analysis.kinds.power import PowerLaw
+from analysis.kinds.threshold import Threshold
+from analysis.kinds.trend import Trend
+
+__all__ = [
+    "Bound",
+    "Comparison",
+    "DiagonalMinimum",
+    "EarlierOnset",
+    "FlatRegion",
+    "Kind",
+    "Linear",
+    "PowerLaw",
+    "Threshold",
+    "Trend",
+]

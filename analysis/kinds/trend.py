@@ -1,0 +1,61 @@
+"""The seed-means rise (or fall) with x, e.g. "‖M‖ increases with L" ([C24] Fig 3): a claim about the
+direction of a trend, not its shape. Statistic: Spearman's rank correlation ρ between x and the seed-mean at
+each x (scipy.stats.spearmanr); ρ = 1 when every step up in x raises the mean, −1 when every step lowers
+it. The interval is a bootstrap over seeds (analysis.fits), so a step smaller than the seed scatter widens
+it. A law predicts a band for ρ, e.g. [0.5, 1] for "increasing" (judged with the whole interval inside)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from analysis.fits import bootstrap_cell_statistic, labels
+from analysis.kinds.base import Kind
+from analysis.lawfit import Estimate
+from analysis.select import measured_points
+
+
+def spearman_of_means(order: np.ndarray):
+    """statistic(means (rows, cells)) → Spearman's ρ between the cells' x order and their means, per row."""
+    from scipy.stats import spearmanr
+
+    def statistic(means: np.ndarray) -> np.ndarray:
+        out = np.full(len(means), np.nan)
+        finite = np.all(np.isfinite(means), axis=1)
+        if finite.any():
+            table = np.column_stack([order, means[finite].T])  # column 0: the x order
+            rho = spearmanr(table).statistic
+            out[finite] = np.atleast_2d(rho)[0, 1:] if np.ndim(rho) else rho
+        return out
+
+    return statistic
+
+
+@dataclass(frozen=True)
+class Trend(Kind):
+    name: ClassVar[str] = "trend"
+
+    def estimate(self, law, group, prediction, results, context) -> Estimate:
+        usable = measured_points(group.rows)
+        x = usable[law.x].astype(float).to_numpy()
+        cells = labels(x)  # numbered in ascending x
+        estimate = low = high = np.nan
+        method = "none: fewer than 3 x values"
+        if len(np.unique(cells)) >= 3:
+            statistic = spearman_of_means(np.arange(cells.max() + 1))
+            estimate, low, high, method = bootstrap_cell_statistic(
+                usable["value"], cells, statistic, usable["seed"], usable["stratum"]
+            )
+        return Estimate(
+            statistic=f"Spearman ρ between {law.x_symbol} and the seed-mean of {law.measure.label}",
+            estimate=estimate,
+            ci_low=low,
+            ci_high=high,
+            interval_method=method,
+            n_points=len(usable),
+            n_levels=len(np.unique(x)),
+            n_censored=int(group.rows["censored"].sum()),
+            points=usable[["value", "seed", "censored", "left_censored"]].assign(x=x),
+        )

@@ -1,0 +1,46 @@
+"""iclscale's packed trainer as a peer, through its Python API.
+
+The configs are what a sweep would plan: `study_info(name).resolve(values, seed, where)` per config, the
+benchmark setting plus the varied train param. Recording is made as cheap as the study allows (one test
+task or prompt, one probe prompt: training does not read them) and, in the timed runs, happens only at
+the start and the end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from iclscale.params import Config, EvalPoint, RecordSchedule
+from iclscale.registry import StudyInfo, study_info
+from iclscale.training import train_pack
+
+from .harness import Run
+from .settings import SETTINGS, VARIED_PARAM, per_config_values
+
+CHEAP_RECORDS = {"softmax_window": {"test_tasks": 1}, "nonlinear_icl": {"eval_prompts": 1, "probe_prompts": 1}}
+
+
+def train(info: StudyInfo, configs: list[Config], point: EvalPoint, record_every: int, device: str, compile="auto"):
+    """The one call into iclscale's trainer: its API changes here only. `compile`: auto (compile when the
+    eager steps left would take over 10 s: what `iclscale train` and sweeps do), on or off."""
+    return train_pack(info, configs, [point], RecordSchedule(every=record_every), device=device, compile=compile)
+
+
+def pack_configs(model: str, K: int, steps: int) -> tuple[StudyInfo, list[Config], EvalPoint]:
+    info = study_info(model)
+    values = {**SETTINGS[model].iclscale_values(), **CHEAP_RECORDS[model], "steps": steps}
+    resolved = [
+        info.resolve({**values, VARIED_PARAM[model]: value}, seed, "benchmark")
+        for seed, value in enumerate(per_config_values(model, K))
+    ]
+    return info, [config for config, _ in resolved], resolved[0][1]
+
+
+def prepare(model: str, K: int, steps: int, record_every: int, device: str, compile: str = "auto") -> Run:
+    info, configs, point = pack_configs(model, K, steps)
+
+    def run() -> list[float]:
+        result = train(info, configs, point, record_every, device, compile)
+        return [float(np.mean(loss)) for loss in result.probes["train_loss"][1:]]  # record 0 has no loss
+
+    return run

@@ -1,0 +1,99 @@
+"""Measuring a pack at a record: the study's probes and every eval point, per config under vmap.
+
+An eval point's test set is the same at every record (a pure function of the config's seed and the
+point), so a study that separates drawing it (`Study.test_data`) from measuring on it (`evaluate(...,
+data=...)`) has it drawn once and kept while it fits in `TEST_DATA_SHARE` of the free memory; otherwise
+it is drawn again at each record. An eval point whose evaluation raises fails alone: its error is kept
+in `PackResult.eval_errors` and its metrics are absent; probes, training and the other points go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import torch
+from torch.func import vmap
+from torch.utils._pytree import tree_leaves
+
+from iclscale.params import EvalPoint
+from iclscale.study import MAP_CHUNK, Net, Pack, PackNet, Study
+
+TEST_DATA_SHARE = 0.25
+
+
+class Measurer:
+    def __init__(self, study: Study, pack: Pack, eval_points: list[EvalPoint]):
+        self.study, self.pack, self.eval_points = study, pack, eval_points
+        self.draws_test_data = type(study).test_data is not Study.test_data
+        self.test_data: dict[tuple, Any] = {}
+
+    def record(self, result, step: int, final: bool, net: PackNet | None, train_loss: torch.Tensor | None) -> None:
+        with torch.no_grad():
+            metrics = self.vmapped(lambda n, c: self.study.probes(n, c, final), net)
+            if train_loss is not None:
+                metrics["train_loss"] = train_loss
+            append(result.probes, metrics, len(result.record_steps))
+            for point in self.eval_points:
+                if result.eval_errors[point] is not None:
+                    continue
+                try:
+                    found = self.evaluate(net, dict(point), final)
+                except Exception as error:  # an eval point that cannot be computed fails alone
+                    result.eval_errors[point] = f"{type(error).__name__}: {error}"[:2000]
+                    result.evals[point] = {}
+                    continue
+                append(result.evals[point], found, len(result.record_steps))
+        result.record_steps.append(step)
+
+    def evaluate(self, net: PackNet | None, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
+        found = self.study.pack_evaluate(self.pack, net, point, final)
+        if found is not None:
+            return found
+        if not self.draws_test_data:
+            return self.vmapped(lambda n, c: self.study.evaluate(n, c, point, final), net)
+        data = self.data_for(point)
+        return self.vmapped(lambda n, c, d: self.study.evaluate(n, c, point, final, data=d), net, data)
+
+    def data_for(self, point: Mapping[str, Any]) -> Any:
+        """The pack's test set of an eval point: kept from an earlier record, or drawn (and kept if it fits)."""
+        names = self.study.test_data_params or tuple(point)
+        key = tuple((name, point[name]) for name in names)
+        if key in self.test_data:
+            return self.test_data[key]
+        data = self.pack.map(lambda c: self.study.test_data(c, point))
+        from iclscale.footprint import free_memory
+
+        held = sum(_bytes(d) for d in self.test_data.values())
+        if held + _bytes(data) <= TEST_DATA_SHARE * free_memory(self.pack.device):
+            self.test_data[key] = data
+        return data
+
+    def vmapped(self, measure: Callable, net: PackNet | None, *extra: Any) -> dict[str, torch.Tensor]:
+        """A per-config measurement `measure(net, c, *extra)` over the whole pack."""
+        module = net.module if net is not None else None
+
+        def one(params, hp, key, const, *extra):
+            return measure(
+                Net(module, params) if module is not None else None, self.pack.view_of(hp, key, const), *extra
+            )
+
+        params = net.params if net is not None else {}
+        return vmap(one, chunk_size=MAP_CHUNK)(params, self.pack.hp, self.pack.rng.base, self.pack.const, *extra)
+
+
+def _bytes(tree: Any) -> int:
+    return sum(leaf.numel() * leaf.element_size() for leaf in tree_leaves(tree) if isinstance(leaf, torch.Tensor))
+
+
+def append(store: dict[str, list[np.ndarray]], metrics: Mapping[str, torch.Tensor], n_before: int) -> None:
+    """Add one record; a metric missing from some records (e.g. measured only at the end) is NaN there."""
+    K = None
+    for name, value in metrics.items():
+        values = value.detach().to("cpu", torch.float64).numpy()
+        K = len(values)
+        store.setdefault(name, [np.full(K, np.nan)] * n_before).append(values)
+    for column in store.values():
+        if len(column) == n_before:
+            column.append(np.full(len(column[0]) if column else K, np.nan))

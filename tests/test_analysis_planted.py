@@ -1,0 +1,326 @@
+"""Verdicts that cannot be fooled, on planted data with known answers (no training):
+
+- censoring: a clean power law whose slowest runs never reach the threshold is recovered by the censored
+  (Tobit) fit, whose interval holds the planted exponent, where dropping the censored points does not;
+- lack of fit: a bent curve is flagged "not a power law here" however narrow its interval; a clean one is not;
+- pairing: where one model per seed is measured at every x, resampling seeds gives a narrower (and right)
+  interval than resampling cells, which breaks the pairing;
+- alternative forms: T = c0 + c1·α^(−2/3) is told from a pure power law by AIC, and the paper's form rescues a
+  verdict the pure power law cannot give;
+- the theorem's conditions: points outside are left out and counted, a sweep entirely outside gets no verdict;
+- the kinds added for the claims of seeds 000 and 004 (trend, comparison, earlier onset, a floor).
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import censored as tobit
+from analysis.fits import fit_power_law
+from analysis.forms import OffsetForm, compare_forms, lack_of_fit, local_exponents
+from analysis.kinds import Comparison, EarlierOnset, Linear, PowerLaw, Trend
+from analysis.law import Hypothesis, Law, Prediction, Regime
+from analysis.measures import FinalValue
+from analysis.reader import Results
+from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, INSIDE, OUTSIDE, Band, VerdictRule
+
+PLANTED = -2 / 3
+ALPHAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+
+
+def results_of(rows: list[dict], eval_params=()) -> Results:
+    runs = pd.DataFrame(rows)
+    reserved = {"run_id", "sweep", "study", "seed", "eval_key", "status", "value"}
+    params = {c: {"role": "eval" if c in eval_params else "train"} for c in runs.columns if c not in reserved}
+    return Results("planted", {"name": "planted", "study": "toy", "laws": [], "params": params}, runs, pd.DataFrame())
+
+
+def row(run_id, seed, **values) -> dict:
+    return {"run_id": run_id, "sweep": "s", "study": "toy", "seed": seed, "eval_key": "{}", "status": "ok"} | values
+
+
+POINT = Band.point(PLANTED)
+
+
+def toy_law(kind, x="alpha", band=POINT, rule=None, **fields) -> Law:
+    return Law(
+        name="toy.law",
+        study="toy",
+        claim="planted",
+        citation="planted (not from a paper)",
+        conditions="none",
+        prediction_text="planted",
+        measure=FinalValue("value"),
+        x=x,
+        predict=lambda params: Prediction(Hypothesis("planted", band, "planted")),
+        kind=kind,
+        rule=rule or VerdictRule(max_interval_width=0.3),
+        **fields,
+    )
+
+
+# Censoring ---------------------------------------------------------------------------------------------
+def censored_power_law(seeds: int = 8, cap: float = 180.0, random_state: int = 3):
+    """T = 100·α^(−2/3) with log-normal scatter; runs slower than `cap` are right-censored at the cap (the
+    slowest, at small α, are the ones that vanish when dropped)."""
+    rng = np.random.default_rng(random_state)
+    x = np.repeat(ALPHAS, seeds)
+    seed = np.tile(np.arange(seeds), len(ALPHAS))
+    y = 100 * x**PLANTED * np.exp(rng.normal(0, 0.25, len(x)))
+    censored = y > cap
+    return x, np.where(censored, cap, y), seed, censored
+
+
+def test_the_censored_fit_recovers_the_exponent_where_dropping_does_not():
+    x, y, seed, censored = censored_power_law()
+    assert 0.15 < censored.mean() < 0.5  # a real share of runs never got there
+    dropped = fit_power_law(x, y, seed, censored)
+    kept = tobit.fit_power_law(x, y, tobit.sides(censored), seed, x)
+    assert kept.ci_low <= PLANTED <= kept.ci_high, kept
+    assert not dropped.ci_low <= PLANTED <= dropped.ci_high, (dropped.ci_low, dropped.ci_high)
+    assert dropped.exponent > kept.exponent  # dropping the slowest runs flattens the slope
+    assert abs(kept.exponent - PLANTED) < abs(dropped.exponent - PLANTED)
+
+
+def test_without_censoring_the_censored_fit_is_least_squares():
+    x, y, seed, _ = censored_power_law(cap=math.inf)
+    plain = fit_power_law(x, y, seed)
+    kept = tobit.fit_power_law(x, y, tobit.sides(np.zeros(len(x), bool)), seed, x)
+    assert kept.exponent == pytest.approx(plain.exponent, abs=1e-6)
+    assert kept.sigma == pytest.approx(np.sqrt(np.mean(plain.residuals**2)), rel=1e-4)
+
+
+def test_left_censored_points_pull_the_other_way():
+    """A threshold already reached at the grid's smallest value is only known to be ≤ it."""
+    x, y, seed, _ = censored_power_law(cap=math.inf)
+    floor = 150.0
+    left = y < floor  # the fast runs (large α) only bounded from above
+    y_left = np.where(left, floor, y)
+    kept = tobit.fit_power_law(x, y_left, tobit.sides(left, left), seed, x)
+    dropped = fit_power_law(x, y_left, seed, left)
+    assert kept.ci_low <= PLANTED <= kept.ci_high
+    assert abs(kept.exponent - PLANTED) < abs(dropped.exponent - PLANTED)
+
+
+def test_a_law_reports_both_fits_and_judges_the_censored_one():
+    x, y, seed, censored = censored_power_law()
+    rows = [row(f"{a}-{s}", int(s), alpha=a, value=v) for a, v, s in zip(x, y, seed, strict=True)]
+    results = results_of(rows)
+    law = toy_law(PowerLaw(), rule=VerdictRule(max_interval_width=0.5))
+    measure = _CensoredAt(cap=180.0)
+    (fit,) = Law(**{**law.__dict__, "measure": measure}).evaluate(results)
+    assert fit.n_censored == censored.sum() and fit.n_points == (~censored).sum()
+    assert fit.details["censored fit"]["exponent"] == pytest.approx(fit.estimate)
+    assert fit.details["drop-censored fit"]["exponent"] > fit.estimate
+    assert fit.ci_low <= PLANTED <= fit.ci_high and fit.verdict.verdict == CONSISTENT
+    row_ = fit.row()
+    assert row_["censored_fit"] and row_["drop_censored_fit"]
+
+
+class _CensoredAt(FinalValue):
+    """The final value, censored (right) where it sits at the cap."""
+
+    def __init__(self, cap: float):
+        super().__init__("value")
+        object.__setattr__(self, "cap", cap)
+
+    def per_run(self, results, rows):
+        out = super().per_run(results, rows)
+        return out.assign(censored=out["value"] >= self.cap)
+
+
+# Lack of fit ---------------------------------------------------------------------------------------------
+def bent_rows(bend: float, seeds: int = 6, noise: float = 0.03, random_state: int = 0) -> list[dict]:
+    """y = x^0.3 on the lower half of x, then x^(0.3 + bend): a crossover."""
+    rng = np.random.default_rng(random_state)
+    rows = []
+    for x in np.geomspace(1, 1e4, 7):
+        for seed in range(seeds):
+            y = x**0.3 if x <= 100 else 100**0.3 * (x / 100) ** (0.3 + bend)
+            rows.append(row(f"{x}-{seed}", seed, alpha=float(x), value=y * math.exp(rng.normal(0, noise))))
+    return rows
+
+
+def test_a_bent_curve_is_flagged_as_lack_of_fit():
+    law = toy_law(PowerLaw(), band=Band(0.0, 1.0))
+    (bent,) = law.evaluate(results_of(bent_rows(0.5)))
+    assert bent.lack_of_fit is not None and bent.lack_of_fit.rejected
+    assert bent.verdict.verdict == INCONCLUSIVE and "not a power law here" in bent.verdict.reason
+    assert bent.ci_high - bent.ci_low < 0.3  # the interval alone would have passed
+    assert bent.local.slope[0] == pytest.approx(0.3, abs=0.05) and bent.local.slope[-1] == pytest.approx(0.8, abs=0.05)
+    (straight,) = law.evaluate(results_of(bent_rows(0.0)))
+    assert not straight.lack_of_fit.rejected and straight.verdict.verdict == CONSISTENT
+    required = toy_law(PowerLaw(form_required=True), band=Band(0.0, 1.0))
+    assert required.evaluate(results_of(bent_rows(0.5)))[0].verdict.verdict == INCONSISTENT
+
+
+def test_a_slight_bend_below_the_tolerance_does_not_overturn_the_verdict():
+    """With tiny seed scatter the test detects bends too slight to matter (local exponents within 0.1)."""
+    law = toy_law(PowerLaw(), band=Band(0.0, 1.0))
+    (fit,) = law.evaluate(results_of(bent_rows(0.05, noise=0.002)))
+    assert fit.lack_of_fit.rejected and fit.local.spread < 0.25
+    assert fit.verdict.verdict == CONSISTENT and "a slight bend" in fit.verdict.reason
+
+
+def test_lack_of_fit_needs_scatter_and_three_x_values():
+    x = np.repeat([1.0, 2.0, 4.0], 3)
+    assert lack_of_fit(np.log(x), np.log(x**2), x) is None  # every seed equal: nothing to test against
+    assert lack_of_fit(np.log(x[:6]), np.log(x[:6]) + np.tile([0, 0.1, 0.2], 2), x[:6]) is None  # two x values
+
+
+def test_local_exponents_of_a_censored_cell_use_the_censored_cell_means():
+    x, y, _, censored = censored_power_law(seeds=20)
+    local = local_exponents(x, y, tobit.sides(censored))
+    naive = local_exponents(x[~censored], y[~censored])
+    assert abs(local.slope[0] - PLANTED) < abs(naive.slope[0] - PLANTED)
+
+
+# Pairing -------------------------------------------------------------------------------------------------
+def paired_rows(seeds: int = 6, random_state: int = 1) -> list[dict]:
+    """One model per seed measured at every α' (an eval param): a large per-seed offset shared by all of its
+    points, small scatter within."""
+    rng = np.random.default_rng(random_state)
+    rows = []
+    for seed in range(seeds):
+        offset = rng.normal(0, 0.5)
+        for alpha in ALPHAS:
+            value = 10 * alpha ** (-1.0) * math.exp(offset + rng.normal(0, 0.03))
+            rows.append(row(f"model-{seed}", seed, alpha_test=alpha, value=value) | {"eval_key": str(alpha)})
+    return rows
+
+
+def test_a_paired_design_resamples_seeds_and_its_interval_is_narrower():
+    law = toy_law(PowerLaw(), x="alpha_test", band=Band.point(-1.0), one_row_per_run=False)
+    (paired,) = law.evaluate(results_of(paired_rows(), eval_params=("alpha_test",)))
+    assert paired.interval_method.startswith("paired bootstrap")
+    rows = paired_rows()
+    unpaired_results = results_of(rows)  # the same numbers, α' declared a train param: cells resampled
+    unpaired_law = toy_law(PowerLaw(), x="alpha_test", band=Band.point(-1.0), one_row_per_run=False)
+    (unpaired,) = unpaired_law.evaluate(unpaired_results)
+    assert unpaired.interval_method == "bootstrap over seeds"
+    assert paired.estimate == pytest.approx(unpaired.estimate)
+    assert (paired.ci_high - paired.ci_low) < (unpaired.ci_high - unpaired.ci_low) / 3
+    assert paired.ci_low <= -1.0 <= paired.ci_high and paired.verdict.verdict == CONSISTENT
+    assert unpaired.verdict.verdict == INCONCLUSIVE  # too wide to decide once the pairing is broken
+
+
+# Alternative forms ----------------------------------------------------------------------------------------
+PAPER_FORM = OffsetForm(-2 / 3, "linear in α^(−2/3)", "planted")
+
+
+def offset_rows(c0: float, seeds: int = 6, random_state: int = 2) -> list[dict]:
+    rng = np.random.default_rng(random_state)
+    return [
+        row(f"{a}-{s}", s, alpha=a, value=(c0 + 60 * a**PLANTED) * math.exp(rng.normal(0, 0.02)))
+        for a in ALPHAS
+        for s in range(seeds)
+    ]
+
+
+def test_an_offset_form_is_told_from_a_power_law_by_aic_and_rescues_the_verdict():
+    x = np.array([r["alpha"] for r in offset_rows(80)])
+    y = np.array([r["value"] for r in offset_rows(80)])
+    forms = compare_forms(x, y, np.zeros(len(x), int), (PAPER_FORM,))
+    assert forms.preferred.name.startswith("offset")
+    assert forms.get("power law").lack_of_fit_p < 0.01 < forms.get("offset, x^(-0.667)").lack_of_fit_p
+    assert forms.get("offset, x^(-0.667)").parameters["c0"] == pytest.approx(80, rel=0.1)
+    law = toy_law(PowerLaw(forms=(PAPER_FORM,)))
+    (fit,) = law.evaluate(results_of(offset_rows(80)))
+    assert fit.lack_of_fit.rejected and fit.verdict.verdict == CONSISTENT
+    assert "the paper's form" in fit.verdict.reason and "AIC" in fit.verdict.reason
+    (bare,) = toy_law(PowerLaw()).evaluate(results_of(offset_rows(80)))  # without the paper's form
+    # the offset bends the curve smoothly (local exponents −0.44 … −0.30): the power-law exponent misses −2/3
+    assert bare.verdict.verdict == INCONSISTENT and "a slight bend" in bare.verdict.reason
+    (pure,) = law.evaluate(results_of(offset_rows(0)))  # a pure power law: c0 = 0, the two forms coincide
+    power, offset = pure.forms.get("power law"), pure.forms.get("offset, x^(-0.667)")
+    assert abs(power.aic - offset.aic) < 2 and offset.parameters["c0"] == pytest.approx(0, abs=3)
+    assert not pure.lack_of_fit.rejected and pure.verdict.verdict == CONSISTENT
+
+
+# The theorem's conditions -----------------------------------------------------------------------------------
+def test_points_outside_the_conditions_are_counted_greyed_and_left_out():
+    regime = Regime("alpha ≥ 0.3 (planted)", inside=lambda rows: rows["alpha"] >= 0.3)
+    law = toy_law(PowerLaw(), regime=regime)
+    rows = offset_rows(0) + [row(f"bad-{s}", s, alpha=0.1, value=1e4) for s in range(6)]  # wild, but outside
+    (fit,) = law.evaluate(results_of(rows))
+    assert fit.n_outside == 12 and len(fit.outside_points) == 12  # α = 0.1 and 0.2
+    assert fit.verdict.verdict == CONSISTENT and "12 points outside" in fit.verdict.reason
+    outside_only = [r for r in rows if r["alpha"] < 0.3]
+    (none,) = law.evaluate(results_of(outside_only))
+    assert none.verdict.verdict == OUTSIDE and "outside the theorem's conditions" in none.verdict.reason
+    assert none.n_points == 0 and math.isnan(none.estimate)
+
+
+# The kinds added for the papers' other claims ----------------------------------------------------------------
+def test_trend_kind_reads_the_direction_of_the_seed_means():
+    rising = [row(f"{a}-{s}", s, alpha=a, value=a + 0.01 * s) for a in ALPHAS for s in range(4)]
+    law = toy_law(Trend(), band=Band(0.5, 1.0), rule=VerdictRule(mode=INSIDE))
+    (fit,) = law.evaluate(results_of(rising))
+    assert fit.estimate == 1.0 and fit.verdict.verdict == CONSISTENT
+    flat = [
+        row(f"{a}-{s}", s, alpha=a, value=1 + 0.1 * ((s + 7 * i) % 4)) for i, a in enumerate(ALPHAS) for s in range(4)
+    ]
+    assert law.evaluate(results_of(flat))[0].verdict.verdict != CONSISTENT
+
+
+def test_comparison_kind_checks_one_setting_against_the_others_at_every_x():
+    rows = []
+    for n in (10, 30, 100):
+        for attention, scale in (("softmax", 1.0), ("linear", 3.0)):
+            rows += [
+                row(f"{attention}{n}-{s}", s, n=n, attention=attention, value=scale * (1 + 0.01 * s)) for s in range(4)
+            ]
+    law = toy_law(Comparison(param="attention", subject="softmax"), x="n", band=Band(0.0, 1.0),
+                  rule=VerdictRule(mode=INSIDE, min_levels=1), pool=("attention",))  # fmt: skip
+    (fit,) = law.evaluate(results_of(rows))
+    assert fit.estimate == pytest.approx(1 / 3, rel=0.02) and fit.verdict.verdict == CONSISTENT
+    swapped = [r | {"attention": "linear" if r["attention"] == "softmax" else "softmax"} for r in rows]
+    assert law.evaluate(results_of(swapped))[0].verdict.verdict == INCONSISTENT
+
+
+def test_earlier_onset_kind_orders_where_two_variants_start_to_cost():
+    rows = []
+    for seed in range(4):
+        for method, knee in (("random", 0.1), ("magnitude", 0.3)):
+            for ratio in (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5):
+                error = 0.01 + 0.001 * seed + (0.5 * (ratio - knee) if ratio > knee else 0.0)
+                values = {"prune_ratio": ratio, "prune_method": method, "value": error}
+                rows.append(row(f"model-{seed}", seed, **values) | {"eval_key": f"{method}{ratio}"})
+    law = toy_law(EarlierOnset(param="prune_method", first="random", second="magnitude"), x="prune_ratio",
+                  band=Band(0.0, math.inf), one_row_per_run=False, pool=("prune_method",))  # fmt: skip
+    results = results_of(rows, eval_params=("prune_ratio", "prune_method"))
+    (fit,) = law.evaluate(results)
+    assert fit.details["onsets"] == {"random": 0.15, "magnitude": 0.4} and fit.verdict.verdict == CONSISTENT
+    reversed_ = [r | {"prune_method": {"random": "magnitude", "magnitude": "random"}[r["prune_method"]]} for r in rows]
+    assert (
+        law.evaluate(results_of(reversed_, eval_params=("prune_ratio", "prune_method")))[0].verdict.verdict
+        == INCONSISTENT
+    )
+
+
+def test_linear_kind_reads_a_floor_as_the_intercept_in_a_transformed_x():
+    """ℒ(L') = c0 + c1·L'² (the scale symmetry of [C24]'s ReLU tasks): the floor c0 is what L' → 0 leaves."""
+    rows = [
+        row(f"{L}-{s}", s, L_test=L, value=0.05 + 0.3 * L**2 + 0.001 * s)
+        for L in (0.1, 0.2, 0.3, 0.5)
+        for s in range(4)
+    ]
+    kind = Linear(statistic="intercept", transform=lambda v: np.asarray(v) ** 2, param="L_test", x_text="L'²")
+    law = toy_law(kind, x="L_test_squared", band=Band(0.0, math.inf), rule=VerdictRule(mode=INSIDE))
+    (fit,) = law.evaluate(results_of(rows))
+    assert fit.estimate == pytest.approx(0.0515, abs=1e-3) and fit.verdict.verdict == CONSISTENT
+    assert fit.row()["x"] == "L'²" and not fit.lack_of_fit.rejected
+
+
+def test_two_seeds_are_too_few_for_a_bootstrap():
+    """Two seeds give three distinct resamples (AA, AB, BB): the paired interval would be the spread of two
+    numbers. The OLS t-interval is reported instead."""
+    from analysis.fits import MIN_UNITS, OLS_ONLY
+
+    rows = paired_rows(seeds=2)
+    law = toy_law(PowerLaw(), x="alpha_test", band=Band.point(-1.0), one_row_per_run=False)
+    (fit,) = law.evaluate(results_of(rows, eval_params=("alpha_test",)))
+    assert MIN_UNITS == 3 and fit.interval_method == OLS_ONLY
+    assert (fit.ci_low, fit.ci_high) == (fit.ols_low, fit.ols_high)
