@@ -71,7 +71,7 @@ CLAIMS = (
         "S16",
         "Thm 2; Eq. 69–71",
         "zero OOD error, OOD hinge ≤ 1/M1 under Theorem 2's conditions",
-        (S + "ood_zero_error", S + "ood_hinge_below_inverse_M1"),
+        (S + "ood_zero_error", S + "ood_hinge_below_inverse_M1", S + "ood_hinge_vs_M1"),
     ),
     Claim(
         "S17",

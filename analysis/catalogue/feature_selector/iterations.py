@@ -148,7 +148,8 @@ T_VS_ALPHA = Law(
     study=STUDY,
     claim="iterations to zero in-domain error fall as α grows, as (1 − 1/(Cα))⁻¹",
     citation=f"{LW23} Theorem 1, Eq. (6) (Eq. 53 prints C/(C − α⁻¹))",
-    conditions="M1 = 4, l_tr = 20; censored runs (never reaching ε) count at their last record; the direction only "
+    conditions="M1 = 4, l_tr = 20; runs never reaching ε are left out and counted (they flatten the trend); "
+    "the direction only "
     "(Spearman ρ of the seed-means, −0.5 not from the paper); the curve A/(1 − 1/(Cα)) is T_vs_alpha_curve. "
     f"{THEOREM_1}",
     prediction_text="Spearman ρ between α and the seed-mean T ≤ −0.5 (the whole interval)",

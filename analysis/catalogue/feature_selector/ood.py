@@ -14,7 +14,7 @@ from analysis.catalogue.feature_selector.common import exponent_prediction as _e
 from analysis.kinds import Bound, PowerLaw
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
 from analysis.measures import FinalCombination, FinalValue, ThresholdAlongAxis
-from analysis.verdict import INSIDE, Band
+from analysis.verdict import INSIDE, OVERLAP, Band
 
 L_TS_EPSILON = 0.05  # ε for the required l_ts: not from the paper (error ½(1 − α′/2)^l_ts is never exactly 0)
 THEOREM_2 = "Theorem 2's conditions: μ′ = (μ_j + μ_{j+1})/√2 (M1′ = 3, in the cone), 8 new ν′ on spare axes, labels ±q"
@@ -53,6 +53,33 @@ OOD_HINGE_BOUND = Law(
     pool=("alpha_test", "l_ts"),
     regime=SELECTION,
     rule=ONE_CELL,
+)
+
+
+def hinge_slope_prediction(params: Mapping[str, Any]) -> Prediction:
+    # [LW23] Eq. (69)–(71): OOD hinge ≤ 1/M1 ("Loss ≤ ε if M1 ≥ ε⁻¹"): read as a decay at least as fast as 1/M1
+    return Prediction(Hypothesis("exponent ≤ −1", Band(-math.inf, -1.0), "[LW23] Eq. (69)–(71)", OVERLAP))
+
+
+OOD_HINGE_VS_M1 = Law(
+    name=f"{STUDY}.ood_hinge_vs_M1",
+    study=STUDY,
+    claim="the out-of-domain hinge loss falls at least as fast as 1/M1 (Loss ≤ ε once M1 ≥ 1/ε)",
+    citation=f"{LW23} Theorem 2; App. A.4, Eq. (69)–(71)",
+    conditions=f"{THEOREM_2}, l_ts ≥ 2/α′; M2 = max(M1² − M1, 8), d_X = M + 12 vary with M1 (pooled); an upper "
+    "bound read as a slope (spec §5 S16); seeds with zero hinge are left out of the log fit and counted; "
+    "selection-regime runs only",
+    prediction_text="exponent of the mean OOD hinge loss vs M1 ≤ −1",
+    measure=FinalValue("test_hinge"),
+    x="M1",
+    predict=hinge_slope_prediction,
+    kind=PowerLaw(),
+    where=CONE,
+    row_filter=long_enough,
+    one_row_per_run=False,
+    pool=("M2", "d_x", "alpha_test", "l_ts"),
+    regime=SELECTION,
+    rule=EXPONENT_RULE,
 )
 
 
@@ -179,4 +206,4 @@ OOD_VIOLATIONS = Law(
     rule=ONE_CELL,
 )
 
-LAWS = (OOD_HINGE_BOUND, OOD_ZERO_ERROR, OOD_ATTENTION, L_TS_VS_ALPHA_TEST, OOD_VIOLATIONS)
+LAWS = (OOD_HINGE_BOUND, OOD_HINGE_VS_M1, OOD_ZERO_ERROR, OOD_ATTENTION, L_TS_VS_ALPHA_TEST, OOD_VIOLATIONS)
