@@ -46,12 +46,12 @@ class Curve(Kind):
         params = group.params
         judged = self.constants.index(self.judged)
         fitted = self._fit(x, y, np.ones(len(x)), params)
-        estimate = low = high = np.nan
+        estimate = low = high = r2 = np.nan
         method, details = "none: too few points to fit", {}
         if fitted is not None:
             estimate = float(fitted[judged])
             details = {f"fitted {n}": float(v) for n, v in zip(self.constants, fitted, strict=True)}
-            details["R² (log axes)"] = _r2(np.log(y), np.log(self.function(x, params, *fitted)))
+            r2 = _r2(np.log(y), np.log(self.function(x, params, *fitted)))  # on log axes, as fitted
             weights = resample_weights(usable["stratum"].to_numpy(), usable["seed"].to_numpy(), self.resamples)
             if weights is None:
                 method = "none: fewer than 3 seeds per x, too few to resample"
@@ -69,6 +69,7 @@ class Curve(Kind):
             n_points=len(usable),
             n_levels=len(np.unique(x)),
             n_censored=int(group.rows["censored"].sum()),
+            r2=r2,
             points=usable[["value", "seed", "censored", "left_censored"]].assign(x=x),
             details=details,
         )
