@@ -12,7 +12,7 @@ from analysis.verdict import CONSISTENT, INCONSISTENT
 
 STUDY = "feature_selector"
 EVAL = ("domain",)
-METRICS = ("test_error", "in_regime", "attn_same", "wq_mu_norm", "wq_nu_norm")
+METRICS = ("test_error", "train_loss", "in_regime", "attn_same", "wq_mu_norm", "wq_nu_norm")
 
 
 def results_of(rows: list[dict], curves: list[dict]) -> Results:
@@ -47,6 +47,7 @@ def crossing_store(levels, crossing, axis_values, seeds=4, stuck=(), non_selecti
                     **axis_values(level),
                     "test_error": final,
                     "in_regime": 0.0 if flat or wrong else 1.0,
+                    "train_loss": 1.0 if flat else 0.1 if wrong else 0.0,
                 }
             )
             tau = crossing(level, seed) / math.log(50)
@@ -132,6 +133,7 @@ def test_the_promotion_bound_separates_promoted_from_unpromoted_features():
                 "wq_nu_norm": 1.0,
                 "in_regime": 1.0,
                 "test_error": 0.0,
+                "train_loss": 0.0,
             }
             for s in range(5)
         ]
@@ -157,7 +159,8 @@ def test_the_figure_1_section_averages_selection_regime_runs_and_names_both_spli
     rows, curves = [], []
     for seed, regime in ((0, 1.0), (1, 0.0)):
         rows.append({"run_id": f"r{seed}", "sweep": "s", "study": STUDY, "seed": seed, "eval_key": "id",
-                     "status": "ok", "domain": "id", "M1": 4, "in_regime": regime, "test_error": 0.0})  # fmt: skip
+                     "status": "ok", "domain": "id", "M1": 4, "in_regime": regime, "test_error": 0.0,
+                     "train_loss": 0.0})  # fmt: skip
         for metric, final in finals.items():
             start = 0.1 if "norm" in metric else 0.0
             scale = 1.0 if regime else 100.0  # the non-selection run would dominate every mean if it counted
