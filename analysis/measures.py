@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from analysis.searched import searched_table, use_searched
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -233,7 +235,8 @@ class SamplesToReach(FirstStepReaching):
 @dataclass(frozen=True)
 class ThresholdAlongAxis(Measure):
     """The smallest value of a grid axis at which the final metric is ≤ threshold, per group and
-    seed (e.g. the smallest training prompt length l_tr with test error ≤ ε, for each α)."""
+    seed (e.g. the smallest training prompt length l_tr with test error ≤ ε, for each α); in a threshold
+    search's results directory, the thresholds it found (analysis.searched)."""
 
     axis: str = ""
     threshold: float = 0.0
@@ -255,6 +258,9 @@ class ThresholdAlongAxis(Measure):
             empty = rows.iloc[0:0][[*group_by, "seed"]]
             return empty.assign(value=[], censored=[], left_censored=[], run_id=None, eval_key=None)
         out = threshold_along_axis(rows, self.axis, self.metric, self.threshold, group_by, self.below)
+        searched = searched_table(results, self.axis, self.metric, self.threshold, self.below)
+        if searched is not None:  # a threshold search's answers (analysis.searched), not the stored values' minimum
+            out = use_searched(out, searched)
         if "in_regime" in rows and len(out):  # a (group, seed) is inside the regime when all its runs are
             keys = [*group_by, "seed"]
             inside = rows.groupby(keys, as_index=False, dropna=False)["in_regime"].agg(lambda v: bool(v.all()))

@@ -62,6 +62,8 @@ class Results:
     sweep: dict[str, Any]
     runs: Any  # pandas.DataFrame, one row per (config, eval point)
     curves: Any  # pandas.DataFrame, long: run_id, step, metric, value, eval_key, eval params
+    thresholds: Any = None
+    """pandas.DataFrame of DIR/thresholds.csv, one row per search of a threshold search (sweeps.threshold), or None."""
 
     @property
     def study(self) -> str:
@@ -126,7 +128,21 @@ def load_results(directory: str) -> Results:
 
     data = read_store(directory)
     runs = add_derived(data.runs)
-    return Results(str(directory), data.sweep or {}, runs, data.curves)
+    return Results(str(directory), data.sweep or {}, runs, data.curves, read_thresholds(directory))
+
+
+def read_thresholds(directory: str):
+    """DIR/thresholds.csv as a DataFrame (a threshold search's answers), or None when there is none."""
+    import io
+
+    import pandas as pd
+
+    from sweeps.store import Location
+
+    location = Location(directory)
+    if not location.exists("thresholds.csv"):
+        return None
+    return pd.read_csv(io.StringIO(location.read_text("thresholds.csv")), keep_default_na=False, na_values=[""])
 
 
 def add_derived(runs):

@@ -24,7 +24,7 @@ from torch.func import grad_and_value, vmap
 
 from iclscale import recipe
 from iclscale.compiling import StepRunner
-from iclscale.measuring import Measurer
+from iclscale.measuring import Measurer, append
 from iclscale.params import Config, EvalPoint, RecordSchedule
 from iclscale.registry import StudyInfo
 from iclscale.study import Net, Pack, PackNet, Study, config_view, config_view_class
@@ -33,6 +33,10 @@ OK, DIVERGED = "ok", "diverged"
 
 Progress = Callable[[int, int, "PackResult"], None]
 """Called after every record with (step, total steps, the result so far)."""
+Refine = Callable[["PackResult", Callable[[Sequence[EvalPoint]], None]], None]
+"""Called once a pack (or each part of it) is trained, with its result and `evaluate(points)`, which measures
+the trained models at more eval points and adds them to the result (final record only): an eval axis
+searched on the trained models without retraining (sweeps.eval_refine)."""
 
 
 @dataclass
@@ -78,12 +82,13 @@ class PackResult:
     def concatenate(cls, parts: Sequence[PackResult]) -> PackResult:
         """The result of a pack trained in parts (same record steps, configs in order)."""
         first = parts[0]
-        joined = cls([c for p in parts for c in p.configs], first.eval_points, list(first.record_steps))
-        joined.probes = _join([p.probes for p in parts])
-        joined.evals = {point: _join([p.evals[point] for p in parts]) for point in first.eval_points}
+        points = list(dict.fromkeys(point for p in parts for point in p.eval_points))  # parts may refine apart
+        sizes = [len(p.configs) for p in parts]
+        joined = cls([c for p in parts for c in p.configs], points, list(first.record_steps))
+        joined.probes = _join([p.probes for p in parts], sizes)
+        joined.evals = {point: _join([p.evals.get(point, {}) for p in parts], sizes) for point in points}
         joined.eval_errors = {
-            point: next((p.eval_errors.get(point) for p in parts if p.eval_errors.get(point)), None)
-            for point in first.eval_points
+            point: next((p.eval_errors.get(point) for p in parts if p.eval_errors.get(point)), None) for point in points
         }
         joined.status = [s for p in parts for s in p.status]
         joined.diverged_step = [s for p in parts for s in p.diverged_step]
@@ -92,7 +97,8 @@ class PackResult:
         return joined
 
 
-def _join(tables: Sequence[dict[str, list[np.ndarray]]]) -> dict[str, list[np.ndarray]]:
+def _join(tables: Sequence[dict[str, list[np.ndarray]]], sizes: Sequence[int]) -> dict[str, list[np.ndarray]]:
+    """Per-part metric records joined along the configs; a metric a part lacks is NaN for its configs."""
     names = dict.fromkeys(name for table in tables for name in table)
     records = max(len(column) for table in tables for column in table.values()) if names else 0
     joined = {}
@@ -100,8 +106,7 @@ def _join(tables: Sequence[dict[str, list[np.ndarray]]]) -> dict[str, list[np.nd
         columns = []
         for r in range(records):
             parts = []
-            for table in tables:
-                K = len(next(iter(table.values()))[0]) if table else 0
+            for table, K in zip(tables, sizes, strict=True):
                 column = table.get(name)
                 parts.append(column[r] if column is not None else np.full(K, np.nan))
             columns.append(np.concatenate(parts))
@@ -124,10 +129,11 @@ def train_pack(
     progress: Progress | None = None,
     compile: str = "auto",
     memory_limit: int | None = None,
+    refine: Refine | None = None,
 ) -> PackResult:
     """Train K configs with equal shape params together, recording at `record` (every k steps, or a
     schedule). `compile`: "auto" (when it pays), "on" or "off". `memory_limit` (bytes) overrides the
-    device's free memory when sizing parts."""
+    device's free memory when sizing parts. `refine` measures the trained parts at more eval points."""
     from iclscale.footprint import pack_parts
 
     schedule = record if isinstance(record, RecordSchedule) else RecordSchedule(every=record)
@@ -139,6 +145,8 @@ def train_pack(
         trainer = PackTrainer(info, members, list(eval_points), device)
         report = progress if len(parts) == 1 else _part_progress(progress, index, len(parts))
         result = trainer.run(schedule, report, compile)
+        if refine is not None:
+            refine(result, lambda points, trainer=trainer, result=result: trainer.evaluate_final(result, points))
         results.append(_drop_padding(result, padding))
     result = results[0] if len(results) == 1 else PackResult.concatenate(results)
     result.wall_time = time.perf_counter() - start
@@ -229,6 +237,7 @@ class PackTrainer:
                     if progress is not None:
                         progress(t + 1, self.steps, result)
             result.compiled = runner is not None and runner.compiled
+        self.active = active
         result.diverged_step = [step or None for step in diverged_at.tolist()]
         result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
         result.wall_time = time.perf_counter() - start
@@ -262,6 +271,22 @@ class PackTrainer:
     def record(self, result: PackResult, step: int, active: torch.Tensor, train_loss: torch.Tensor | None) -> None:
         """Probes and every eval point on the current parameters (see `iclscale.measuring`)."""
         self.measurer.record(result, step, step == self.steps, self.measured_net(active), train_loss)
+
+    def evaluate_final(self, result: PackResult, points: Sequence[EvalPoint]) -> None:
+        """Measure the trained pack at more eval points (after `run`): their final record only (NaN before)."""
+        net = self.measured_net(self.active)
+        with self.defaults(), torch.no_grad():
+            for point in points:
+                if point in result.evals:
+                    continue
+                result.eval_points = [*result.eval_points, point]
+                result.evals[point], result.eval_errors[point] = {}, None
+                try:
+                    found = self.measurer.evaluate(net, dict(point), True)
+                except Exception as error:  # an eval point that cannot be computed fails alone
+                    result.eval_errors[point] = f"{type(error).__name__}: {error}"[:2000]
+                    continue
+                append(result.evals[point], found, len(result.record_steps) - 1)
 
 
 _STEPS: dict[tuple, Callable] = {}

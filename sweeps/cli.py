@@ -92,6 +92,11 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
         print(describe_search(sweep, location.uri, load_states(sweep, location)))
         return
+    if sweep.threshold:
+        from sweeps.threshold import describe_stored
+
+        print(describe_stored(sweep, location))
+        return
     plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
     print(describe_plan(plan, location.uri))
     for i, pack in enumerate(plan.packs):
@@ -147,6 +152,10 @@ def status_counts(out: str) -> dict[str, Any]:
         from sweeps.search import search_status
 
         return search_status(sweep, location)
+    if sweep.threshold:
+        from sweeps.threshold import threshold_status
+
+        return threshold_status(sweep, location)
     from sweeps.store import eval_key
 
     keys = [eval_key(p) for p in sweep.eval_points()]

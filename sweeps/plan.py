@@ -51,8 +51,17 @@ class Plan:
 def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str], slots: int = 1) -> Plan:
     """The packs still to train. With pack_size auto, one pack per shape group, the largest split in halves
     until there are at least `slots` packs (one per worker that can run at once)."""
-    configs = sweep.configs()
-    points = sweep.eval_points()
+    return plan_configs(sweep, sweep.configs(), sweep.eval_points(), stored, slots)
+
+
+def plan_configs(
+    sweep: Sweep,
+    configs: list[Config],
+    points: list[EvalPoint],
+    stored: dict[tuple[str, str], str],
+    slots: int = 1,
+) -> Plan:
+    """`make_plan` for any list of the sweep's configs (a threshold search plans each round's proposals)."""
     keys = [eval_key(p) for p in points]
     shape_names = sweep.study.names("shape")
     groups: dict[tuple, list[Config]] = defaultdict(list)

@@ -34,6 +34,10 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
         from sweeps.search import check_metric
 
         check_metric(sweep)  # before anything is written
+    if sweep.threshold:
+        from sweeps.threshold import check_threshold_metric
+
+        check_threshold_metric(sweep)
     try:
         if args.executor == "ray" and not sweep.search and _has_work(sweep, location):
             _connect(sweep, args)
@@ -59,6 +63,10 @@ def _has_work(sweep, location) -> bool:
     from sweeps.plan import make_plan
     from sweeps.store import stored_keys
 
+    if sweep.threshold:
+        from sweeps.threshold import has_open_search
+
+        return has_open_search(sweep, location)
     return bool(make_plan(sweep, stored_keys(location) if location.exists() else {}).packs)
 
 
@@ -127,6 +135,8 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
             compact(location, sweep.study)
             print(format_counts(sweep.name, status_counts(location.uri), location.uri))
             return 0
+        if sweep.threshold:  # bisection rounds, each planned and run like a sweep
+            return _threshold_run(sweep, args, location, metrics)
         plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, _slots(sweep, args))
         if not args.quiet:
             print(describe_plan(plan, location.uri), flush=True)
@@ -147,6 +157,31 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
         if totals.get("nodes") and not args.quiet:
             print(f"packs ran on nodes: {', '.join(totals['nodes'])}")
         compact(location, sweep.study)
+    print(format_counts(sweep.name, status_counts(location.uri), location.uri))
+    return 0
+
+
+def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]) -> int:
+    from sweeps.cli import format_counts, status_counts
+    from sweeps.compact import compact
+    from sweeps.execute import SweepContext, run_inline
+    from sweeps.progress import Progress
+    from sweeps.threshold import run_threshold
+
+    def run_plan(plan) -> None:
+        context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics))
+        progress = Progress(plan, enabled=not args.quiet)
+        try:
+            if args.executor == "inline":
+                run_inline(plan, context, args.device, progress)
+            else:
+                _run_ray(plan, context, args, location, progress)
+        finally:
+            progress.close()
+        metrics[:] = compact(location, sweep.study)  # later rounds' fragments carry every metric column
+
+    run_threshold(sweep, location, run_plan, _slots(sweep, args), args.quiet)
+    compact(location, sweep.study)
     print(format_counts(sweep.name, status_counts(location.uri), location.uri))
     return 0
 

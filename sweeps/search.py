@@ -129,7 +129,7 @@ def _parse_range(p, spec: Any, key: str) -> dict[str, Any]:
         choices = spec["choices"]
         if not isinstance(choices, list) or not choices:
             raise UserError(f"{key}.choices: expected a non-empty list ({p.allowed()})")
-        values = [p.coerce(_number(p, v), f"{key}.choices") for v in choices]
+        values = [p.coerce(yaml_number(p, v), f"{key}.choices") for v in choices]
         if len(set(map(repr, values))) != len(values):
             raise UserError(f"{key}.choices: a value appears twice in {choices!r}")
         return {"choices": values}
@@ -141,8 +141,8 @@ def _parse_range(p, spec: Any, key: str) -> dict[str, Any]:
     for end in ("low", "high"):
         if end not in spec:
             raise UserError(f"{key}: missing key {end!r}")
-    low = p.coerce(_number(p, spec["low"]), f"{key}.low")
-    high = p.coerce(_number(p, spec["high"]), f"{key}.high")
+    low = p.coerce(yaml_number(p, spec["low"]), f"{key}.low")
+    high = p.coerce(yaml_number(p, spec["high"]), f"{key}.high")
     if low is None or high is None:
         raise UserError(f"{key}: low and high must be numbers, got {spec['low']!r} and {spec['high']!r}")
     if not low < high:
@@ -155,7 +155,7 @@ def _parse_range(p, spec: Any, key: str) -> dict[str, Any]:
     return {"low": low, "high": high, "log": log}
 
 
-def _number(p, value: Any) -> Any:
+def yaml_number(p, value: Any) -> Any:
     """YAML 1.1 reads `1e-3` (no dot) as text; take it as the number it was meant to be."""
     if p.type is float and isinstance(value, str):
         try:
@@ -168,13 +168,15 @@ def _number(p, value: Any) -> Any:
 def _check_ends(sweep: Sweep, search: dict[str, Any], where: str) -> None:
     """Every grid point with each end of each range (and each choice) must pass the study's checks."""
     sweep.configs()  # the grid's own mistakes first, reported as such
-    info = sweep.study
     for name, spec in search["params"].items():
         ends = spec["choices"] if "choices" in spec else [spec["low"], spec["high"]]
-        for point, value in itertools.product(grid_points(sweep), ends):
-            info.resolve(
-                {**sweep.fixed, **point, name: value}, 0, f"{where}.params.{name} = {value!r} at {label(point)}"
-            )
+        check_at_grid_points(sweep, name, ends, f"{where}.params.{name}")
+
+
+def check_at_grid_points(sweep: Sweep, name: str, values: list[Any], where: str) -> None:
+    """Each grid point with `name` set to each of `values` must pass the study's checks."""
+    for point, value in itertools.product(grid_points(sweep), values):
+        sweep.study.resolve({**sweep.fixed, **point, name: value}, 0, f"{where} = {value!r} at {label(point)}")
 
 
 # Grid points, trials and their configs ---------------------------------------------------------
@@ -382,23 +384,28 @@ def run_trial(
 
 
 def check_metric(sweep: Sweep) -> None:
-    """Refuse an unknown search metric before any training: a 0-step pack of one config reports
-    every final metric the study has (train_loss too once steps > 0)."""
-    from iclscale.training import train_pack
-
-    info, search = sweep.study, sweep.search
+    """Refuse an unknown search metric before any training."""
+    search = sweep.search
     values = {n: s["choices"][0] if "choices" in s else s["low"] for n, s in search["params"].items()}
     config = trial_sweep(sweep, grid_points(sweep)[0], values).configs()[0]
+    known = final_metric_names(sweep, config, sweep.eval_points()[0])
+    if known is not None and search["metric"] not in known:
+        raise UserError(missing_metric(sweep, known))
+
+
+def final_metric_names(sweep: Sweep, config, point) -> set[str] | None:
+    """Every final metric the study reports for `config` at `point`, from a 0-step pack of it (train_loss
+    too once steps > 0); None when the study refuses 0 steps (the first training checks it instead)."""
+    from iclscale.training import train_pack
+
+    info = sweep.study
     steps = config.as_dict().get("steps")
     try:
         probe, _ = info.resolve({**config.as_dict(), **({"steps": 0} if steps else {})}, config.seed, "probe")
     except UserError:
-        return  # the study refuses 0 steps: the first trial checks the metric instead
-    point = sweep.eval_points()[0]
+        return None
     known = set(train_pack(info, [probe], [point], 1, device="cpu").final_metrics(0, point))
-    known |= {"train_loss"} if steps else set()
-    if search["metric"] not in known:
-        raise UserError(missing_metric(sweep, known))
+    return known | ({"train_loss"} if steps else set())
 
 
 # Optuna ----------------------------------------------------------------------------------------

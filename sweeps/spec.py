@@ -15,6 +15,7 @@ A sweep file is YAML:
     laws: [name, ...]            # laws to fit in the report (analysis.laws)
     resources: {cpu: 1, gpu: 0, pack_size: auto}   # auto: sized by the device's memory
     search: {...}                # optional Optuna search mode (sweeps.search)
+    threshold: {...}             # optional threshold search along one axis (sweeps.threshold_spec)
 
 Every mistake is refused with one message naming the file, the line and column, the key and what
 is allowed, before anything runs. Each top-level key has one validator (`VALIDATORS`, in the order
@@ -37,6 +38,7 @@ from iclscale.errors import UserError, shorten, unknown_name
 from iclscale.params import Config, EvalPoint, RecordSchedule, coerce_seed
 from iclscale.registry import StudyInfo, study_info
 from sweeps.limits import Limits, check_size
+from sweeps.threshold_spec import ThresholdSpec, parse_threshold
 from sweeps.yamlsafe import Marks, load_yaml
 
 TOP_LEVEL_KEYS = (
@@ -53,6 +55,7 @@ TOP_LEVEL_KEYS = (
     "laws",
     "resources",
     "search",
+    "threshold",
 )
 FROZEN_ONLY_KEYS = ("params", "overrides")  # written into the frozen sweep.yaml, ignored when it is read back
 RESOURCE_KEYS = ("cpu", "gpu", "pack_size")
@@ -87,6 +90,7 @@ class Sweep:
     laws: list[str] = field(default_factory=list)
     resources: Resources = field(default_factory=Resources)
     search: dict[str, Any] | None = None
+    threshold: ThresholdSpec | None = None
     overrides: list[str] = field(default_factory=list)
     """`key=value` overrides given on the command line (recorded in the frozen sweep.yaml)."""
     limits: Limits = field(default_factory=Limits, repr=False)
@@ -141,6 +145,7 @@ class Sweep:
             "laws": self.laws,
             "resources": vars(self.resources),
             "search": self.search,
+            "threshold": self.threshold.as_dict() if self.threshold else None,
             "overrides": self.overrides or None,
             "params": {
                 p.name: {
@@ -222,6 +227,8 @@ def parse_sweep(
     sweep = Sweep(path=path, name="", study=_study(raw["study"], f"{where}: study"), overrides=overrides or [])
     if "record" in raw and "record_every" in raw:
         raise UserError(f"{where}: record_every: give record or record_every, not both")
+    if raw.get("search") is not None and raw.get("threshold") is not None:
+        raise UserError(f"{where}: threshold: give search (tune params) or threshold (find a crossing), not both")
     sweep.limits = limits or Limits()
     for key, validate in VALIDATORS.items():
         validate(sweep, raw.get(key, DEFAULTS.get(key)), f"{where}: {key}")
@@ -232,7 +239,8 @@ def parse_sweep(
 
         sweep.search = parse_search(sweep.study, raw["search"], f"{where}: search", sweep)
     sweep.eval_points()
-    sweep.configs()  # validates every combination (cross-param checks) before anything runs
+    if sweep.threshold is None:  # a threshold search checked its cells at both ends of its range
+        sweep.configs()  # validates every combination (cross-param checks) before anything runs
     return sweep
 
 
@@ -348,6 +356,12 @@ def _resources(sweep: Sweep, value: Any, where: str) -> None:
     sweep.resources = Resources(amounts["cpu"], amounts["gpu"], pack_size)
 
 
+def _threshold(sweep: Sweep, value: Any, where: str) -> None:
+    """The threshold search (sweeps.threshold_spec); after fixed, grid, cases and eval, which it checks against."""
+    if value is not None:
+        sweep.threshold = parse_threshold(sweep, value, where)
+
+
 def _nothing(sweep: Sweep, value: Any, where: str) -> None:
     """study and search are read outside the loop (the study first, search last)."""
 
@@ -367,6 +381,7 @@ VALIDATORS: dict[str, Validator] = {
     "laws": _laws,
     "resources": _resources,
     "search": _nothing,
+    "threshold": _threshold,
 }
 
 

@@ -23,12 +23,14 @@ SMALL = {
         "lr": 3e-3,
         "eval_prompts": 32,
     },
+    "mamba_outliers": {"steps": 8, "eval_prompts": 32, "batch_size": 8, "l_tr": 8, "l_ts": 8, "alpha": 0.3},
 }
 VARIATION = {  # a train-role param that differs inside the pack
     "softmax_window": [{"L": 0.5}, {"L": 2.0, "sigma": 0.3}, {"lr": 0.03}],
     "nonlinear_icl": [{"alpha": 0.6}, {"lr": 0.5, "beta": 2.0}, {"delta": 0.2}],
     "feature_selector": [{"alpha": 0.8, "tau": 0.2}, {"lambda_star": 0.3, "xi": 0.3}, {"lr": 3.0, "n_train_tasks": 2}],
     "nonlinear_icl_gpt2": [{"alpha": 0.6}, {}, {"lr": 1e-3}],
+    "mamba_outliers": [{"p_a": 0.4}, {"lr": 0.05, "beta": 2.0}, {"delta": 0.1}],
 }
 
 

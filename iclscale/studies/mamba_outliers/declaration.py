@@ -1,0 +1,259 @@
+"""Params of the seed-002 study (torch-free). Paper: Li, Lu, Cui, Chen, Wang, cited below as [LM25].
+
+`mamba_outliers` trains the one-layer Mamba of [LM25] Eq. 3 or the linear Transformer (gates fixed to 1), or the
+3-layer versions of §4.2, by SGD on the hinge loss over prompts whose demonstrations carry additive outliers
+with probability p_a (Eq. 6), and measures the test error over all tasks with unseen outliers (Eq. 7): per task
+group, per test outlier direction, per placement (Table 1), with the attention and gate probes of §4.2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from iclscale.params import Param, recipe_params
+from iclscale.registry import StudyInfo
+
+PAPER = (
+    "Li, Lu, Cui, Chen, Wang. Can Mamba Learn In Context with Outliers? A Theoretical Generalization Analysis "
+    "(arXiv 2510.00399, 2025)"
+)
+
+MODELS = ("mamba", "lt")
+PLACEMENTS = ("bernoulli", "farthest", "random", "closest")  # as iclscale.studies.outliers (torch-free here)
+LABEL_MODES = ("flip", "targeted", "random")
+OUTLIER_SETS = ("unseen", "v1", "v2", "v3", "train", "sum_L")
+
+DATA = (
+    Param("d", int, 30, "shape", "input dimension d; tokens have d + 1 entries ([LM25] §4: 30)", low=2, high=4096),
+    Param("M1", int, 6, "shape", "number of relevant patterns μ_j ([LM25] §4: 6)", low=3, high=64, symbol="M₁"),
+    Param("M2", int, 10, "shape", "number of irrelevant patterns ν_k ([LM25] §4: 10)", low=1, high=4096, symbol="M₂"),
+    Param("V", int, 3, "shape", "number of training outlier directions v*_s ([LM25] §4: 3)", low=1, high=64),
+    Param("l_tr", int, 20, "shape", "training prompt length l_tr ([LM25] §4: 20)", low=1, high=10**4, symbol="l_tr"),
+    Param(
+        "batch_size",
+        int,
+        64,
+        "shape",
+        "SGD batch size B, fresh prompts every iteration (not from the paper: never given; spec §10's 64, not tuned)",
+        low=1,
+        high=10**6,
+        symbol="B",
+    ),
+)
+
+MODEL = (
+    Param(
+        "model",
+        str,
+        "mamba",
+        "shape",
+        "mamba = [LM25] Eq. 3 (Ψ = {W_B, W_C, w}); lt = the linear Transformer, the same with G ≡ 1 (§2, §3.4)",
+        choices=MODELS,
+    ),
+    Param("layers", int, 1, "shape", "layers ([LM25] §4.1: 1; §4.2: 3)", low=1, high=16),
+    Param(
+        "hidden",
+        int,
+        None,
+        "shape",
+        "rows h of W_B, W_C; null means d + 1 (not from the paper: its m = l + 1 = 21 rows cannot hold the "
+        "first d = 30 diagonal entries of the initialisation, spec §12.2)",
+        low=1,
+        high=10**5,
+        nullable=True,
+        symbol="h",
+    ),
+    Param(
+        "residual",
+        bool,
+        True,
+        "shape",
+        "residual p ← p + o between layers (not from the paper: §4.2 gives no architecture, spec §4.5); "
+        "no effect on one layer",
+    ),
+)
+
+TRAIN = (
+    Param(
+        "p_a",
+        float,
+        0.6,
+        "train",
+        "fraction p_a of training demonstrations with an outlier κ_a·v*_s and a random label ([LM25] Eq. 6; "
+        "§4.1: 0.6, §4.2: 0.4)",
+        low=0,
+        high=1,
+        symbol="p_a",
+    ),
+    Param("beta", float, 3.0, "train", "norm β of every μ_j, ν_k ([LM25] §4: 3)", low=0, low_open=True, symbol="β"),
+    Param("kappa_a", float, 2.0, "train", "training outlier magnitude κ_a ([LM25] §4: 2)", low=0, symbol="κ_a"),
+    Param(
+        "K",
+        float,
+        0.5,
+        "train",
+        "κ ~ U(−K, K) of the irrelevant pattern in training ([LM25] Eq. 6: K ≤ 1/2; 0.5 not from the paper)",
+        low=0,
+        symbol="K",
+    ),
+    Param(
+        "delta",
+        float,
+        0.2,
+        "train",
+        "initial value δ of the first d diagonal entries of W_B, W_C ([LM25] §2: δ ∈ (0, 0.2]; §4: 0.2)",
+        low=0,
+        low_open=True,
+        symbol="δ",
+    ),
+)
+
+EVAL = (
+    Param(
+        "alpha",
+        float,
+        0.0,
+        "eval",
+        "fraction α of test demonstrations with an outlier κ_a'·v'_s ([LM25] Eq. 7; Fig. 2 sweeps it, Fig. 4: "
+        "0.3, Table 1: 0.5)",
+        low=0,
+        high=1,
+        symbol="α",
+    ),
+    Param(
+        "kappa_a_test",
+        float,
+        2.0,
+        "eval",
+        "test outlier magnitude κ_a' ([LM25] Eq. 7; not given, 2 = κ_a is spec §10's reading)",
+        low=0,
+        symbol="κ_a′",
+    ),
+    Param(
+        "K_test",
+        float,
+        1.5,
+        "eval",
+        "κ' ~ U(−K', K') of the irrelevant pattern at test ([LM25] Eq. 7: K' > 1; 1.5 not from the paper)",
+        low=0,
+        symbol="K′",
+    ),
+    Param("l_ts", int, 20, "eval", "test prompt length l_ts ([LM25] §4: 20)", low=1, high=10**4, symbol="l_ts"),
+    Param(
+        "label_mode",
+        str,
+        "flip",
+        "eval",
+        "labels of test outliers ([LM25] §4.1, Fig. 2): flip (A), targeted (B, target_label), random (C)",
+        choices=LABEL_MODES,
+    ),
+    Param(
+        "target_label",
+        int,
+        1,
+        "eval",
+        "the label of targeted outliers, +1 or −1 (not from the paper: +1 after Fig. 1's 'James Bond' example)",
+        low=-1,
+        high=1,
+    ),
+    Param(
+        "placement",
+        str,
+        "bernoulli",
+        "eval",
+        "bernoulli: each demonstration an outlier with probability α (Eq. 7); farthest (FQ), random (R), closest (CQ):"
+        " exactly outlier_count outliers at those positions ([LM25] Table 1)",
+        choices=PLACEMENTS,
+    ),
+    Param(
+        "outlier_count",
+        int,
+        None,
+        "eval",
+        "outliers per prompt for the placements farthest/random/closest; null means round(α·l_ts) (spec §3.4: "
+        "10 at α = 0.5, l_ts = 20)",
+        low=0,
+        high=10**4,
+        nullable=True,
+    ),
+    Param(
+        "outlier_set",
+        str,
+        "unseen",
+        "eval",
+        "test outlier directions: unseen = the three v'_s of [LM25] §4 (L = 0.3), v1/v2/v3 = one of them only, "
+        "train = the training v*_s, sum_L = random unit λ with Σλ = outlier_sum (not from the paper)",
+        choices=OUTLIER_SETS,
+    ),
+    Param(
+        "outlier_sum",
+        float,
+        0.3,
+        "eval",
+        "Σλ = L of the sum_L outliers, the threshold of 𝒱' ([LM25] Eq. 11; needs L² ≤ V)",
+        low=-8,
+        high=8,
+        symbol="L",
+    ),
+    Param(
+        "renormalise",
+        bool,
+        True,
+        "eval",
+        "scale the three v'_s to norm 1 as Eq. 11 asks (their λ give 1.005, 1.005, 0.995; spec §12.12)",
+    ),
+    Param(
+        "eval_prompts",
+        int,
+        4096,
+        "eval",
+        "test prompts per evaluation, the same set at every record (not from the paper; spec §10 suggests ≥ 5000)",
+        low=1,
+        high=10**7,
+    ),
+)
+
+
+def _check(values: Mapping[str, Any]) -> str | None:
+    d, M1, M2, V = values["d"], values["M1"], values["M2"], values["V"]
+    if M1 + M2 + V > d:
+        return f"M1 + M2 + V orthogonal directions must fit in d: M1 = {M1}, M2 = {M2}, V = {V}, d = {d}"
+    if values["hidden"] is not None and values["hidden"] < d:
+        return f"W_B, W_C start as δ on their first d diagonal entries: need hidden ≥ d = {d}, got {values['hidden']}"
+    count, placement = values["outlier_count"], values["placement"]
+    if count is not None and placement == "bernoulli":
+        return "outlier_count places an exact number of outliers: set placement to farthest, random or closest"
+    if count is not None and count > values["l_ts"]:
+        return f"more outliers than demonstrations: outlier_count = {count} > l_ts = {values['l_ts']}"
+    if values["outlier_set"] in ("unseen", "v1", "v2", "v3") and V < 3:
+        return f"the unseen outliers of [LM25] §4 combine v*_1..v*_3 and need V ≥ 3, got V = {V}"
+    if values["outlier_set"] == "sum_L" and values["outlier_sum"] ** 2 > V:
+        return (
+            f"a unit λ ∈ R^V has Σλ ≤ √V: outlier_sum = {values['outlier_sum']} needs V ≥ {values['outlier_sum'] ** 2}"
+        )
+    if values["target_label"] == 0:
+        return "target_label must be +1 or −1, got 0"
+    return None
+
+
+MAMBA_OUTLIERS = StudyInfo(
+    name="mamba_outliers",
+    title="Mamba vs a linear Transformer in context with outliers: gates, thresholds in α, iterations vs l_tr",
+    paper=PAPER,
+    implementation="iclscale.studies.mamba_outliers.study:MambaOutliers",
+    checks=(_check,),
+    params=(
+        *DATA,
+        *MODEL,
+        *recipe_params(
+            steps=1000,
+            lr=0.1,
+            optimizer="sgd",
+            source="[LM25] Alg. 1: plain SGD; η = 0.1 and T = 1000 not from the paper (spec §10's η; T where the "
+            "pilot's Mamba hinge is flat, spec §13.1), not tuned",
+        ),
+        *TRAIN,
+        *EVAL,
+    ),
+)
