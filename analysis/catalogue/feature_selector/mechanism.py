@@ -8,7 +8,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.catalogue.feature_selector.common import EXPONENT_RULE, LW23, SELECTION, STUDY, exponent_prediction
+from analysis.catalogue.feature_selector.common import EXPONENT_RULE, LW23, SELECTED, STUDY, exponent_prediction
 from analysis.kinds import Bound, PowerLaw
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
 from analysis.measures import FinalCombination, FinalValue
@@ -45,7 +45,7 @@ ATTENTION_CONCENTRATES = Law(
     predict=concentration_prediction,
     kind=Bound(aggregate="mean", statistic_text="seed-mean of 1 − A_*"),
     group_by=("M1", "M2"),
-    regime=SELECTION,
+    regime=SELECTED,
     rule=ONE_CELL,
 )
 
@@ -68,7 +68,7 @@ ATTENTION_COMPLEMENT_VS_M = Law(
     predict=complement_prediction,
     kind=PowerLaw(),
     pool=("d_x",),
-    regime=SELECTION,
+    regime=SELECTED,
     rule=EXPONENT_RULE,
 )
 
@@ -104,7 +104,7 @@ def _promotion_law(weights: str) -> Law:
         predict=promotion_prediction,
         kind=Bound(aggregate="mean", statistic_text=f"seed-mean of ‖W_{weights.upper()}μ‖/‖W_{weights.upper()}ν‖"),
         group_by=("M1", "M2"),
-        regime=SELECTION,
+        regime=SELECTED,
         rule=ONE_CELL,
     )
 
@@ -145,7 +145,7 @@ def _label_law(side: str) -> Law:
         predict=label_prediction,
         kind=Bound(aggregate="mean", statistic_text=f"seed-mean of label/feature ({side}put split)"),
         group_by=("M1", "M2"),
-        regime=SELECTION,
+        regime=SELECTED,
         rule=ONE_CELL,
     )
 
@@ -178,7 +178,7 @@ WO_SPLIT_VS_LAMBDA = Law(
     predict=wo_split_prediction,
     kind=PowerLaw(),
     where={"lambda_mode": ("fixed",)},
-    regime=SELECTION,
+    regime=SELECTED,
     rule=EXPONENT_RULE,
 )
 

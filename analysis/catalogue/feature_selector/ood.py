@@ -9,7 +9,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.catalogue.feature_selector.common import EPSILON, EXPONENT_RULE, LW23, SELECTION, STUDY
+from analysis.catalogue.feature_selector.common import EPSILON, EXPONENT_RULE, LW23, SELECTED, STUDY
 from analysis.catalogue.feature_selector.common import exponent_prediction as _exponent
 from analysis.kinds import Bound, PowerLaw
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
@@ -51,7 +51,7 @@ OOD_HINGE_BOUND = Law(
     row_filter=long_enough,
     one_row_per_run=False,
     pool=("alpha_test", "l_ts"),
-    regime=SELECTION,
+    regime=SELECTED,
     rule=ONE_CELL,
 )
 
@@ -78,7 +78,7 @@ OOD_HINGE_VS_M1 = Law(
     row_filter=long_enough,
     one_row_per_run=False,
     pool=("M2", "d_x", "alpha_test", "l_ts"),
-    regime=SELECTION,
+    regime=SELECTED,
     rule=EXPONENT_RULE,
 )
 
@@ -103,7 +103,7 @@ OOD_ZERO_ERROR = Law(
     row_filter=long_enough,
     one_row_per_run=False,
     pool=("alpha_test",),
-    regime=SELECTION,
+    regime=SELECTED,
     rule=ONE_CELL,
 )
 
@@ -134,7 +134,7 @@ OOD_ATTENTION = Law(
     row_filter=long_enough,
     pool=("alpha_test", "l_ts"),
     one_row_per_run=False,
-    regime=SELECTION,
+    regime=SELECTED,
     rule=ONE_CELL,
 )
 
@@ -163,7 +163,7 @@ L_TS_VS_ALPHA_TEST = Law(
     kind=PowerLaw(),
     where=CONE,
     one_row_per_run=False,
-    regime=SELECTION,
+    regime=SELECTED,
     rule=EXPONENT_RULE,
 )
 
@@ -202,7 +202,7 @@ OOD_VIOLATIONS = Law(
     row_filter=_violations,
     one_row_per_run=False,
     pool=("alpha_test",),
-    regime=SELECTION,
+    regime=SELECTED,
     rule=ONE_CELL,
 )
 
