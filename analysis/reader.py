@@ -17,15 +17,19 @@ from sweeps.store import PROVENANCE_COLUMNS, STATUS_COLUMNS
 
 @dataclass(frozen=True)
 class DerivedVariable:
-    """A product of powers of params, e.g. Λ = n¹ L² σ⁻². The powers tell a multi-variable fit
-    which combination the law claims the measure depends on."""
+    """A product of powers of params, e.g. Λ = n¹ L² σ⁻² (the powers tell a multi-variable fit which
+    combination the law claims the measure depends on), or with `sum`, a weighted sum, e.g. M = M1 + M2 (the
+    weights in `powers`; no multi-variable power-law fit then: a sum is not a product of powers)."""
 
     name: str  # column name
     symbol: str
     powers: dict[str, float]
     meaning: str
+    sum: bool = False
 
     def compute(self, table) -> np.ndarray:
+        if self.sum:
+            return sum(weight * np.asarray(table[param], dtype=float) for param, weight in self.powers.items())
         with np.errstate(divide="ignore", invalid="ignore"):
             value = np.ones(len(table))
             for param, power in self.powers.items():
@@ -36,6 +40,8 @@ class DerivedVariable:
 DERIVED = {
     # Λ := nL²/σ², the scaling variable of [C24] Theorem 3.4 (σ = 0 gives Λ = inf, left out of fits)
     "Lambda": DerivedVariable("Lambda", "Λ", {"n": 1, "L": 2, "sigma": -2}, "Λ = nL²/σ² ([C24] Thm 3.4)"),
+    # M := M1 + M2, the number of patterns of [LW23] Thm 1 (relevant plus irrelevant)
+    "M": DerivedVariable("M", "M", {"M1": 1, "M2": 1}, "M = M1 + M2 ([LW23] §3.2)", sum=True),
 }
 
 

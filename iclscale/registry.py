@@ -59,15 +59,17 @@ class StudyInfo:
             if message:
                 raise UserError(f"{where}: {message}")
 
-    def resolve(self, values: Mapping[str, Any], seed: int, where: str) -> tuple[Config, EvalPoint]:
-        """Validate an assignment (any roles, typed values) and fill in defaults.
+    def resolve(self, values: Mapping[str, Any], seed: int, where: str, check: bool = True) -> tuple[Config, EvalPoint]:
+        """Validate an assignment (any roles, typed values) and fill in defaults. `check=False` leaves out the
+        cross-param checks (for part of an assignment, checked whole elsewhere).
 
         Returns the config (shape and train params, seed) and the eval point (eval params).
         """
         full = self.defaults("shape", "train", "eval")
         for name, value in values.items():
             full[name] = self.param(name, where).coerce(value, where)
-        self.check(full, where)
+        if check:
+            self.check(full, where)
         training = {n: full[n] for n in self.names("shape", "train")}
         evaluation = {n: full[n] for n in self.names("eval")}
         return Config(self.name, tuple(training.items()), coerce_seed(seed, where)), eval_point(evaluation)

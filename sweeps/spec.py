@@ -96,24 +96,39 @@ class Sweep:
     limits: Limits = field(default_factory=Limits, repr=False)
 
     def configs(self) -> list[Config]:
-        """Every (case × grid point × seed) as a validated config, in file order."""
+        """Every (case × grid point × seed) as a validated config, in file order. Cross-param checks see each
+        assignment together with each eval point (a check may span roles: an out-of-domain eval point that
+        needs spare feature axes, say); past `JOINT_CHECKS` pairs, each assignment with the first eval point
+        and each eval point with the first assignment."""
         configs = []
         axes = list(self.grid)
-        for case in self.cases or [{}]:
-            for values in itertools.product(*(self.grid[a] for a in axes)):
-                assignment = {**self.fixed, **case, **dict(zip(axes, values, strict=True))}
-                where = f"sweep file {self.path}: the combination {_describe(case, axes, values)}"
-                first, _ = self.study.resolve(assignment, self.seeds[0], where)  # validated once, not per seed
-                configs += [Config(first.study, first.values, seed) for seed in self.seeds]
+        points = self._eval_values()
+        assignments = [
+            ({**self.fixed, **case, **dict(zip(axes, values, strict=True))}, _describe(case, axes, values))
+            for case in self.cases or [{}]
+            for values in itertools.product(*(self.grid[a] for a in axes))
+        ]
+        joint = len(assignments) * len(points) <= JOINT_CHECKS
+        for index, (assignment, described) in enumerate(assignments):
+            where = f"sweep file {self.path}: the combination {described}"
+            first, _ = self.study.resolve({**assignment, **points[0]}, self.seeds[0], self._at(where, points[0]))
+            for point in points[1:] if joint or index == 0 else ():
+                self.study.resolve({**assignment, **point}, self.seeds[0], self._at(where, point))
+            configs += [Config(first.study, first.values, seed) for seed in self.seeds]  # validated once
         return configs
 
-    def eval_points(self) -> list[EvalPoint]:
+    def _eval_values(self) -> list[dict[str, Any]]:
+        """The eval grid as plain assignments (only the eval params the sweep names)."""
         names = list(self.eval)
-        points = []
-        for values in itertools.product(*(self.eval[n] for n in names)):
-            _, point = self.study.resolve(dict(zip(names, values, strict=True)), 0, f"sweep file {self.path}: eval")
-            points.append(point)
-        return points
+        return [dict(zip(names, values, strict=True)) for values in itertools.product(*self.eval.values())] or [{}]
+
+    def _at(self, where: str, point: Mapping[str, Any]) -> str:
+        return f"{where} at eval point {_describe(point, [], ())}" if len(self.eval) and point else where
+
+    def eval_points(self) -> list[EvalPoint]:
+        """Every eval point, each value checked (the cross-param checks run in `configs`, with the configs)."""
+        where = f"sweep file {self.path}: eval"
+        return [self.study.resolve(values, 0, where, check=False)[1] for values in self._eval_values()]
 
     def resolved(self) -> dict[str, Any]:
         """The sweep as it is frozen next to its results: every value explicit."""
@@ -143,6 +158,10 @@ class Sweep:
                 for p in self.study.params
             },
         }
+
+
+JOINT_CHECKS = 20_000
+"""(assignment, eval point) pairs checked together; past this, each side is checked with the other's first."""
 
 
 def _describe(case: Mapping[str, Any], axes: list[str], values: tuple) -> str:
@@ -219,9 +238,9 @@ def parse_sweep(
         from sweeps.search import parse_search
 
         sweep.search = parse_search(sweep.study, raw["search"], f"{where}: search", sweep)
+    sweep.eval_points()
     if sweep.threshold is None:  # a threshold search checked its cells at both ends of its range
         sweep.configs()  # validates every combination (cross-param checks) before anything runs
-    sweep.eval_points()
     return sweep
 
 

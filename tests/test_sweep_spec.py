@@ -106,3 +106,20 @@ def test_every_catalogue_sweep_file_is_valid(capsys):
     assert files, "the sweep catalogue is empty"
     for path in files:
         assert main(["sweep", "plan", str(path), "--out", "/nonexistent/results"]) == 0, capsys.readouterr().err
+
+
+OOD = {"name": "t", "study": "feature_selector", "seeds": 1, "eval": {"domain": ["id", "ood"], "ood_M2": [4, 8]}}
+
+
+def test_cross_role_checks_see_each_assignment_with_each_eval_point(tmp_path):
+    """feature_selector's out-of-domain ν′ need spare axes past M1 + M2: whether there are enough depends on d_x
+    (a shape param) and ood_M2 (an eval param), so they are checked together, case by case."""
+    ok = {**OOD, "fixed": {"steps": 10}, "cases": [{"d_x": 28}, {"d_x": 32}]}
+    sweep = load_sweep(_write(tmp_path, **ok, grid=None, record_every=None))
+    assert len(sweep.configs()) == 2 and len(sweep.eval_points()) == 4
+    short = {**OOD, "fixed": {"steps": 10}, "cases": [{"d_x": 32}, {"d_x": 26}]}
+    with pytest.raises(UserError) as refused:
+        load_sweep(_write(tmp_path, **short, grid=None, record_every=None))
+    message = str(refused.value)
+    assert "the combination {d_x=26} at eval point {domain='ood', ood_M2=8}" in message
+    assert "need 8 spare axes past M1 + M2 = 20, d_x = 26 has 6" in message

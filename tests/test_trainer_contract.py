@@ -13,6 +13,7 @@ from iclscale.training import PackTrainer, train_pack
 SMALL = {
     "softmax_window": {"steps": 30, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 64},
     "nonlinear_icl": {"steps": 12, "eval_prompts": 64, "probe_prompts": 16, "batch_size": 16, "m": 20},
+    "feature_selector": {"steps": 12, "eval_prompts": 64, "probe_prompts": 16, "batch_size": 16, "m": 20},
     "nonlinear_icl_gpt2": {
         "steps": 8,
         "n_layer": 1,
@@ -28,6 +29,7 @@ SMALL = {
 VARIATION = {  # a train-role param that differs inside the pack
     "softmax_window": [{"L": 0.5}, {"L": 2.0, "sigma": 0.3}, {"lr": 0.03}],
     "nonlinear_icl": [{"alpha": 0.6}, {"lr": 0.5, "beta": 2.0}, {"delta": 0.2}],
+    "feature_selector": [{"alpha": 0.8, "tau": 0.2}, {"lambda_star": 0.3, "xi": 0.3}, {"lr": 3.0, "n_train_tasks": 2}],
     "nonlinear_icl_gpt2": [{"alpha": 0.6}, {}, {"lr": 1e-3}],
     "mamba_outliers": [{"p_a": 0.4}, {"lr": 0.05, "beta": 2.0}, {"delta": 0.1}],
     "cooccurrence": [{"c1": 0.5}, {"lr": 0.05, "c0": 0.3}, {}],

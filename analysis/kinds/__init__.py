@@ -8,6 +8,7 @@ alternatives, the LawFit) is `analysis.evaluate`'s and `analysis.select`'s.
 - `PowerLaw`      measure ∝ x^p (x may be a fixed function of one param, e.g. M1·√ln M1): the exponent,
                   censored points in a Tobit fit, lack of fit, local exponents, the paper's other forms.
 - `Linear`        measure = a + b·x on linear axes: the slope (or the intercept), lack of fit.
+- `Curve`         measure = f(x; θ) with free constants θ (scipy curve_fit), one constant judged: T ∝ (1 − 1/(Cα))⁻¹.
 - `Bound`         a reduction of the seed-means over x (min, max, mean, max/min) must lie in a band.
 - `Trend`         the seed-means rise (or fall) with x: Spearman's ρ between x and the means.
 - `Threshold`     "measure ≤ ε iff x ≥ x0": each x's seed-mean placed on a side of ε.
@@ -20,6 +21,7 @@ alternatives, the LawFit) is `analysis.evaluate`'s and `analysis.select`'s.
 from analysis.kinds.base import Kind
 from analysis.kinds.bound import Bound
 from analysis.kinds.comparison import Comparison
+from analysis.kinds.curve import Curve
 from analysis.kinds.diagonal import DiagonalMinimum
 from analysis.kinds.flat import EarlierOnset, FlatRegion
 from analysis.kinds.linear import Linear
@@ -30,6 +32,7 @@ from analysis.kinds.trend import Trend
 __all__ = [
     "Bound",
     "Comparison",
+    "Curve",
     "DiagonalMinimum",
     "EarlierOnset",
     "FlatRegion",

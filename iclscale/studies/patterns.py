@@ -43,11 +43,11 @@ def unit_patterns(d_x: int, relevant: int, irrelevant: int) -> tuple[torch.Tenso
     return eye[:relevant], eye[relevant : relevant + irrelevant]
 
 
-def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0) -> torch.Tensor:
+def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0, axis: int = 0) -> torch.Tensor:
     """q = norm·e_1 ∈ R^{d_Y}, Embd(±1) = ±q ([L24] §3.2). The paper never gives q; its proofs' β² + 1
-    terms imply ‖q‖ = 1 (spec §2.1)."""
+    terms imply ‖q‖ = 1 (spec §2.1). `axis` > 0 gives norm·e_{axis+1} instead, a label embedding q' ⟂ q."""
     e_1 = torch.zeros(d_y)
-    e_1[0] = 1.0
+    e_1[axis] = 1.0
     return norm * e_1
 
 
@@ -261,12 +261,20 @@ def sample_prompt_draw(
 
 
 def features(
-    draw: PromptDraw, relevant_units: torch.Tensor, irrelevant_units: torch.Tensor, beta: torch.Tensor
+    draw: PromptDraw,
+    relevant_units: torch.Tensor,
+    irrelevant_units: torch.Tensor,
+    beta: torch.Tensor,
+    lam: torch.Tensor | None = None,
 ) -> torch.Tensor:
     """x = μ_j + κ·ν_k with μ_j = β·u_j, ν_k = β·v_k ([L24] Eq. 6; Eq. 8 with ODR/ODI patterns): (n, l + 1, d_X).
-    (`embedding` is a row lookup, many times faster on CPU than advanced indexing.)"""
+    With `lam` (n, l + 1), the relevant pattern's coefficient λ: x = λ·μ_j + κ·ν_k (seed 001's Eq. 3 before
+    its noise). (`embedding` is a row lookup, many times faster on CPU than advanced indexing.)"""
     pick = torch.nn.functional.embedding
-    x = pick(draw.relevant, relevant_units) + draw.kappa[..., None] * pick(draw.irrelevant, irrelevant_units)
+    relevant = pick(draw.relevant, relevant_units)
+    if lam is not None:
+        relevant = lam[..., None] * relevant
+    x = relevant + draw.kappa[..., None] * pick(draw.irrelevant, irrelevant_units)
     return beta * x
 
 

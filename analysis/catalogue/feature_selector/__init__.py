@@ -1,0 +1,85 @@
+"""The laws of seed 001, [LW23]: Li, Wang et al., "Transformers as Multi-Task Feature Selectors: Generalization
+Analysis of In-Context Learning", M3L workshop at NeurIPS 2023. Spec: shared/specs/seed-001.md §5 (S1–S17).
+Every claim of the paper and the laws that test it; claims with no law say why in their text."""
+
+from analysis.catalogue.feature_selector import iterations, mechanism, ood
+from analysis.catalogue.feature_selector.common import STUDY
+from analysis.catalogue.feature_selector.figure1_section import figure1_section
+from analysis.law import Claim
+
+S = f"{STUDY}."
+CLAIMS = (
+    Claim(
+        "S1",
+        "Thm 1, Eq. 6",
+        "T ∝ √M · λ_*⁻¹ · η⁻¹ (each factor at the others fixed)",
+        (S + "T_vs_M", S + "T_vs_lambda_star", S + "T_vs_eta"),
+    ),
+    Claim("S1'", "App. A.1 (ω = 1/2, ηT = Θ(√M))", "η·T ∝ √M: at fixed η the same fit as T vs M", (S + "T_vs_M",)),
+    Claim(
+        "S2", "App. A.1, after Eq. 47", "attention-concentration time ≳ η⁻¹((1 − α)/α·M·M1)^(1/3)", (S + "T_att_vs_M",)
+    ),
+    Claim("S3", "Thm 1; §3.1", "samples N = B·T ∝ λ_*⁻¹", (S + "samples_vs_lambda_star",)),
+    Claim(
+        "S4",
+        "Thm 1, Eq. 6",
+        "T ∝ (1 − ε_m − τM1)^(−1/2); breakdown τ_crit ∝ 1/M1",
+        (S + "T_vs_tau_curve", S + "tau_crit_vs_M1"),
+    ),
+    Claim(
+        "S5",
+        "Thm 1, Eq. 6 / 53",
+        "T ∝ (1 − 1/(Cα))⁻¹: decreasing in α, blowing up as α → 1/C",
+        (S + "T_vs_alpha", S + "T_vs_alpha_curve"),
+    ),
+    Claim("S6", "Thm 1, Eq. 5", "training prompt length l_tr ∝ 1/α", (S + "l_tr_vs_alpha",)),
+    Claim(
+        "S7",
+        "Thm 2, Eq. 64",
+        "test prompt length l_ts ≥ 2/α′ out of domain (the ½(1 − α′/2)^l_ts curve is not fitted)",
+        (S + "l_ts_vs_alpha_test",),
+    ),
+    Claim(
+        "S8",
+        "Prop. 1, Eq. 9",
+        "1 − A_* = Θ(M^(−C)), C > 1, in domain",
+        (S + "attention_concentrates", S + "attention_complement_vs_M"),
+    ),
+    Claim("S9", "Cor. 1, Eq. 12", "1 − A_* ≤ Θ(1/M) out of domain", (S + "ood_attention_concentrates",)),
+    Claim(
+        "S10",
+        "Prop. 1, Eq. 7–8; Fig. 1a",
+        "‖W_Q μ‖, ‖W_K μ‖ ≥ Θ(√log M) while ‖W_Q ν‖, ‖W_K ν‖ ≤ Θ(1)",
+        (S + "wq_relevant_over_irrelevant", S + "wk_relevant_over_irrelevant"),
+    ),
+    Claim(
+        "S11",
+        "Prop. 2, Eq. 10; Fig. 1b",
+        "the MLP decodes mainly from the label part (both splits)",
+        (S + "mlp_label_over_feature_input_split", S + "mlp_label_over_feature_output_split"),
+    ),
+    Claim(
+        "S12",
+        "Lemma 3, Eq. 15–16",
+        "lucky neurons' W_O change: feature/label ≈ λ_*",
+        (S + "wo_feature_over_label_vs_lambda_star",),
+    ),
+    Claim("S13", "Thm 1; Lemma 7", "width m ≥ ε_m⁻² M1² log N (no law: the width sweep was not run)", ()),
+    Claim("S14", "Thm 1; Eq. 39", "batch B > Ω(M1 log M1) (no law: the batch sweep was not run)", ()),
+    Claim("S15", "Lemma 1", "the training tasks must cover every μ_i as +1 and as −1", (S + "task_coverage",)),
+    Claim(
+        "S16",
+        "Thm 2; Eq. 69–71",
+        "zero OOD error, OOD hinge ≤ 1/M1 under Theorem 2's conditions",
+        (S + "ood_zero_error", S + "ood_hinge_below_inverse_M1", S + "ood_hinge_vs_M1"),
+    ),
+    Claim(
+        "S17",
+        "Remark 1",
+        "violating the conditions loses the guarantee (not proved to fail)",
+        (S + "ood_conditions_violated",),
+    ),
+)
+
+LAWS = (*iterations.LAWS, *mechanism.LAWS, *ood.LAWS)
+SECTIONS = (figure1_section,)

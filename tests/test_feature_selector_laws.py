@@ -1,0 +1,173 @@
+"""Seed 001's laws on synthetic results with planted answers (no training): T ∝ √M with M = M1 + M2 a sum,
+the selection regime (non-selection runs left out, plateau runs kept as censored), the curve laws with free
+constants (T ∝ (1 − 1/(Cα))⁻¹, T ∝ (1 − e − τM1)^(−1/2)), a mechanism bound, and the claim table."""
+
+import math
+
+import pytest
+
+from analysis.laws import get_law
+from analysis.reader import DERIVED, Results
+from analysis.verdict import CONSISTENT, INCONSISTENT
+
+STUDY = "feature_selector"
+EVAL = ("domain",)
+METRICS = ("test_error", "train_loss", "in_regime", "attn_same", "wq_mu_norm", "wq_nu_norm")
+
+
+def results_of(rows: list[dict], curves: list[dict]) -> Results:
+    import pandas as pd
+
+    runs = pd.DataFrame(rows)
+    skip = {"run_id", "sweep", "study", "seed", "eval_key", "status", *METRICS}
+    params = {c: {"role": "eval" if c in EVAL else "train"} for c in runs.columns if c not in skip}
+    frame = pd.DataFrame(curves, columns=["run_id", "sweep", "step", "metric", "value", "eval_key"])
+    return Results("synthetic", {"name": "synthetic", "study": STUDY, "laws": [], "params": params}, runs, frame)
+
+
+def crossing_store(levels, crossing, axis_values, seeds=4, stuck=(), non_selection=()):
+    """Error curves 0.5·exp(−t/τ) recorded every 5 steps, first ≤ 0.01 at crossing(level, seed); runs in `stuck`
+    stay at 0.5 (the plateau), runs in `non_selection` end at error 0.05 with in_regime 0."""
+    rows, curves = [], []
+    for level in levels:
+        for seed in range(seeds):
+            run = f"{level}-{seed}"
+            flat = (level, seed) in stuck
+            wrong = (level, seed) in non_selection
+            final = 0.5 if flat else 0.05 if wrong else 0.0
+            rows.append(
+                {
+                    "run_id": run,
+                    "sweep": "s",
+                    "study": STUDY,
+                    "seed": seed,
+                    "eval_key": "id",
+                    "status": "ok",
+                    "domain": "id",
+                    **axis_values(level),
+                    "test_error": final,
+                    "in_regime": 0.0 if flat or wrong else 1.0,
+                    "train_loss": 1.0 if flat else 0.1 if wrong else 0.0,
+                }
+            )
+            tau = crossing(level, seed) / math.log(50)
+            for t in range(0, 3001, 5):
+                value = 0.5 if flat else max(0.5 * math.exp(-t / tau), 0.05 if wrong else 0.0)
+                curves.append(
+                    {"run_id": run, "sweep": "s", "step": t, "metric": "test_error", "value": value, "eval_key": "id"}
+                )
+    return results_of(rows, curves)
+
+
+def test_T_vs_M_fits_the_sum_M1_plus_M2_and_recovers_a_planted_half():
+    assert DERIVED["M"].compute({"M1": [4, 3], "M2": [12, 20]}).tolist() == [16, 23]
+    store = crossing_store(
+        (12, 20, 36, 60), lambda m2, s: 40 * (4 + m2) ** 0.5 * (1 + 0.03 * s), lambda m2: {"M1": 4, "M2": m2}
+    )
+    (fit,) = get_law(f"{STUDY}.T_vs_M").evaluate(store)
+    assert fit.estimate == pytest.approx(0.5, abs=0.05)
+    assert fit.verdict.verdict == CONSISTENT
+
+
+def test_non_selection_runs_are_left_out_and_plateau_runs_stay_as_censored():
+    law = get_law(f"{STUDY}.T_vs_M")
+    clean = crossing_store(
+        (12, 20, 36, 60), lambda m2, s: 40 * (4 + m2) ** 0.5 * (1 + 0.03 * s), lambda m2: {"M1": 4, "M2": m2}
+    )
+    # a non-selection run that reaches ε early would pull the exponent down if it counted
+    mixed = crossing_store(
+        (12, 20, 36, 60),
+        lambda m2, s: 40 * (4 + m2) ** 0.5 * (1 + 0.03 * s) / (5 if s == 0 and m2 == 60 else 1),
+        lambda m2: {"M1": 4, "M2": m2},
+        non_selection={(60, 0)},
+        stuck={(36, 3)},
+    )
+    (base,), (fit,) = law.evaluate(clean), law.evaluate(mixed)
+    assert base.n_outside == 0 and base.n_censored == 0
+    assert fit.n_outside == 1  # the non-selection run is left out and counted
+    assert fit.n_censored == 1  # the plateau run stays, censored at its last record: T > 3000
+    assert fit.n_points == base.n_points - 2
+
+
+def test_the_alpha_curve_recovers_a_planted_C():
+    store = crossing_store(
+        (0.5, 0.6, 0.7, 0.8, 0.9, 0.95), lambda a, s: 300 / (1 - 1 / (2.5 * a)) * (1 + 0.02 * s), lambda a: {"alpha": a}
+    )
+    (fit,) = get_law(f"{STUDY}.T_vs_alpha_curve").evaluate(store)
+    assert fit.estimate == pytest.approx(2.5, rel=0.1)
+    assert fit.ci_low <= 2.5 <= fit.ci_high
+
+
+def test_the_noise_curve_recovers_a_planted_e_and_rejects_one_outside_the_theorem():
+    law = get_law(f"{STUDY}.T_vs_tau_curve")
+    planted = crossing_store(
+        (0.0, 0.04, 0.08, 0.12, 0.16),
+        lambda t, s: 300 * (1 - 0.2 - 4 * t) ** -0.5 * (1 + 0.02 * s),
+        lambda t: {"tau": t, "M1": 4},
+    )
+    (fit,) = law.evaluate(planted)
+    assert fit.estimate == pytest.approx(0.2, abs=0.05)
+    assert fit.verdict.verdict == CONSISTENT
+    # training that ignores the noise up to τM1 = 4 needs e ≤ 1 − 4 = −3: outside ε_m ∈ [0, 1/2)
+    flat = crossing_store((0.0, 0.25, 0.5, 0.75, 1.0), lambda t, s: 300 * (1 + 0.02 * s), lambda t: {"tau": t, "M1": 4})
+    (fit,) = law.evaluate(flat)
+    assert fit.estimate < 0 and fit.verdict.verdict == INCONSISTENT
+
+
+def test_the_promotion_bound_separates_promoted_from_unpromoted_features():
+    law = get_law(f"{STUDY}.wq_relevant_over_irrelevant")
+
+    def store(ratio):
+        rows = [
+            {
+                "run_id": f"r{s}",
+                "sweep": "s",
+                "study": STUDY,
+                "seed": s,
+                "eval_key": "id",
+                "status": "ok",
+                "domain": "id",
+                "M1": 4,
+                "M2": 16,
+                "wq_mu_norm": ratio * (1 + 0.05 * s),
+                "wq_nu_norm": 1.0,
+                "in_regime": 1.0,
+                "test_error": 0.0,
+                "train_loss": 0.0,
+            }
+            for s in range(5)
+        ]
+        return results_of(rows, [])
+
+    assert law.evaluate(store(10.0))[0].verdict.verdict == CONSISTENT  # √ln 20 = 1.73
+    assert law.evaluate(store(1.0))[0].verdict.verdict == INCONSISTENT
+
+
+def test_every_law_of_the_study_tests_a_claim():
+    from analysis.catalogue import feature_selector
+
+    named = {name for claim in feature_selector.CLAIMS for name in claim.laws}
+    assert named == {law.name for law in feature_selector.LAWS}
+    assert [c.label for c in feature_selector.CLAIMS][:3] == ["S1", "S1'", "S2"] and len(feature_selector.CLAIMS) == 18
+
+
+def test_the_figure_1_section_averages_selection_regime_runs_and_names_both_splits():
+    from analysis.catalogue.feature_selector.figure1_section import figure1_section
+
+    finals = {"wq_mu_norm": 4.0, "wk_mu_norm": 5.0, "wq_nu_norm": 0.3, "wk_nu_norm": 0.2, "mlp_in_feature": 0.1,
+              "mlp_in_label": 1.5, "mlp_out_feature": 0.9, "mlp_out_label": 0.3}  # fmt: skip
+    rows, curves = [], []
+    for seed, regime in ((0, 1.0), (1, 0.0)):
+        rows.append({"run_id": f"r{seed}", "sweep": "s", "study": STUDY, "seed": seed, "eval_key": "id",
+                     "status": "ok", "domain": "id", "M1": 4, "in_regime": regime, "test_error": 0.0,
+                     "train_loss": 0.0})  # fmt: skip
+        for metric, final in finals.items():
+            start = 0.1 if "norm" in metric else 0.0
+            scale = 1.0 if regime else 100.0  # the non-selection run would dominate every mean if it counted
+            curves += [{"run_id": f"r{seed}", "sweep": "s", "step": step, "metric": metric, "eval_key": "",
+                        "value": start + (final - start) * scale * step / 100} for step in (0, 50, 100)]  # fmt: skip
+    section = figure1_section(results_of(rows, curves), lambda chart, title: title)
+    assert "1 of 2 runs" in section.intro and "to 4 " in section.intro and "ends at 1.5 against 0.1" in section.intro
+    assert "the other order" in section.intro  # the output-coordinate split disagrees, and says so
+    assert [title for title, _, _ in section.items][1].startswith("Fig. 1(b)")
+    assert figure1_section(results_of(rows, []), lambda chart, title: title) is None  # no curves recorded
