@@ -29,11 +29,21 @@ class Measurer:
         self.draws_test_data = type(study).test_data is not Study.test_data
         self.test_data: dict[tuple, Any] = {}
 
-    def record(self, result, step: int, final: bool, net: PackNet | None, train_loss: torch.Tensor | None) -> None:
+    def record(
+        self,
+        result,
+        step: int,
+        final: bool,
+        net: PackNet | None,
+        train_loss: torch.Tensor | None,
+        flow_time: torch.Tensor | None = None,
+    ) -> None:
         with torch.no_grad():
             metrics = self.vmapped(lambda n, c: self.study.probes(n, c, final), net)
             if train_loss is not None:
                 metrics["train_loss"] = train_loss
+            if flow_time is not None:
+                metrics["gf_time"] = flow_time
             append(result.probes, metrics, len(result.record_steps))
             for point in self.eval_points:
                 if result.eval_errors[point] is not None:

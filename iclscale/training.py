@@ -269,8 +269,15 @@ class PackTrainer:
         return PackNet(self.module, {**params, **self.buffers})
 
     def record(self, result: PackResult, step: int, active: torch.Tensor, train_loss: torch.Tensor | None) -> None:
-        """Probes and every eval point on the current parameters (see `iclscale.measuring`)."""
-        self.measurer.record(result, step, step == self.steps, self.measured_net(active), train_loss)
+        """Probes and every eval point on the current parameters (see `iclscale.measuring`); full-batch GD
+        also records `gf_time`, the time of the gradient flow it discretises."""
+        flow_time = self.flow_time(step) if self.pack.shape.get("optimizer") == "gd" else None
+        self.measurer.record(result, step, step == self.steps, self.measured_net(active), train_loss, flow_time)
+
+    def flow_time(self, step: int) -> torch.Tensor:
+        """(K,) gradient-flow time t = Σ_{s<step} η_s of each config (η·step for a constant rate)."""
+        hp = self.pack.hp
+        return recipe.elapsed_time(self.pack.shape["schedule"], hp["lr"], hp["lr_decay"], step, self.steps)
 
     def evaluate_final(self, result: PackResult, points: Sequence[EvalPoint]) -> None:
         """Measure the trained pack at more eval points (after `run`): their final record only (NaN before)."""

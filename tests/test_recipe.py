@@ -60,3 +60,15 @@ def test_full_batch_gd_is_plain_gradient_descent():
     params, grads = {"p": torch.ones(2)}, {"p": torch.tensor([1.0, -2.0])}
     new, state = recipe.update("gd", params, grads, {}, torch.tensor(0.1), torch.tensor(0))
     assert torch.allclose(new["p"], torch.tensor([0.9, 1.2])) and state == {}
+
+
+@pytest.mark.parametrize("schedule", ["constant", "exponential", "cosine"])
+def test_elapsed_time_sums_the_rates_taken(schedule):
+    """The gradient-flow time after k steps is Σ_{s<k} η_s: η·k for a constant rate."""
+    lr, decay, total = torch.tensor([0.01, 0.03]), torch.tensor([0.9, 0.99]), 50
+    for k in (0, 1, 7, 50):
+        expected = torch.stack(
+            [sum((recipe.learning_rate(schedule, lr, decay, torch.tensor(s), total) for s in range(k)), torch.zeros(2))]
+        )[0]
+        assert torch.allclose(recipe.elapsed_time(schedule, lr, decay, k, total), expected, rtol=1e-6)
+    assert torch.allclose(recipe.elapsed_time("constant", lr, decay, 40, total), 40 * lr)

@@ -24,6 +24,7 @@ SMALL = {
         "eval_prompts": 32,
     },
     "mamba_outliers": {"steps": 8, "eval_prompts": 32, "batch_size": 8, "l_tr": 8, "l_ts": 8, "alpha": 0.3},
+    "cooccurrence": {"steps": 12, "d": 24, "n": 12, "m": 16, "m1": 8, "init": "theory", "lr": 0.1, "n_test": 60},
 }
 VARIATION = {  # a train-role param that differs inside the pack
     "softmax_window": [{"L": 0.5}, {"L": 2.0, "sigma": 0.3}, {"lr": 0.03}],
@@ -31,6 +32,7 @@ VARIATION = {  # a train-role param that differs inside the pack
     "feature_selector": [{"alpha": 0.8, "tau": 0.2}, {"lambda_star": 0.3, "xi": 0.3}, {"lr": 3.0, "n_train_tasks": 2}],
     "nonlinear_icl_gpt2": [{"alpha": 0.6}, {}, {"lr": 1e-3}],
     "mamba_outliers": [{"p_a": 0.4}, {"lr": 0.05, "beta": 2.0}, {"delta": 0.1}],
+    "cooccurrence": [{"c1": 0.5}, {"lr": 0.05, "c0": 0.3}, {}],
 }
 
 

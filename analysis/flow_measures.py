@@ -1,0 +1,236 @@
+"""Measures on a run's curves against a recorded time (gradient-flow time t = η·step, `gf_time`), for laws
+about training dynamics ([Y24]'s phases), where the step is the wrong clock: runs at different step sizes
+are compared at equal t.
+
+- `FirstTimeReaching`: the first recorded t at which a metric crosses a threshold (T1: min_i y_iF_i ≥ 0).
+  Censored like `first_step_reaching` (never reached: right-censored at the last t; reached at the first
+  record after t = 0: left-censored).
+- `SlopeAfter`: the least-squares slope of a transformed metric against t over the records from `factor`
+  × the time a start metric crosses its threshold to the end: "reciprocal" fits 1/metric = κ·t + b (a loss
+  falling as 1/(κt)), "loglog" fits log metric against log(t − t_start) (the local exponent after the start).
+  Censored where the start is never reached or fewer than 3 records lie in the window.
+- `ChangeFromStart`: the last recorded value minus the first (a score's change over training).
+- `PhaseValue`: the value at the phase's first record (`at_start`), or its relative growth over the phase,
+  metric(end)/metric(start) − 1; censored where the phase never starts.
+- `InitialValue`: the value recorded at step 0 (a rate at initialisation), optionally its absolute value and
+  divided by another metric's value at step 0.
+- `FractionAfter`: the fraction of records in the same window at which a metric lies in [low, high], for
+  sign and inequality claims said to hold throughout a phase.
+
+Hand-written on pandas (no library computes windows keyed on another curve's crossing); the slope is
+numpy's polyfit, degree 1.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.measures import Measure, _by_run, first_step_reaching
+
+KEYS = ["run_id", "eval_key"]
+TIME = "gf_time"
+
+
+def time_of_steps(curves: pd.DataFrame, steps: pd.DataFrame, time: str = TIME) -> pd.Series:
+    """The recorded time at each (run_id, step) of `steps` (NaN where it was not recorded)."""
+    clock = _by_run(curves, time)[["run_id", "step", "value"]].rename(columns={"value": "t"})
+    return steps.merge(clock, on=["run_id", "step"], how="left")["t"]
+
+
+def first_time_reaching(
+    curves: pd.DataFrame, metric: str, threshold: float, below: bool = True, time: str = TIME
+) -> pd.DataFrame:
+    """first_step_reaching in time: value = the time at the first step (at the last one where censored)."""
+    found = first_step_reaching(curves, metric, threshold, below)
+    found["value"] = time_of_steps(curves, found.assign(step=found["value"]), time).to_numpy()
+    last = _by_run(curves, time).groupby("run_id")["value"].max()
+    never = found["value"].isna() & found["censored"]  # right-censored at the run's last time
+    if never.any():
+        found.loc[never, "value"] = found.loc[never, "run_id"].map(last).astype(float)
+    return found
+
+
+def window_after(curves, metric, start, factor, time=TIME) -> pd.DataFrame:
+    """The records of `metric` at t ≥ factor · (the start time of its run): run_id, eval_key, t, value."""
+    points = _by_run(curves, metric)
+    points["t"] = time_of_steps(curves, points[["run_id", "step"]], time).to_numpy()
+    begins = start.loc[~start["censored"], ["run_id", "value"]].rename(columns={"value": "begin"})
+    points = points.merge(begins, on="run_id", how="inner")
+    return points[points["t"] >= factor * points["begin"]]
+
+
+def _per_run(window: pd.DataFrame, start: pd.DataFrame, reduce, min_records: int) -> pd.DataFrame:
+    rows = []
+    for (run_id, eval_key), part in window.groupby(KEYS, sort=False):
+        value = reduce(part) if len(part) >= min_records else np.nan
+        rows.append({"run_id": run_id, "eval_key": eval_key, "value": value})
+    values = pd.DataFrame(rows, columns=[*KEYS, "value"])
+    everyone = start[["run_id"]].drop_duplicates().merge(values, on="run_id", how="left")
+    everyone["eval_key"] = everyone["eval_key"].fillna("")
+    everyone["censored"] = ~np.isfinite(everyone["value"].astype(float))
+    return everyone.assign(left_censored=False)
+
+
+def slope(part: pd.DataFrame, transform: str) -> float:
+    t, y = part["t"].to_numpy(float), part["value"].to_numpy(float)
+    if transform == "reciprocal":  # 1/y = κ t + b
+        return float(np.polyfit(t, 1.0 / y, 1)[0])
+    t = t - part["begin"].to_numpy(float)  # "loglog": log y = p log(t − t_start) + c
+    keep = (t > 0) & (y > 0)
+    return float(np.polyfit(np.log(t[keep]), np.log(y[keep]), 1)[0]) if keep.sum() >= 2 else np.nan
+
+
+@dataclass(frozen=True)
+class Window:
+    """Where a phase starts: the first time `metric` crosses `threshold`, times `factor`."""
+
+    metric: str
+    threshold: float
+    below: bool = False
+    factor: float = 1.0
+
+    def text(self) -> str:
+        crossing = f"{self.metric} {'≤' if self.below else '≥'} {self.threshold:g}"
+        return f"t ≥ {self.factor:g}·(first t with {crossing})"
+
+    def start(self, curves) -> pd.DataFrame:
+        return first_time_reaching(curves, self.metric, self.threshold, self.below)
+
+
+@dataclass(frozen=True)
+class FirstTimeReaching(Measure):
+    """The first recorded gradient-flow time at which the metric is ≤ threshold (≥ with below=False)."""
+
+    threshold: float = 0.0
+    below: bool = True
+
+    def describe(self) -> str:
+        return f"first {TIME} with {self.metric} {'≤' if self.below else '≥'} {self.threshold:g}"
+
+    @property
+    def label(self) -> str:
+        return f"first {TIME} with {self.metric} {'<=' if self.below else '>='} {self.threshold:g}"
+
+    def per_run(self, results, rows):
+        return self._join(rows, first_time_reaching(results.curves, self.metric, self.threshold, self.below))
+
+
+@dataclass(frozen=True)
+class SlopeAfter(Measure):
+    """The slope of 1/metric ("reciprocal") or of log metric vs log t ("loglog") over a phase's records."""
+
+    window: Window | None = None
+    transform: str = "reciprocal"
+
+    def describe(self) -> str:
+        what = f"1/{self.metric} vs {TIME}" if self.transform == "reciprocal" else f"log {self.metric} vs log(t − t0)"
+        return f"least-squares slope of {what} over {self.window.text()}"
+
+    @property
+    def label(self) -> str:
+        return f"slope of {'1/' if self.transform == 'reciprocal' else 'log '}{self.metric}"
+
+    def per_run(self, results, rows):
+        start = self.window.start(results.curves)
+        points = window_after(results.curves, self.metric, start, self.window.factor)
+        return self._join(rows, _per_run(points, start, lambda p: slope(p, self.transform), 3))
+
+
+@dataclass(frozen=True)
+class FractionAfter(Measure):
+    """The fraction of a phase's records at which low ≤ metric ≤ high."""
+
+    window: Window | None = None
+    low: float = -np.inf
+    high: float = np.inf
+
+    def describe(self) -> str:
+        return f"fraction of records over {self.window.text()} with {self.low:g} ≤ {self.metric} ≤ {self.high:g}"
+
+    @property
+    def label(self) -> str:
+        return f"fraction with {self.low:g} <= {self.metric} <= {self.high:g}"
+
+    def per_run(self, results, rows):
+        start = self.window.start(results.curves)
+        points = window_after(results.curves, self.metric, start, self.window.factor)
+
+        def share(part):
+            return float(((part["value"] >= self.low) & (part["value"] <= self.high)).mean())
+
+        return self._join(rows, _per_run(points, start, share, 1))
+
+
+@dataclass(frozen=True)
+class ChangeFromStart(Measure):
+    """The last recorded value of the metric minus its first (at step 0)."""
+
+    def describe(self) -> str:
+        return f"{self.metric}(end) − {self.metric}(0)"
+
+    @property
+    def label(self) -> str:
+        return f"change of {self.metric}"
+
+    def per_run(self, results, rows):
+        points = _by_run(results.curves, self.metric).groupby(KEYS, as_index=False)["value"]
+        change = points.last().assign(value=lambda d: d["value"] - points.first()["value"].to_numpy())
+        return self._join(rows, change.assign(censored=False, left_censored=False))
+
+
+@dataclass(frozen=True)
+class InitialValue(Measure):
+    """The metric at step 0, |·| if `absolute`, divided by metric `over` at step 0 if given."""
+
+    absolute: bool = False
+    over: str | None = None
+
+    def describe(self) -> str:
+        value = f"|{self.metric}|" if self.absolute else self.metric
+        return f"{value} / {self.over} at step 0" if self.over else f"{value} at step 0"
+
+    @property
+    def label(self) -> str:
+        return self.describe().replace(" at step 0", "(0)")
+
+    def per_run(self, results, rows):
+        def at_start(metric):
+            points = _by_run(results.curves, metric)
+            return points[points["step"] == 0].set_index(KEYS)["value"]
+
+        value = at_start(self.metric).abs() if self.absolute else at_start(self.metric)
+        if self.over:
+            value = value / at_start(self.over).reindex(value.index)
+        out = value.rename("value").reset_index()
+        return self._join(rows, out.assign(censored=~np.isfinite(out["value"]), left_censored=False))
+
+
+@dataclass(frozen=True)
+class PhaseValue(Measure):
+    """The metric at a phase's first record, or (growth=True) metric(end)/metric(phase start) − 1."""
+
+    window: Window | None = None
+    growth: bool = False
+
+    def describe(self) -> str:
+        start = f"the first record with {self.window.text()}"
+        if self.growth:
+            return f"{self.metric}(end)/{self.metric}(start) − 1, start = {start}"
+        return f"{self.metric} at {start}"
+
+    @property
+    def label(self) -> str:
+        return f"relative growth of {self.metric} in the phase" if self.growth else f"{self.metric} at the phase start"
+
+    def per_run(self, results, rows):
+        start = self.window.start(results.curves)
+        points = window_after(results.curves, self.metric, start, self.window.factor).sort_values("t")
+
+        def reduce(part):
+            first, last = part["value"].iloc[0], part["value"].iloc[-1]
+            return last / first - 1 if self.growth else first
+
+        return self._join(rows, _per_run(points, start, reduce, 1))

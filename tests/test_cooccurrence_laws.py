@@ -1,0 +1,116 @@
+"""The laws of Yang et al. 2024 (seed 003) on planted curves: the verdicts follow the data, both ways."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis.catalogue.cooccurrence.figure1_section import figure1_section
+from analysis.laws import get_law
+from analysis.reader import Results
+from analysis.verdict import CONSISTENT, INCONSISTENT
+
+STEPS = sorted({round(3000 ** (i / 149)) for i in range(150)} | {0})
+SETTING = {"init": "theory", "readout": "pm1_fixed", "m1": 64, "L": 5, "n": 60, "d": 256, "c0": 0.3, "lr": 0.002}
+
+
+def _store(T1_of, metrics_of=None, axis="m", levels=(64, 128, 256, 512, 1024), fixed=None):
+    """Runs whose min_margin crosses 0 at T1_of(level, seed) (flow time), plus any planted metrics."""
+    rows, curves = [], []
+    for level in levels:
+        for seed in range(3):
+            run_id = f"{axis}{level}-{seed}"
+            params = {**SETTING, "m": 256, "c1": 0.3, **(fixed or {}), axis: level}
+            rows.append({"run_id": run_id, "sweep": "s", "study": "cooccurrence", "seed": seed, "eval_key": ""}
+                        | {"status": "ok", **params})  # fmt: skip
+            t = params["lr"] * np.array(STEPS, dtype=float)
+            T1 = T1_of(level, seed)
+            planted = {"gf_time": t, "min_margin": t - T1, **(metrics_of(t, T1) if metrics_of else {})}
+            for metric, values in planted.items():
+                curves += [{"run_id": run_id, "sweep": "s", "step": s, "metric": metric, "value": v, "eval_key": None}
+                           for s, v in zip(STEPS, values, strict=True)]  # fmt: skip
+    runs = pd.DataFrame(rows)
+    params = {c: {"role": "train"} for c in runs.columns if c not in {"run_id", "sweep", "study", "seed", "eval_key"}}
+    sweep = {"name": "s", "study": "cooccurrence", "laws": [], "params": params}
+    return Results("synthetic", sweep, runs, pd.DataFrame(curves))
+
+
+def _verdicts(law_name, results):
+    return {fit.group_label: fit for fit in get_law(law_name).evaluate(results)}
+
+
+@pytest.mark.parametrize("exponent, verdict", [(-1.0, CONSISTENT), (-0.5, INCONSISTENT)])
+def test_T1_vs_m_follows_the_planted_exponent(exponent, verdict):
+    results = _store(lambda m, seed: 0.3 * (m / 256) ** exponent * (1 + 0.01 * seed))
+    (fit,) = _verdicts("cooccurrence.T1_vs_m", results).values()
+    assert fit.estimate == pytest.approx(exponent, abs=0.03) and fit.verdict.verdict == verdict
+
+
+def test_T1_vs_c1_reads_flow_time():
+    results = _store(lambda c1, seed: 0.03 * c1**-2 * (1 + 0.01 * seed), axis="c1", levels=(0.2, 0.4, 0.8, 1.6))
+    (fit,) = _verdicts("cooccurrence.T1_vs_c1", results).values()
+    assert fit.estimate == pytest.approx(-2.0, abs=0.05) and fit.verdict.verdict == CONSISTENT
+
+
+def test_kappa_law_fits_the_slope_of_one_over_the_loss():
+    def loss(t, T1, kappa):
+        return 1 / (1.5 + kappa * np.maximum(t - T1, 0))
+
+    def planted(m):  # κ = 0.1·m
+        return _store(lambda _, s: 0.2, lambda t, T1: {"loss": loss(t, T1, 0.1 * m)}, levels=(m,))
+
+    parts = [planted(m) for m in (64, 256, 1024)]
+    runs = pd.concat([p.runs for p in parts], ignore_index=True)
+    planted = Results("synthetic", parts[0].sweep, runs, pd.concat([p.curves for p in parts], ignore_index=True))
+    (fit,) = _verdicts("cooccurrence.kappa_vs_m", planted).values()
+    assert fit.estimate == pytest.approx(1.0, abs=0.02) and fit.verdict.verdict == CONSISTENT
+
+
+@pytest.mark.parametrize("breaks, verdict", [(False, CONSISTENT), (True, INCONSISTENT)])
+def test_a_sign_claim_holds_on_the_fraction_of_phase2_records(breaks, verdict):
+    def rate(t, T1):  # positive in Phase 2, except (when breaking) on its later half
+        return np.where((t > 3.0) & breaks, -1.0, 1.0)
+
+    results = _store(lambda m, seed: 0.5, lambda t, T1: {"rate_A12": rate(t, T1)}, levels=(256,))
+    (fit,) = _verdicts("cooccurrence.C11_rate_A12", results).values()
+    assert fit.verdict.verdict == verdict
+    assert (fit.estimate == 1.0) != breaks
+
+
+def _fig1(t, T1):
+    grow = np.maximum(t - T1, 0)
+    bump = 0.7 + 0.1 * np.exp(-((t - T1 / 2) ** 2)) - 0.5 * (1 - np.exp(-grow))
+    metrics = {f"A{i}{j}": np.zeros_like(t) for i in (1, 2, 3) for j in (1, 2, 3)}
+    metrics |= {"A12": grow, "A21": grow, "A31": -grow, "A32": -grow, "loss": bump}
+    return metrics | {f"loss_type{k}": bump for k in (1, 2, 3, 4)}
+
+
+@pytest.mark.parametrize("moving_early, verdict", [(0.0, CONSISTENT), (0.5, INCONSISTENT)])
+def test_phase1_laws_read_figure1_criteria(moving_early, verdict):
+    def curves(t, T1):
+        planted = _fig1(t, T1)
+        return planted | {"A12": planted["A12"] + moving_early * np.minimum(t, T1)}  # moves before T1 too
+
+    results = _store(lambda m, seed: 2.0, curves, levels=(256,))
+    (still,) = _verdicts("cooccurrence.phase1_attention_still", results).values()
+    assert still.verdict.verdict == verdict
+    (peaks,) = _verdicts("cooccurrence.one_target_losses_peak_before_T1", results).values()
+    assert peaks.estimate == 1.0 and peaks.verdict.verdict == CONSISTENT
+
+
+def test_the_figure1_section_marks_T1_and_reports_the_criteria():
+    results = _store(lambda m, seed: 2.0, _fig1, levels=(256,))
+    charts = []
+    section = figure1_section(results, lambda chart, name: charts.append(name) or {"chart": name})
+    assert section is not None and len(section.items) == 1 and len(charts) == 1
+    title, _, html = section.items[0]
+    assert "Figure 1" in title and "(1) holds on 3 of 3 seeds" in html and "(3) holds on 3 of 3 seeds" in html
+
+
+@pytest.mark.parametrize("exponent, verdict", [(1.0, CONSISTENT), (0.5, INCONSISTENT)])
+def test_the_initial_rate_law_reads_step_zero(exponent, verdict):
+    def rates(t, T1):  # the planted rate at t = 0, something else afterwards
+        return {"rate_G1": np.where(t == 0, 0.09 * (T1 / 0.3) ** -exponent, 1.0)}
+
+    results = _store(lambda m, seed: 0.3 * (m / 256) ** -1 * (1 + 0.01 * seed), rates)
+    (fit,) = _verdicts("cooccurrence.initial_G1_rate_vs_m", results).values()
+    assert fit.estimate == pytest.approx(exponent, abs=0.05) and fit.verdict.verdict == verdict
