@@ -1,6 +1,6 @@
 """[LW23] Theorem 1: the iterations T (Eq. 6) and samples N = B·T against M, λ_*, η and α; the attention
 concentration time (proof after Eq. 47); the noise breakdown τ_crit (τ ≤ O(1/M1)); the training prompt length
-(Eq. 5); the task coverage of Lemma 1."""
+(Eq. 5); the width and batch conditions; the task coverage of Lemma 1."""
 
 from __future__ import annotations
 
@@ -246,6 +246,75 @@ TASK_COVERAGE = Law(
 )
 
 
+# Theorem 1's width and batch conditions (spec §5 S13, S14) ----------------------------------------------------------
+def width_prediction(params: Mapping[str, Any]) -> Prediction:
+    # [LW23] Thm 1: m ≥ ε_m⁻² M1² log N; at fixed N = BT and ε_m an exponent 2 in M1 (spec §5 S13)
+    return exponent_prediction(
+        2.0,
+        "[LW23] Thm 1 (m ≥ ε_m⁻² M1² log N)",
+        Band(-math.inf, 2.0),
+        "Thm 1's width as a sufficient condition: the width needed may grow slower; not stated by the paper",
+    )
+
+
+WIDTH_VS_M1 = Law(
+    name=f"{STUDY}.width_vs_M1",
+    study=STUDY,
+    claim="the MLP width needed for zero in-domain error grows as M1² (m ≥ ε_m⁻² M1² log N)",
+    citation=f"{LW23} Theorem 1; Lemma 7",
+    conditions="required m = the smallest m of the grid whose final in-domain error is ≤ 0.01 after a fixed T (N = BT "
+    "fixed, so log N is constant), per M1 and seed (ε not from the paper; a staircase on the grid); M2 = "
+    "max(M1² − M1, 8), d_X = M vary with M1 (pooled); every run counts (failing is the event measured). "
+    f"{THEOREM_1}",
+    prediction_text="exponent of the required m vs M1: 2 (bound reading ≤ 2)",
+    measure=ThresholdAlongAxis("test_error", axis="m", threshold=EPSILON),
+    x="M1",
+    predict=width_prediction,
+    kind=PowerLaw(),
+    pool=("M2", "d_x"),
+    where={"domain": ("id",)},
+    one_row_per_run=False,
+    rule=EXPONENT_RULE,
+)
+
+
+def m1_log_m1(m1):
+    """x = M1·ln M1 of [LW23] Thm 1's batch condition."""
+    m1 = np.asarray(m1, dtype=float)
+    return m1 * np.log(m1)
+
+
+def batch_prediction(params: Mapping[str, Any]) -> Prediction:
+    # [LW23] Thm 1, Eq. (39): B > Ω(M1 log M1) (coupon collector: every task in every batch); exponent 1 in M1 ln M1
+    return exponent_prediction(
+        1.0,
+        "[LW23] Thm 1; App. A.1, Eq. (39)",
+        Band(-math.inf, 1.0),
+        "Thm 1's batch as a sufficient condition: the batch needed may grow slower; not stated by the paper",
+    )
+
+
+BATCH_VS_M1 = Law(
+    name=f"{STUDY}.batch_vs_M1",
+    study=STUDY,
+    claim="the batch needed for zero in-domain error grows as M1·log M1 (B > Ω(M1 log M1))",
+    citation=f"{LW23} Theorem 1; App. A.1, Eq. (39)",
+    conditions="required B = the smallest B of the grid whose final in-domain error is ≤ 0.01 within a fixed sample "
+    "budget N = B·T (T = N/B, so steps vary with B by design), per M1 and seed (spec §5 S14; ε and N not from the "
+    "paper); M2 = max(M1² − M1, 8), d_X = M vary with M1 (pooled); exploratory: the spec calls the coupon-collector "
+    f"bound loose; every run counts. {THEOREM_1}",
+    prediction_text="exponent of the required B vs M1·ln M1: 1 (bound reading ≤ 1)",
+    measure=ThresholdAlongAxis("test_error", axis="batch_size", threshold=EPSILON, together=("steps",)),
+    x="M1_ln_M1",
+    predict=batch_prediction,
+    kind=PowerLaw(transform=m1_log_m1, param="M1", x_text="M1·ln M1"),
+    pool=("M2", "d_x"),
+    where={"domain": ("id",)},
+    one_row_per_run=False,
+    rule=EXPONENT_RULE,
+)
+
+
 # Curve laws with free constants (analysis.kinds.Curve) ----------------------------------------------------------
 def _alpha_curve(alpha, params, A, C):
     # [LW23] Thm 1 Eq. (6): T ∝ (C − α⁻¹)⁻¹ ∝ (1 − 1/(Cα))⁻¹ (Eq. 53 prints C/(C − α⁻¹)); A absorbs the rest
@@ -326,5 +395,7 @@ LAWS = (
     TAU_CRIT_VS_M1,
     T_VS_TAU_CURVE,
     L_TR_VS_ALPHA,
+    WIDTH_VS_M1,
+    BATCH_VS_M1,
     TASK_COVERAGE,
 )
