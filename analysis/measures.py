@@ -236,13 +236,11 @@ class SamplesToReach(FirstStepReaching):
 class ThresholdAlongAxis(Measure):
     """The smallest value of a grid axis at which the final metric is ≤ threshold, per group and
     seed (e.g. the smallest training prompt length l_tr with test error ≤ ε, for each α); in a threshold
-    search's results directory, the thresholds it found (analysis.searched). `together`: params that vary with
-    the axis by design and so do not split the groups (a fixed sample budget N = B·T: steps = N/B along B)."""
+    search's results directory, the thresholds it found (analysis.searched)."""
 
     axis: str = ""
     threshold: float = 0.0
     below: bool = True
-    together: tuple[str, ...] = ()
 
     aggregates_runs = True
 
@@ -255,7 +253,7 @@ class ThresholdAlongAxis(Measure):
 
     def per_run(self, results, rows):
         # one row per (group, seed): the other params identify the group
-        group_by = [p for p in results.params() if p in rows and p != self.axis and p not in self.together]
+        group_by = [p for p in results.params() if p in rows and p != self.axis]
         if self.axis not in rows or self.metric not in rows:  # e.g. another study's store: nothing to measure
             empty = rows.iloc[0:0][[*group_by, "seed"]]
             return empty.assign(value=[], censored=[], left_censored=[], run_id=None, eval_key=None)

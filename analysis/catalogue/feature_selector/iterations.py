@@ -180,8 +180,9 @@ TAU_CRIT_VS_M1 = Law(
     claim="training breaks down at a noise bound τ_crit ≈ (1 − ε_m)/M1, i.e. τ_crit ∝ 1/M1",
     citation=f"{LW23} Theorem 1, Eq. (6)",
     conditions="τ_crit = the smallest τ of the grid with final in-domain error ≥ 0.1 (spec §5 S4; 0.1 not from the "
-    "paper), per M1 and seed; M2 = max(M1² − M1, 8), d_X = M, so the noise ball's share on each pattern axis "
-    "shrinks with M1 (a confound the paper does not discuss); every run counts (a breakdown is the event measured)",
+    "paper) at T_max, per M1 and seed; M2 = max(M1² − M1, 8) varies with M1 (pooled); d_X held fixed across M1 "
+    "(with d_X = M the noise ball's share on each pattern axis would shrink as M1 grows: a confound); every run "
+    "counts (a breakdown is the event measured)",
     prediction_text="exponent of τ_crit vs M1: −1 (bound reading ≥ −1)",
     measure=ThresholdAlongAxis("test_error", axis="tau", threshold=0.1, below=False),
     x="M1",
@@ -299,12 +300,13 @@ BATCH_VS_M1 = Law(
     study=STUDY,
     claim="the batch needed for zero in-domain error grows as M1·log M1 (B > Ω(M1 log M1))",
     citation=f"{LW23} Theorem 1; App. A.1, Eq. (39)",
-    conditions="required B = the smallest B of the grid whose final in-domain error is ≤ 0.01 within a fixed sample "
-    "budget N = B·T (T = N/B, so steps vary with B by design), per M1 and seed (spec §5 S14; ε and N not from the "
-    "paper); M2 = max(M1² − M1, 8), d_X = M vary with M1 (pooled); exploratory: the spec calls the coupon-collector "
-    f"bound loose; every run counts. {THEOREM_1}",
+    conditions="required B = the smallest B of the grid whose final in-domain error is ≤ 0.01 after a fixed number "
+    "of iterations T, per M1 and seed (Theorem 1's T does not depend on B once B > Ω(M1 log M1); spec §5 S14's fixed "
+    "sample budget N = B·T instead would make T = N/B grow as B shrinks; ε and T not from the paper); M2 = "
+    "max(M1² − M1, 8), d_X = M vary with M1 (pooled); exploratory: the spec calls the coupon-collector bound loose; "
+    f"every run counts. {THEOREM_1}",
     prediction_text="exponent of the required B vs M1·ln M1: 1 (bound reading ≤ 1)",
-    measure=ThresholdAlongAxis("test_error", axis="batch_size", threshold=EPSILON, together=("steps",)),
+    measure=ThresholdAlongAxis("test_error", axis="batch_size", threshold=EPSILON),
     x="M1_ln_M1",
     predict=batch_prediction,
     kind=PowerLaw(transform=m1_log_m1, param="M1", x_text="M1·ln M1"),
