@@ -258,24 +258,39 @@ def width_prediction(params: Mapping[str, Any]) -> Prediction:
     )
 
 
-WIDTH_VS_M1 = Law(
-    name=f"{STUDY}.width_vs_M1",
-    study=STUDY,
-    claim="the MLP width needed for zero in-domain error grows as M1² (m ≥ ε_m⁻² M1² log N)",
-    citation=f"{LW23} Theorem 1; Lemma 7",
-    conditions="required m = the smallest m of the grid whose final in-domain error is ≤ 0.01 after a fixed T (N = BT "
-    "fixed, so log N is constant), per M1 and seed (ε not from the paper; a staircase on the grid); M2 = "
-    "max(M1² − M1, 8), d_X = M vary with M1 (pooled); every run counts (failing is the event measured). "
-    f"{THEOREM_1}",
-    prediction_text="exponent of the required m vs M1: 2 (bound reading ≤ 2)",
-    measure=ThresholdAlongAxis("test_error", axis="m", threshold=EPSILON),
-    x="M1",
-    predict=width_prediction,
-    kind=PowerLaw(),
-    pool=("M2", "d_x"),
-    where={"domain": ("id",)},
-    one_row_per_run=False,
-    rule=EXPONENT_RULE,
+def _required_vs_m1(name, axis, symbol, x, kind, predict, claim, citation, how, prediction_text) -> Law:
+    """The smallest value of a grid `axis` whose final in-domain error is ≤ ε, per M1 and seed, against M1."""
+    return Law(
+        name=f"{STUDY}.{name}",
+        study=STUDY,
+        claim=claim,
+        citation=f"{LW23} {citation}",
+        conditions=f"required {symbol} = the smallest {symbol} of the grid whose final in-domain error is ≤ 0.01 "
+        f"{how}, per M1 and seed (ε not from the paper; a staircase on the grid); M2 = max(M1² − M1, 8), d_X = M "
+        f"vary with M1 (pooled); every run counts (failing is the event measured). {THEOREM_1}",
+        prediction_text=prediction_text,
+        measure=ThresholdAlongAxis("test_error", axis=axis, threshold=EPSILON),
+        x=x,
+        predict=predict,
+        kind=kind,
+        pool=("M2", "d_x"),
+        where={"domain": ("id",)},
+        one_row_per_run=False,
+        rule=EXPONENT_RULE,
+    )
+
+
+WIDTH_VS_M1 = _required_vs_m1(
+    "width_vs_M1",
+    "m",
+    "m",
+    "M1",
+    PowerLaw(),
+    width_prediction,
+    "the MLP width needed for zero in-domain error grows as M1² (m ≥ ε_m⁻² M1² log N)",
+    "Theorem 1; Lemma 7",
+    "after a fixed T (N = BT fixed, so log N is constant)",
+    "exponent of the required m vs M1: 2 (bound reading ≤ 2)",
 )
 
 
@@ -295,25 +310,19 @@ def batch_prediction(params: Mapping[str, Any]) -> Prediction:
     )
 
 
-BATCH_VS_M1 = Law(
-    name=f"{STUDY}.batch_vs_M1",
-    study=STUDY,
-    claim="the batch needed for zero in-domain error grows as M1·log M1 (B > Ω(M1 log M1))",
-    citation=f"{LW23} Theorem 1; App. A.1, Eq. (39)",
-    conditions="required B = the smallest B of the grid whose final in-domain error is ≤ 0.01 after a fixed number "
-    "of iterations T, per M1 and seed (Theorem 1's T does not depend on B once B > Ω(M1 log M1); spec §5 S14's fixed "
-    "sample budget N = B·T instead would make T = N/B grow as B shrinks; ε and T not from the paper); M2 = "
-    "max(M1² − M1, 8), d_X = M vary with M1 (pooled); exploratory: the spec calls the coupon-collector bound loose; "
-    f"every run counts. {THEOREM_1}",
-    prediction_text="exponent of the required B vs M1·ln M1: 1 (bound reading ≤ 1)",
-    measure=ThresholdAlongAxis("test_error", axis="batch_size", threshold=EPSILON),
-    x="M1_ln_M1",
-    predict=batch_prediction,
-    kind=PowerLaw(transform=m1_log_m1, param="M1", x_text="M1·ln M1"),
-    pool=("M2", "d_x"),
-    where={"domain": ("id",)},
-    one_row_per_run=False,
-    rule=EXPONENT_RULE,
+BATCH_VS_M1 = _required_vs_m1(
+    "batch_vs_M1",
+    "batch_size",
+    "B",
+    "M1_ln_M1",
+    PowerLaw(transform=m1_log_m1, param="M1", x_text="M1·ln M1"),
+    batch_prediction,
+    "the batch needed for zero in-domain error grows as M1·log M1 (B > Ω(M1 log M1))",
+    "Theorem 1; App. A.1, Eq. (39)",
+    "after a fixed number of iterations T (Theorem 1's T does not depend on B once B > Ω(M1 log M1); spec §5 S14's "
+    "fixed sample budget N = B·T would instead make T = N/B grow as B shrinks; T not from the paper; exploratory: the "
+    "spec calls the coupon-collector bound loose)",
+    "exponent of the required B vs M1·ln M1: 1 (bound reading ≤ 1)",
 )
 
 
