@@ -74,6 +74,8 @@ def _load(args: argparse.Namespace):
 
 
 def _check_laws(sweep) -> None:
+    if not sweep.laws:
+        return  # the law catalogue (and pandas) is a second's import that a sweep without laws does not need
     from analysis.laws import check_law_names
 
     check_law_names(sweep.laws, sweep.study.name, f"sweep file {sweep.path}: laws")
