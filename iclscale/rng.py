@@ -50,11 +50,11 @@ def mix32(x: torch.Tensor) -> torch.Tensor:
 def _mix32_int32(x: torch.Tensor) -> torch.Tensor:
     """lowbias32 on int32 tensors holding the 32 bits (two's complement); in place after the first op.
     `x >> k & (2^(32-k) - 1)` is the logical shift of the unsigned value."""
-    x = x ^ ((x >> 16) & 0xFFFF)
+    x = x ^ (x >> 16).bitwise_and_(0xFFFF)
     x.mul_(_M1)
-    x.bitwise_xor_((x >> 15) & 0x1FFFF)
+    x.bitwise_xor_((x >> 15).bitwise_and_(0x1FFFF))
     x.mul_(_M2)
-    return x.bitwise_xor_((x >> 16) & 0xFFFF)
+    return x.bitwise_xor_((x >> 16).bitwise_and_(0xFFFF))
 
 
 def _eager_cpu(device: torch.device) -> bool:
