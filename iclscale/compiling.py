@@ -33,18 +33,20 @@ ENVIRONMENT = "ICLSCALE_COMPILE"
 machine is cannot change which path a test takes; tests of the compiled step ask for it explicitly)."""
 TIMED_EAGER_STEPS = 3
 MODES = ("auto", "on", "off")
-INDUCTOR_OPTIONS = {"realize_cpu_opcount_threshold": 8, "post_grad_fusion_options": {"decompose_mm_pass": {}}}
-"""`realize_cpu_opcount_threshold`: inductor inlines pointwise chains into one expression unless they exceed
-this many ops (50 on CPU by default). The counter hash reuses each intermediate two or three times, so
-inlined chains grow exponentially and code generation took minutes (nonlinear_icl's step: 77 s at the
-default, 20 s at 8). `decompose_mm_pass`: small matrix products become fused multiply-adds (below)."""
+INDUCTOR_OPTIONS = {"realize_cpu_opcount_threshold": 8}
+"""Inductor inlines pointwise chains into one expression unless they exceed this many ops (50 on CPU by
+default). The counter hash reuses each intermediate two or three times, so inlined chains grow
+exponentially and code generation took minutes (nonlinear_icl's step: 77 s at the default, 20 s at 8)."""
+CPU_OPTIONS = {"post_grad_fusion_options": {"decompose_mm_pass": {}}}
+"""On the CPU only (GPU steps keep inductor's defaults: never measured here): small matrix products become
+fused multiply-adds (`SMALL_MATMUL`)."""
 SMALL_MATMUL = 32
 """On the CPU, batched matrix products whose matrices have no side longer than this are compiled as fused
 multiply-adds instead of calls to a batched-matmul routine. A pack's per-config matrices are tiny (seed
 004's unit: 4×5 by 5×20, K of them), where the routine pays per matrix; fused into the step's loops,
 seed 004's step took 22% less CPU time (one thread, K = 4096). Inductor has this decomposition
 (`fx_passes.decompose_mem_bound_mm`) but on the CPU applies it only to a batch of one; its rule is replaced
-for the CPU and kept for GPUs (batches ≥ 10240 with two small sides)."""
+for the CPU (the pass itself is enabled for CPU steps only, `CPU_OPTIONS`)."""
 
 
 _COMPILED: dict[tuple, Callable] = {}
@@ -123,13 +125,16 @@ class StepRunner:
             loaded = precompiled.load(self.key, args, self.external)
             if loaded is not None:
                 return loaded
-        _fuse_small_matmuls()  # only when compiling: its import (inductor's pattern matcher) takes a second
+        options = dict(INDUCTOR_OPTIONS)
+        if all(t.device.type == "cpu" for t in _tensors(args)):
+            _fuse_small_matmuls()  # only when compiling: its import (inductor's pattern matcher) takes a second
+            options.update(CPU_OPTIONS)
         if self.key is not None:
             try:
-                return precompiled.compile_and_save(self.step, self.key, args, self.external, INDUCTOR_OPTIONS)
+                return precompiled.compile_and_save(self.step, self.key, args, self.external, options)
             except Exception:  # not one graph, say: torch.compile handles it, guards and all
                 pass
-        return torch.compile(self.step, dynamic=False, options=INDUCTOR_OPTIONS)
+        return torch.compile(self.step, dynamic=False, options=options)
 
 
 @functools.cache
@@ -139,12 +144,12 @@ def _fuse_small_matmuls() -> None:
         from torch._inductor.fx_passes import decompose_mem_bound_mm as decompose
     except ImportError:
         return
-    gpu_rule = decompose.should_decompose_bmm
+    torch_rule = decompose.should_decompose_bmm
 
     def should_decompose_bmm(mat1, mat2) -> bool:
         a, b = mat1.meta.get("val"), mat2.meta.get("val")
         if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor) or a.device.type != "cpu":
-            return gpu_rule(mat1, mat2)
+            return torch_rule(mat1, mat2)
         if a.dim() != 3 or b.dim() != 3:
             return False
         try:
