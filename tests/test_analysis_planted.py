@@ -273,7 +273,7 @@ def test_trend_interval_holds_its_estimate_when_few_resamples_reach_it():
     scatter = rng.normal(0, 1.3, size=(10, len(plateau)))
     scatter -= scatter.mean(axis=0)  # the seed-means are exactly the plateau: ρ = 1
     rows = [row(f"{i}-{s}", s, alpha=a, value=m + scatter[s, i])
-            for i, (a, m) in enumerate(zip(ALPHAS, plateau)) for s in range(10)]  # fmt: skip
+            for i, (a, m) in enumerate(zip(ALPHAS[:6], plateau, strict=True)) for s in range(10)]  # fmt: skip
     law = toy_law(Trend(), band=Band(0.5, 1.0), rule=VerdictRule(mode=INSIDE))
     (fit,) = law.evaluate(results_of(rows))
     assert fit.estimate == 1.0 and fit.ci_low <= fit.estimate <= fit.ci_high
