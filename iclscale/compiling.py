@@ -50,9 +50,18 @@ for the CPU (the pass itself is enabled for CPU steps only, `CPU_OPTIONS`)."""
 
 
 _COMPILED: dict[tuple, Callable] = {}
-"""Compiled step functions by (id of the step function, input signature): one per process, reused by every
-pack and part with the same shapes."""
+"""Compiled functions by (key or id of the function, input signature): one per process, reused by every pack
+and part with the same shapes."""
 _FAILED: set[int] = set()
+
+
+def resolve_mode(mode: str) -> str:
+    """ "auto" as this process means it (`ENVIRONMENT`), "on" or "off"."""
+    if mode == "auto":
+        mode = os.environ.get(ENVIRONMENT, "auto")
+    if mode not in MODES:
+        raise ValueError(f"compile must be one of {MODES}, got {mode!r}")
+    return mode
 
 
 class StepRunner:
@@ -68,11 +77,7 @@ class StepRunner:
         key: tuple | None = None,
         external: Mapping[str, Any] | None = None,
     ):
-        if mode == "auto":
-            mode = os.environ.get(ENVIRONMENT, "auto")
-        if mode not in MODES:
-            raise ValueError(f"compile must be one of {MODES}, got {mode!r}")
-        self.step, self.steps, self.mode = step, steps, mode
+        self.step, self.steps, self.mode = step, steps, resolve_mode(mode)
         self.key, self.external = key, dict(external or {})
         self.calls, self.compiled = 0, False
         self._timing: tuple | float | None = None
@@ -84,11 +89,9 @@ class StepRunner:
             return self._compiled_fn(*args)
         if self._should_compile(args):
             try:
-                signature = _signature(self.step, args)
-                if signature not in _COMPILED:
-                    _COMPILED[signature] = self._compile(args)
-                out = _COMPILED[signature](*args)
-                self._compiled_fn, self.compiled = _COMPILED[signature], True
+                compiled = compile_function(self.step, args, self.key, self.external)
+                out = compiled(*args)
+                self._compiled_fn, self.compiled = compiled, True
                 return out
             except Exception as error:  # no compiler, an unsupported op: eager still works
                 _FAILED.add(id(self.step))
@@ -100,7 +103,7 @@ class StepRunner:
     def _should_compile(self, args: tuple) -> bool:
         if self.mode == "off" or id(self.step) in _FAILED:
             return False
-        if self.mode == "on" or _signature(self.step, args) in _COMPILED:
+        if self.mode == "on" or _signature(self.step, args, self.key) in _COMPILED:
             return True
         if self.calls == 1 and self.key is not None and precompiled.exists(self.key, args):
             return True  # saved by an earlier process: loading costs less than the eager steps it saves
@@ -119,22 +122,30 @@ class StepRunner:
             self._timing = (time.perf_counter() - self._timing[1]) / TIMED_EAGER_STEPS
         return out
 
-    def _compile(self, args: tuple) -> Callable:
-        """Loaded from disk, compiled and saved, or (a step with graph breaks) compiled by plain torch.compile."""
-        if self.key is not None:
-            loaded = precompiled.load(self.key, args, self.external)
-            if loaded is not None:
-                return loaded
+
+def compile_function(fn: Callable, args: tuple, key: tuple | None = None, external: Mapping[str, Any] | None = None):
+    """`fn` compiled for inputs like `args`, once per process: loaded from disk when saved under `key` by an
+    earlier process, else compiled and saved, else (a function with graph breaks) plain `torch.compile`.
+    `external`: what `fn` closes over that cannot be saved (nn.Modules), by name. Raises what compiling raises."""
+    signature = _signature(fn, args, key)
+    if signature in _COMPILED:
+        return _COMPILED[signature]
+    external = dict(external or {})
+    compiled = precompiled.load(key, args, external) if key is not None else None
+    if compiled is None:
         options = dict(INDUCTOR_OPTIONS)
         if all(t.device.type == "cpu" for t in _tensors(args)):
             _fuse_small_matmuls()  # only when compiling: its import (inductor's pattern matcher) takes a second
             options.update(CPU_OPTIONS)
-        if self.key is not None:
+        if key is not None:
             try:
-                return precompiled.compile_and_save(self.step, self.key, args, self.external, options)
+                compiled = precompiled.compile_and_save(fn, key, args, external, options)
             except Exception:  # not one graph, say: torch.compile handles it, guards and all
                 pass
-        return torch.compile(self.step, dynamic=False, options=options)
+        if compiled is None:
+            compiled = torch.compile(fn, dynamic=False, options=options)
+    _COMPILED[signature] = compiled
+    return compiled
 
 
 @functools.cache
@@ -160,9 +171,10 @@ def _fuse_small_matmuls() -> None:
     decompose.should_decompose_bmm = should_decompose_bmm
 
 
-def _signature(step: Callable, args: tuple) -> tuple:
-    """What a compiled step is specialised to: the function and its inputs' shapes, strides and dtypes."""
-    return (id(step), tuple((tuple(a.shape), a.stride(), a.dtype) for a in _tensors(args)))
+def _signature(fn: Callable, args: tuple, key: tuple | None) -> tuple:
+    """What a compiled function is specialised to: the function (its key, else itself) and its inputs' shapes,
+    strides and dtypes."""
+    return (key if key is not None else id(fn), tuple((tuple(a.shape), a.stride(), a.dtype) for a in _tensors(args)))
 
 
 def _tensors(tree) -> list:

@@ -23,7 +23,7 @@ import torch
 from torch.func import grad_and_value, vmap
 
 from iclscale import recipe
-from iclscale.compiling import StepRunner
+from iclscale.compiling import StepRunner, resolve_mode
 from iclscale.measuring import Measurer, append
 from iclscale.params import Config, EvalPoint, RecordSchedule
 from iclscale.registry import StudyInfo
@@ -217,6 +217,7 @@ class PackTrainer:
         result.evals = {point: {} for point in self.eval_points}
         result.eval_errors = dict.fromkeys(self.eval_points)
         record_at = set(schedule.record_steps(self.steps))
+        self.measurer.compile = resolve_mode(compile)
         with self.defaults():
             state = self.start_state()
             self.params, self.opt_state, active, diverged_at, loss_sum = state

@@ -60,7 +60,7 @@ def test_a_new_process_loads_the_saved_step_and_trains_the_same(tmp_path):
     info, configs, point = _pack(4)
     compiled = train_pack(info, configs, [point], 6, compile="on")
     eager = train_pack(info, configs, [point], 6, compile="off")
-    assert compiled.compiled and len(_saved_files()) == 1
+    assert compiled.compiled and len(_saved_files()) == 2  # the step and the test-set draw
     env = {**os.environ, "ICLSCALE_COMPILE": "auto"}  # "auto" takes a saved step at once
     done = subprocess.run(
         [sys.executable, "-c", NEW_PROCESS, str(tmp_path), json.dumps(SETTINGS)],
@@ -84,17 +84,18 @@ def test_another_pack_size_gets_its_own_compiled_step():
             assert compiled.final_metrics(k, point)["test_mse"] == pytest.approx(
                 eager.final_metrics(k, point)["test_mse"], rel=1e-3
             )
-    assert len(_saved_files()) == 2
+    assert len(_saved_files()) == 4  # a step and a test-set draw per pack size
 
 
 def test_a_damaged_saved_step_is_compiled_again(tmp_path, monkeypatch):
     info, configs, point = _pack(4)
     train_pack(info, configs, [point], 6, compile="on")
-    (saved,) = list(tmp_path.rglob("*.bin"))
-    saved.write_bytes(b"not a compiled function")
+    for saved in tmp_path.rglob("*.bin"):
+        saved.write_bytes(b"not a compiled function")
     monkeypatch.setattr(compiling, "_COMPILED", {})  # as a new process starts
     again = train_pack(info, configs, [point], 6, compile="on")
-    assert again.compiled and saved.read_bytes() != b"not a compiled function"  # overwritten
+    assert again.compiled
+    assert all(saved.read_bytes() != b"not a compiled function" for saved in tmp_path.rglob("*.bin"))  # overwritten
 
 
 def test_small_batched_products_are_fused_on_the_cpu_and_large_ones_are_not():
@@ -109,3 +110,21 @@ def test_small_batched_products_are_fused_on_the_cpu_and_large_ones_are_not():
     assert decompose.should_decompose_bmm(Node(4096, 4, 5), Node(4096, 5, 20))
     assert not decompose.should_decompose_bmm(Node(256, 60, 21), Node(256, 21, 60))
     assert not decompose.should_decompose_bmm(Node(4096, 4, 5, 2), Node(4096, 5, 20))
+
+
+def test_the_compiled_test_set_draw_equals_the_eager_draw_in_padded_chunks(monkeypatch):
+    """Five configs in chunks of two: the last chunk is padded, and no config's test set depends on its chunk."""
+    from iclscale import measuring
+    from iclscale.training import PackTrainer
+
+    monkeypatch.setattr(measuring, "DRAW_CHUNK", 2)
+    info, configs, point = _pack(5)
+    trainer = PackTrainer(info, configs, [point], torch.device("cpu"))
+    with trainer.defaults():
+        eager = trainer.pack.map(lambda c: trainer.study.test_data(c, dict(point)))
+        trainer.measurer.compile = "on"
+        compiled = trainer.measurer.draw(dict(point))
+    assert len(_saved_files()) == 1
+    for a, b in zip(torch.utils._pytree.tree_leaves(compiled), torch.utils._pytree.tree_leaves(eager), strict=True):
+        assert a.shape == b.shape and a.shape[0] == 5
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
