@@ -132,6 +132,7 @@ def prompt_metrics(sums: dict[str, torch.Tensor], prefix: str, n_prompts: int) -
     m = {
         "attn_same": sums["attn_same"] / n_prompts,  # S_same, mean over prompts (Cor. 1)
         "attn_other": sums["attn_other"] / n_prompts,  # S_other
+        "attn_gap": (sums["attn_same"] - sums["attn_other"]) / n_prompts,  # S_same − S_other (Fig. 3: it grows)
         "attn_same_each": _ratio(sums["attn_same"], sums["n_same"]),  # S_same/|N1|
         "attn_other_each": _ratio(sums["attn_other"], sums["n_other"]),
     }
