@@ -163,3 +163,4 @@ def test_mamba_learns_and_the_lt_plateaus_on_outliers(info):
     assert t["train_loss"] > 0.03  # random-label outliers at p_a = 0.6 leave the LT a hinge floor (spec §13.1)
     assert m["gate_outlier"] < m["gate_clean"]  # outliers gated out ([LM25] Cor. 2)
     assert m["attn_same_each"] > m["attn_other_each"]  # ([LM25] Cor. 1)
+    assert m["attn_gap"] == pytest.approx(m["attn_same"] - m["attn_other"], rel=1e-5)  # Fig. 3's gap

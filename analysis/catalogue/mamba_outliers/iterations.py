@@ -114,7 +114,7 @@ class ScaledIterationRatio(FirstStepReaching):
         lt = scaled[scaled["model"] == "lt"][[*keys, "scaled", "censored", "left_censored"]]
         out = rows.drop(columns=["value", "censored", "left_censored"], errors="ignore")
         out = out.merge(scaled[["run_id", "scaled", "censored", "left_censored"]], on="run_id")
-        out = out.merge(lt, on=keys, suffixes=("", "_lt"))
+        out = out.merge(lt, on=keys, suffixes=("", "_lt")).copy()  # one block: the assignments below stay cheap
         right_m = out["censored"] & ~out["left_censored"]
         left_m = out["left_censored"]
         right_lt = out["censored_lt"] & ~out["left_censored_lt"]

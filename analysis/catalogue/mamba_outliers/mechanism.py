@@ -66,9 +66,18 @@ def _factor(gates: np.ndarray) -> float:
     return float(math.exp(slope))
 
 
-def _where(layers: int) -> dict[str, tuple]:
-    where = {"layers": (layers,), "model": ("mamba",)}
-    return {**where, "placement": ("bernoulli",)}
+def _law(name: str, layers: int, **particular) -> Law:
+    """A mechanism law of the Mamba with `layers` layers on Bernoulli test outliers, one group per label mode and
+    κ_a′ (what every law here shares), measured against α unless `particular` says otherwise."""
+    shared = {
+        "study": STUDY,
+        "x": "alpha",
+        "group_by": ("label_mode", "kappa_a_test"),
+        "where": {"layers": (layers,), "model": ("mamba",), "placement": ("bernoulli",)},
+        "one_row_per_run": False,
+        "rule": RULE,
+    }
+    return Law(name=f"{STUDY}.{name}", **{**shared, **particular})
 
 
 def _positive_alpha(runs):
@@ -92,9 +101,9 @@ def outlier_gate_law(layer: int, layers: int) -> Law:
             return None
         return Prediction(Hypothesis("≤ 1/M1", Band(0.0, 1.0 / M1), "[LM25] Corollary 2 (i), Eq. (17)"))
 
-    return Law(
-        name=f"{STUDY}.outlier_gate_small{suffix}",
-        study=STUDY,
+    return _law(
+        f"outlier_gate_small{suffix}",
+        layers,
         claim=f"{who} gates outlier demonstrations to ≤ poly(M1)^(−1), even the one next to the query",
         citation=f"{LM25} Corollary 2 (i), Eq. (17); Figs. 4, 6",
         conditions="degree 1 and constant 1 of poly(M1) (not from the paper); the gate of the demonstration right "
@@ -102,14 +111,9 @@ def outlier_gate_law(layer: int, layers: int) -> Law:
         "factors); test outliers κ_a′·v′ (v′ ∈ 𝒱′); label channel's gate for deeper layers (spec §4.5)",
         prediction_text="max over α > 0 of the mean gate of an outlier at distance 1 ≤ 1/M1",
         measure=FinalValue(prefix(layer) + "gate_outlier_at01"),
-        x="alpha",
         predict=predict,
         kind=Bound(aggregate="max", statistic_text="largest seed-mean over α of G of an outlier at distance 1"),
-        group_by=("label_mode", "kappa_a_test"),
-        where=_where(layers),
         row_filter=_positive_alpha,
-        one_row_per_run=False,
-        rule=RULE,
     )
 
 
@@ -120,9 +124,9 @@ def half_prediction(params: Mapping[str, Any]) -> Prediction:
 
 def clean_gate_decay_law(layer: int, layers: int) -> Law:
     suffix, who = _scope(layer, layers)
-    return Law(
-        name=f"{STUDY}.clean_gate_decay_at_most_half{suffix}",
-        study=STUDY,
+    return _law(
+        f"clean_gate_decay_at_most_half{suffix}",
+        layers,
         claim=f"{who}'s gates of clean demonstrations fall by at most 1/2 per clean demonstration further from "
         "the query: G_{h(j)} ≥ Θ(2^(−(j−1)))",
         citation=f"{LM25} Corollary 2 (ii), Eq. (18); proof Eq. (82); Fig. 4",
@@ -130,13 +134,8 @@ def clean_gate_decay_law(layer: int, layers: int) -> Law:
         "is free, the rate is what Eq. 18 fixes); test prompts of every α measured",
         prediction_text="min over α of the per-step factor ≥ 1/2",
         measure=CleanGateDecay(prefix(layer) + "gate_clean_rank"),
-        x="alpha",
         predict=half_prediction,
         kind=Bound(aggregate="min", statistic_text="smallest seed-mean over α of the clean gates' per-step factor"),
-        group_by=("label_mode", "kappa_a_test"),
-        where=_where(layers),
-        one_row_per_run=False,
-        rule=RULE,
     )
 
 
@@ -157,9 +156,9 @@ def other_prediction(params: Mapping[str, Any]) -> Prediction | None:
 def attention_law(layer: int, layers: int, same: bool) -> Law:
     suffix, who = _scope(layer, layers)
     part = "same" if same else "other"
-    return Law(
-        name=f"{STUDY}.attention_{part}_pattern{suffix}",
-        study=STUDY,
+    return _law(
+        f"attention_{part}_pattern{suffix}",
+        layers,
         claim=f"{who}'s attention sum on demonstrations "
         + ("sharing the query's relevant pattern is ≥ Θ(1)" if same else "of other patterns is ≤ Θ((1 − p_a)^(−1)ε)"),
         citation=f"{LM25} Corollary 1, Eq. (16); Figs. 3, 5",
@@ -167,14 +166,9 @@ def attention_law(layer: int, layers: int, same: bool) -> Law:
         "tokens, outliers included, mean over test prompts of every α measured",
         prediction_text="min over α of S_same ≥ 1" if same else "max over α of S_other ≤ 0.01/(1 − p_a)",
         measure=FinalValue(prefix(layer) + f"attn_{part}"),
-        x="alpha",
         predict=same_prediction if same else other_prediction,
         kind=Bound(aggregate="min" if same else "max", statistic_text=f"{'smallest' if same else 'largest'} "
                    f"seed-mean over α of S_{part}"),
-        group_by=("label_mode", "kappa_a_test"),
-        where=_where(layers),
-        one_row_per_run=False,
-        rule=RULE,
     )  # fmt: skip
 
 
@@ -185,9 +179,9 @@ def growth_prediction(params: Mapping[str, Any]) -> Prediction:
 
 def attention_gap_law(layer: int, layers: int) -> Law:
     suffix, who = _scope(layer, layers)
-    return Law(
-        name=f"{STUDY}.attention_gap_grows{suffix}",
-        study=STUDY,
+    return _law(
+        f"attention_gap_grows{suffix}",
+        layers,
         claim=f"{who}'s gap S_same − S_other grows during training",
         citation=f"{LM25} §4.2, Figure 3 (layer 1), Figure 5 (layers 2, 3)",
         conditions="S_same − S_other on the test prompts at every record (α of the sweep); a claim about the "
@@ -197,9 +191,6 @@ def attention_gap_law(layer: int, layers: int) -> Law:
         x="step",
         predict=growth_prediction,
         kind=Trend(),
-        group_by=("label_mode", "kappa_a_test"),
-        where=_where(layers),
-        one_row_per_run=False,
         rule=inside_rule(min_levels=5),
     )
 
