@@ -163,6 +163,7 @@ def test_figures_3_to_6_section_draws_every_layer():
         run = f"m{seed}"
         gates = {f"{p}gate_{k}_at{d:02d}": (0.01 if k == "outlier" else 0.1 * 0.8**d)
                  for p in ("", "layer2_", "layer3_") for k in ("outlier", "clean") for d in range(1, 21)}  # fmt: skip
+        gates |= {f"{p}gate_chmean_{k}_at01": 0.5 for p in ("", "layer2_", "layer3_") for k in ("outlier", "clean")}
         rows.append({"run_id": run, "sweep": "s", "study": STUDY, "seed": seed, "status": "ok", "eval_key": "a",
                      **BASE, "layers": 3, "model": "mamba", "alpha": 0.3, "label_mode": "flip",
                      "kappa_a_test": 2.0, "l_ts": 20, "placement": "bernoulli", **gates})  # fmt: skip
@@ -178,3 +179,4 @@ def test_figures_3_to_6_section_draws_every_layer():
     assert len(titles) == 6 and titles[0].startswith("Fig. 3") and titles[-1].startswith("Fig. 6")
     assert "15 → " in section.items[0][2] or "0 → 15" in section.items[0][2]
     assert np.isclose(len(charts), 6)
+    assert "Averaged over the d + 1 channels, at distance 1: outliers 0.5" in section.items[1][2]

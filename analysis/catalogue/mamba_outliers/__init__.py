@@ -34,12 +34,13 @@ CLAIMS = (
     Claim("L7", "Thm 2 (d), Eq. 12; Thm 4 (d), Eq. 15", "test prompts long enough: l_ts ≳ (1 − α)^(−1) log M1 (Mamba), "
           "≳ (1/2 − α)^(−2) α log M1 (LT)", _named(*(f"{m}_l_ts_threshold{s}" for m in ("mamba", "lt") for s in BOTH))),
     Claim("L8", "Cor. 2 (i), Eq. 17; Figs. 4, 6", "outlier gates ≤ poly(M1)^(−1)",
-          _named(*(f"outlier_gate_small{s}" for s in ("", *LAYERS3)))),
+          _named(*(f"outlier_gate_small{s}" for s in ("", *LAYERS3)),
+                 *(f"outlier_gate_small_chmean{s}" for s in LAYERS3))),
     Claim("L9", "Cor. 2 (ii), Eq. 18; Figs. 4, 6", "clean gates decay by at most 1/2 per position: G_{h(j)} ≥ "
           "Θ(2^(−(j−1)))", _named(*(f"clean_gate_decay_at_most_half{s}" for s in ("", *LAYERS3)))),
     Claim("L10", "Cor. 1, Eq. 16; Figs. 3, 5", "attention concentrates on same-pattern demonstrations, the gap "
           "grows in training", _named(*(f"attention_{p}_pattern{s}" for s in ("", *LAYERS3) for p in ("same", "other")),
-                             *(f"attention_gap_grows{s}" for s in LAYERS3))),
+                             *(f"attention_gap_{k}{s}" for s in LAYERS3 for k in ("grows", "trend")))),
     Claim("L11", "Thm 2 (b)", "test outliers up to κ_a' ≲ Θ(Vβ p_a^(−1) κ_a^(−1) L^(−1) (1 − p_a) ε^(−1))", ()),
     Claim("F2", "§4.1, Fig. 2", "one-layer Mamba < 1 % error up to α ≈ 0.8; the LT fails for α > 1/2; Mamba below "
           "the LT", _named(*(f"fig2_mamba_below_1pct{s}" for s in BOTH), "fig2_mamba_beats_lt")),

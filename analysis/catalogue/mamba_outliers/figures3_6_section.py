@@ -72,7 +72,8 @@ def figures3_6_section(results: Results, add_chart) -> Section | None:
         title = f"Fig. {name}: layer {layer}, final gate by distance to the query"
         profile = _gate_profile(final, _prefix(layer))
         if len(profile):
-            section.items.append((title, add_chart(_gate_chart(profile), title), _gate_text(profile)))
+            text = _gate_text(profile) + _channel_mean_text(final, _prefix(layer))
+            section.items.append((title, add_chart(_gate_chart(profile), title), text))
     return section
 
 
@@ -128,6 +129,15 @@ def _gate_text(profile: pd.DataFrame) -> str:
     outliers = " / ".join(g("outlier", k) for k in (1, 2, 5))
     clean = " / ".join(g("clean", k) for k in (1, 2, 5))
     return f"<p>{e(f'Mean gate at distance 1 / 2 / 5 from the query: outliers {outliers}, clean {clean}.')}</p>"
+
+
+def _channel_mean_text(final: pd.DataFrame, prefix: str) -> str:
+    """The same at distance 1 with every channel's gate averaged (a stack's layers; spec §4.5's check)."""
+    columns = [f"{prefix}gate_chmean_{kind}_at01" for kind in ("outlier", "clean")]
+    if not all(c in final for c in columns):
+        return ""
+    outlier, clean = (num(final[c].astype(float).mean()) for c in columns)
+    return f"<p>{e(f'Averaged over the d + 1 channels, at distance 1: outliers {outlier}, clean {clean}.')}</p>"
 
 
 def _gate_chart(profile: pd.DataFrame) -> alt.Chart:

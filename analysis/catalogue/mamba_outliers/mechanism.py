@@ -22,11 +22,11 @@ import numpy as np
 from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, STUDY
 from analysis.kinds import Bound, Trend
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
-from analysis.measures import CurveValues, FinalValue, final_value
+from analysis.measures import CurveValues, FinalValue, RelativeToStart, final_value
 from analysis.verdict import Band
 
 CLEAN_RANKS = 10  # the probes' G_{h(1)} … G_{h(10)} (iclscale.studies.mamba_outliers.probes.CLEAN_RANKS)
-RULE = inside_rule(min_levels=2, min_points=4)
+RULE = inside_rule(min_levels=1, min_points=3)  # a min/max over α: one α (Figs. 3–6 use 0.3) is enough
 
 
 def prefix(layer: int) -> str:
@@ -91,8 +91,10 @@ def _scope(layer: int, layers: int) -> tuple[str, str]:
     return f"_{layers}layer_l{layer}", f"layer {layer} of the {layers}-layer Mamba"
 
 
-def outlier_gate_law(layer: int, layers: int) -> Law:
+def outlier_gate_law(layer: int, layers: int, channel_mean: bool = False) -> Law:
     suffix, who = _scope(layer, layers)
+    metric = "gate_chmean_outlier_at01" if channel_mean else "gate_outlier_at01"
+    which = "averaged over the d + 1 channels (spec §4.5's check)" if channel_mean else "of the label channel"
 
     def predict(params: Mapping[str, Any]) -> Prediction | None:
         # [LM25] Cor. 2 (i), Eq. (17): G_{i,l_ts+1} ≤ O(poly(M1)^(−1)) for an outlier demonstration
@@ -102,15 +104,15 @@ def outlier_gate_law(layer: int, layers: int) -> Law:
         return Prediction(Hypothesis("≤ 1/M1", Band(0.0, 1.0 / M1), "[LM25] Corollary 2 (i), Eq. (17)"))
 
     return _law(
-        f"outlier_gate_small{suffix}",
+        f"outlier_gate_small{'_chmean' if channel_mean else ''}{suffix}",
         layers,
         claim=f"{who} gates outlier demonstrations to ≤ poly(M1)^(−1), even the one next to the query",
         citation=f"{LM25} Corollary 2 (i), Eq. (17); Figs. 4, 6",
         conditions="degree 1 and constant 1 of poly(M1) (not from the paper); the gate of the demonstration right "
         "before the query when it is an outlier (the largest outlier gate: every other one carries more (1 − σ) "
-        "factors); test outliers κ_a′·v′ (v′ ∈ 𝒱′); label channel's gate for deeper layers (spec §4.5)",
+        f"factors); test outliers κ_a′·v′ (v′ ∈ 𝒱′); the gate {which}",
         prediction_text="max over α > 0 of the mean gate of an outlier at distance 1 ≤ 1/M1",
-        measure=FinalValue(prefix(layer) + "gate_outlier_at01"),
+        measure=FinalValue(prefix(layer) + metric),
         predict=predict,
         kind=Bound(aggregate="max", statistic_text="largest seed-mean over α of G of an outlier at distance 1"),
         row_filter=_positive_alpha,
@@ -177,17 +179,38 @@ def growth_prediction(params: Mapping[str, Any]) -> Prediction:
     return Prediction(Hypothesis("ρ ≥ 0.5 (increasing)", Band(0.5, 1.0), "[LM25] §4.2, Figure 3"))
 
 
+def net_growth_prediction(params: Mapping[str, Any]) -> Prediction:
+    # [LM25] §4.2, Fig. 3: "this gap increases during training": larger at the end than at initialisation
+    return Prediction(Hypothesis("end / start > 1", Band(1.0, math.inf), "[LM25] §4.2, Figure 3"))
+
+
 def attention_gap_law(layer: int, layers: int) -> Law:
     suffix, who = _scope(layer, layers)
     return _law(
         f"attention_gap_grows{suffix}",
         layers,
-        claim=f"{who}'s gap S_same − S_other grows during training",
+        claim=f"{who}'s gap S_same − S_other is larger after training than at initialisation",
         citation=f"{LM25} §4.2, Figure 3 (layer 1), Figure 5 (layers 2, 3)",
-        conditions="S_same − S_other on the test prompts at every record (α of the sweep); a claim about the "
-        "direction (Spearman ρ between the step and the seed-mean), not the shape",
+        conditions="S_same − S_other on the test prompts (α of the sweep) at the last record over the first (step 0)",
+        prediction_text="gap at the end / gap at step 0 > 1",
+        measure=RelativeToStart(prefix(layer) + "attn_gap"),
+        predict=net_growth_prediction,
+        kind=Bound(aggregate="min", statistic_text="smallest seed-mean over α of the gap's end / start"),
+    )
+
+
+def attention_gap_trend_law(layer: int, layers: int) -> Law:
+    suffix, who = _scope(layer, layers)
+    return _law(
+        f"attention_gap_trend{suffix}",
+        layers,
+        claim=f"{who}'s gap S_same − S_other rises along training",
+        citation=f"{LM25} §4.2, Figure 3 (layer 1), Figure 5 (layers 2, 3)",
+        conditions="S_same − S_other on the test prompts at every record from step 0 on (α of the sweep); a claim "
+        "about the direction (Spearman ρ between the step and the seed-mean), not the shape; a rise that stops early "
+        "(the hinge loss reaching 0 ends learning) gives a small ρ",
         prediction_text="Spearman ρ(step, S_same − S_other) ≥ 0.5",
-        measure=CurveValues(prefix(layer) + "attn_gap"),
+        measure=CurveValues(prefix(layer) + "attn_gap", from_step=0),
         x="step",
         predict=growth_prediction,
         kind=Trend(),
@@ -204,8 +227,12 @@ def _laws_for(layers: int) -> tuple[Law, ...]:
             attention_law(layer, layers, same=True),
             attention_law(layer, layers, same=False),
         ]
-        if layers > 1:  # Figs. 3, 5 draw the 3-layer model's sums over training
-            out.append(attention_gap_law(layer, layers))
+        if layers > 1:  # Figs. 3, 5 draw the 3-layer model's sums over training; the stack's gates of all channels
+            out += [
+                attention_gap_law(layer, layers),
+                attention_gap_trend_law(layer, layers),
+                outlier_gate_law(layer, layers, channel_mean=True),
+            ]
     return tuple(out)
 
 
