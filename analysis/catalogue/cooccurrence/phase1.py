@@ -69,37 +69,37 @@ T1_G_VS_M = theory_exponent_law(
     ("c1", "m1", "lr"),
 )
 
-TYPE1_CORRECT_VS_M = theory_exponent_law(
-    "type1_correct_vs_m",
+
+def _correct_law(k: int, claim: str, source: str, note: str = "") -> Law:
+    """When every type-k sample is correct: the first record with min over I_k of y_iF_i ≥ 0, ∝ 1/m."""
+    return theory_exponent_law(
+        f"type{k}_correct_vs_m",
+        claim,
+        source,
+        f"the time = the first record with min over type-{k} samples of y_iF_i ≥ 0{note}",
+        FirstTimeReaching(f"min_margin_type{k}", threshold=0.0, below=False),
+        "m",
+        -1.0,
+        ("c0", "c1", "m1", "lr"),
+    )
+
+
+TYPE1_CORRECT_VS_M = _correct_law(
+    1,
     "the type-1 samples (both targets) are all correct after O(1/m): G1 + G2 grows at Θ((σ0² + σ1²) m m1)",
     "Thm E.14, Lemma 4.1",
-    "the time = the first record with min over type-1 samples of y_iF_i ≥ 0",
-    FirstTimeReaching("min_margin_type1", threshold=0.0, below=False),
-    "m",
-    -1.0,
-    ("c0", "c1", "m1", "lr"),
 )
-
-TYPE2_CORRECT_VS_M = theory_exponent_law(
-    "type2_correct_vs_m",
+TYPE2_CORRECT_VS_M = _correct_law(
+    2,
     "the type-2 samples (μ1 only) are all correct after T′ ≤ O(1/m), once −G3 outgrows G1",
     "Cor. E.20 (T′ = min{t: min_{i∈I2∪I3} y_iF_i ≥ C} ≤ O(1/m)), Lemma 4.3",
-    "the time = the first record with min over type-2 samples of y_iF_i ≥ 0 (type 3 is its mirror image)",
-    FirstTimeReaching("min_margin_type2", threshold=0.0, below=False),
-    "m",
-    -1.0,
-    ("c0", "c1", "m1", "lr"),
+    " (type 3 is its mirror image)",
 )
-
-TYPE4_CORRECT_VS_M = theory_exponent_law(
-    "type4_correct_vs_m",
+TYPE4_CORRECT_VS_M = _correct_law(
+    4,
     "the type-4 samples (neither target) are all correct early, once t ≥ Θ(F(0)/m)",
     "Lemma E.19",
-    "F(0) ≈ c0·c1 fixed across m; the time = the first record with min over type-4 samples of y_iF_i ≥ 0",
-    FirstTimeReaching("min_margin_type4", threshold=0.0, below=False),
-    "m",
-    -1.0,
-    ("c0", "c1", "m1", "lr"),
+    "; F(0) ≈ c0·c1 fixed across m",
 )
 
 # C6, [Y24] Thm 3.1 / E.27: at T1 the loss is still Θ(1) and G1, G2, −G3 are Θ(1): neither scales with m

@@ -20,7 +20,7 @@ from analysis.catalogue.cooccurrence.common import (
 from analysis.flow_measures import LevelTimeSlope, PhaseValue, SlopeAfter
 from analysis.kinds import Bound, PowerLaw
 from analysis.law import Law
-from analysis.measures import FinalValue
+from analysis.measures import FinalValue, FinalValueScaled
 from analysis.verdict import INSIDE, Band, VerdictRule
 
 SETTING = ("init", "readout", "m", "m1", "c0", "c1", "lr")  # one verdict per trained setting
@@ -160,6 +160,21 @@ TEST_LOSS_VS_M = Law(
     rule=VerdictRule(mode=INSIDE),
 )
 
+# [Y24] App. F.10: a random token shifts F by O(1), so a test sequence's loss is within e^{O(1)} of a training
+# sequence's (spec C20: the test/train ratio stays bounded)
+TEST_TRAIN_RATIO_VS_M = theory_exponent_law(
+    "test_to_train_loss_vs_m",
+    "test and training losses stay within a constant factor: the final test/train loss ratio does not grow with m",
+    "Thm 3.3, App. F.10 (random tokens shift F by O(1))",
+    "final test loss (fresh sequences of D) over the final training loss; bounded read as exponent ≤ 0 in m",
+    FinalValueScaled("test_loss", by="loss"),
+    "m",
+    0.0,
+    ("c0", "c1", "m1", "lr"),
+    upper=True,
+    one_row_per_run=False,
+)
+
 LAWS = (
     KAPPA_VS_M,
     KAPPA_VS_M1,
@@ -170,4 +185,5 @@ LAWS = (
     G_SPREAD_VS_M,
     G_RANDOM_VS_M,
     TEST_LOSS_VS_M,
+    TEST_TRAIN_RATIO_VS_M,
 )
