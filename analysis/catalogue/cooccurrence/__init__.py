@@ -23,8 +23,7 @@ def _named(*names: str) -> tuple[str, ...]:
 
 CLAIMS = (
     Claim("C1", "Def. E.2, Thm E.26, Thm 3.1, §4.1", "Phase 1 lasts T1 ∝ 1/(σ1² m m1) (§4.1: 1/((σ0²+σ1²) m m1))",
-          _named("T1_vs_m", "T1_vs_c1", "T1_vs_c0", "T1_vs_m1", "T1_vs_n", "T1_vs_L", "T1_vs_phase1_rate",
-                 "T1_G_vs_m", "type1_correct_vs_m", "type2_correct_vs_m")),
+          tuple(law.name for law in phase1.T1_LAWS) + _named("type1_correct_vs_m", "type2_correct_vs_m")),
     Claim("C2", "Lemma 4.1, E.4", "initial rate dG(μ1)/dt = Θ((σ0²+σ1²) m m1)",
           _named("initial_G1_rate_vs_m", "initial_G1_rate_vs_phase1_rate")),
     Claim("C3", "Lemma 4.2", "initial |dG3/dt| / dG1/dt small, slope −1/2 in m", _named("initial_G3_rate_ratio_vs_m")),

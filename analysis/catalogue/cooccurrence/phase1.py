@@ -20,53 +20,46 @@ from analysis.law import Law
 
 T1 = FirstTimeReaching("min_margin", threshold=0.0, below=False)  # spec §7.4: the first t with min y_iF_i ≥ 0
 T1_CONDITION = "T1 = the first record with every training sample correct (spec §7.4); gradient flow read as GD"
+# spec §7.4's T1_G(c): the MLP has aligned, min(G1, G2, −G3) ≥ c; c = 0.5 (refitted at 0.25 and 1) not from the paper
+T1_G = FirstTimeReaching("G_signal_min", threshold=0.5, below=False)
+T1_G_CONDITION = (
+    "T1_G(c) = the first record with min(G1, G2, −G3) ≥ c (spec §7.4; Thm E.27: G(μ1), G(μ2), −G(μ3) = Θ(1) at "
+    "T1), c = 0.5 (refitted at 0.25 and 1; not from the paper); gradient flow read as GD"
+)
 # [Y24] Def. E.2 / Thm E.26: T1 = C_T1/(σ1² m m1); with σ1² = c1²/m1 that is C_T1/(c1² m)
 T1_SOURCE = "Def. E.2, Thm E.26 (T1 = C_T1/(σ1² m m1)); Thm 3.1 (T1 = Õ(1/m))"
+# §4.1: G(μ1) reaches a constant after O(1/((σ0² + σ1²) m m1)): the general form whose σ0 term Def. E.2 drops
+RATE_SOURCE = "§4.1 after Lemma 4.1 (G(μ1) reaches a constant after O(1/((σ0² + σ1²) m m1))); Lemma 4.1, E.4"
+RATE_NOTE = "x = (σ0² + σ1²)·m·m1 = c0²m1/L + c1²m, varied through whichever of m, m1, c0, c1, L the sweep varies"
 
 
-def _T1_law(axis: str, exponent: float, why: str, group_by: tuple[str, ...], **extra) -> Law:
-    return theory_exponent_law(
-        f"T1_vs_{axis}",
-        f"Phase 1 ends at T1 ∝ 1/(σ1² m m1): T1 ∝ {axis}^({exponent:g}) ({why})",
-        T1_SOURCE,
-        T1_CONDITION,
-        T1,
-        axis,
-        exponent,
-        group_by,
-        **extra,
+def _T1_laws(axis: str, exponent: float, why: str, group_by: tuple[str, ...], **extra) -> tuple[Law, Law]:
+    """T1 (every sample correct) and T1_G (the MLP aligned) ∝ axis^exponent."""
+    source, note = (RATE_SOURCE, f"; {RATE_NOTE}") if axis == "phase1_rate" else (T1_SOURCE, "")
+    return tuple(
+        theory_exponent_law(
+            f"{name}_vs_{axis}",
+            f"Phase 1 ends at {name} ∝ 1/(σ1² m m1): {name} ∝ {axis}^({exponent:g}) ({why})",
+            source,
+            condition + note,
+            measure,
+            axis,
+            exponent,
+            group_by,
+            **extra,
+        )
+        for name, measure, condition in (("T1", T1, T1_CONDITION), ("T1_G", T1_G, T1_G_CONDITION))
     )
 
 
-T1_VS_M = _T1_law("m", -1.0, "σ1 = c1/√m1 fixed in c1", ("c1", "m1", "lr"))
-T1_VS_C1 = _T1_law("c1", -2.0, "σ1² = c1²/m1", ("m", "m1", "lr"))
-T1_VS_C0 = _T1_law("c0", 0.0, "no σ0 in C_T1/(σ1² m m1); σ0 ≪ σ1 in Sec. 4.1's rate", ("c1", "m", "m1", "lr"))
-T1_VS_M1 = _T1_law("m1", 0.0, "σ1² m m1 = c1² m has no m1 at fixed c1", ("c0", "c1", "m", "lr"))
-T1_VS_N = _T1_law("n", 0.0, "no n in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr"), pool=("d",))
-T1_VS_L = _T1_law("L", 0.0, "no L in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr"), pool=("d",))
-
-T1_VS_RATE = theory_exponent_law(
-    "T1_vs_phase1_rate",
-    "Phase 1 takes O(1/((σ0² + σ1²) m m1)): T1 ∝ 1/(c0²m1/L + c1²m), the general form whose σ0 term Def. E.2 "
-    "drops (spec §9.5)",
-    "§4.1 after Lemma 4.1 (G(μ1) reaches a constant after O(1/((σ0² + σ1²) m m1))); Lemma 4.1, E.4",
-    T1_CONDITION + "; x = (σ0² + σ1²)·m·m1, varied through whichever of m, m1, c0, c1, L the sweep varies",
-    T1,
-    "phase1_rate",
-    -1.0,
-    ("lr",),
-)
-
-T1_G_VS_M = theory_exponent_law(
-    "T1_G_vs_m",
-    "T1 read as the first time the linear MLP has aligned, min(G1, G2, −G3) ≥ c = 0.5 (spec §7.4's T1_G(c)), "
-    "∝ 1/m (also refitted at c = 0.25 and 1)",
-    "Thm E.27 (G(μ1), G(μ2), −G(μ3) = Θ(1) at T1), Def. E.2 (T1 = C_T1/(σ1² m m1))",
-    "T1_G(c) = the first record with min(G1, G2, −G3) ≥ c; c = 0.5 not from the paper",
-    FirstTimeReaching("G_signal_min", threshold=0.5, below=False),
-    "m",
-    -1.0,
-    ("c1", "m1", "lr"),
+T1_LAWS = (
+    *_T1_laws("m", -1.0, "σ1 = c1/√m1 fixed in c1", ("c1", "m1", "lr")),
+    *_T1_laws("c1", -2.0, "σ1² = c1²/m1", ("m", "m1", "lr")),
+    *_T1_laws("c0", 0.0, "no σ0 in C_T1/(σ1² m m1); σ0 ≪ σ1 in Sec. 4.1's rate", ("c1", "m", "m1", "lr")),
+    *_T1_laws("m1", 0.0, "σ1² m m1 = c1² m has no m1 at fixed c1", ("c0", "c1", "m", "lr")),
+    *_T1_laws("n", 0.0, "no n in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr"), pool=("d",)),
+    *_T1_laws("L", 0.0, "no L in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr"), pool=("d",)),
+    *_T1_laws("phase1_rate", -1.0, "§4.1's general form (σ0² + σ1²) m m1", ("lr",)),
 )
 
 
@@ -183,14 +176,7 @@ T1_VS_LR = Law(
 )
 
 LAWS = (
-    T1_VS_M,
-    T1_VS_C1,
-    T1_VS_C0,
-    T1_VS_M1,
-    T1_VS_N,
-    T1_VS_L,
-    T1_VS_RATE,
-    T1_G_VS_M,
+    *T1_LAWS,
     TYPE1_CORRECT_VS_M,
     TYPE2_CORRECT_VS_M,
     TYPE4_CORRECT_VS_M,
