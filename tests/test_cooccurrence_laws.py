@@ -198,3 +198,10 @@ def test_the_collapse_summary_compares_the_step_sizes_at_equal_flow_time(apart):
     assert float(percent) == pytest.approx(100 * apart, abs=0.5)  # interpolation between records: < 0.5%
     T1 = [float(v) for v in re.findall(r"([0-9.]+) \(η = 0.00[24]\)", text)]
     assert T1 == [pytest.approx(0.2, rel=0.05), pytest.approx(0.3, rel=0.05)]
+
+
+def test_the_figure1_section_is_left_out_for_runs_that_never_trained():
+    """A sweep of initial rates (steps: 0) records t = 0 only: no course to draw, no section."""
+    results = _store(lambda m, seed: 2.0, _fig1, levels=(256,))
+    untrained = Results("synthetic", results.sweep, results.runs, results.curves[results.curves["step"] == 0])
+    assert figure1_section(untrained, lambda chart, name: {"chart": name}) is None

@@ -64,6 +64,16 @@ def theory_init(runs):
     return runs[(runs["init"] == "theory") & (runs["readout"] == "pm1_fixed")]
 
 
+def with_alternative(predict, name: str, band: Band):
+    """`predict` with another reading (not the paper's own statement: a spec's) judged beside its primary."""
+
+    def both(params) -> Prediction:
+        primary = predict(params).primary
+        return Prediction(primary, (Hypothesis(name, band, "spec seed-003.md, not from the paper"),))
+
+    return both
+
+
 def theory_exponent_law(
     name: str,
     claim: str,

@@ -40,6 +40,9 @@ CRITERIA = (
 def figure1_section(results: Results, add_chart) -> Section | None:
     if results.study != STUDY or "gf_time" not in set(results.curves["metric"]):
         return None
+    times = results.curves.loc[results.curves["metric"] == "gf_time", "value"]
+    if not (times > 0).any():  # nothing trained (rates at initialisation only): no course to draw
+        return None
     runs = results.runs.drop_duplicates("run_id")
     runs = runs[runs["status"] == "ok"]
     varying = [p for p in SETTING if p in runs and runs[p].nunique() > 1]

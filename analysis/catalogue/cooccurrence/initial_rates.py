@@ -3,7 +3,16 @@ dX/dt = −⟨∇X, ∇L̂⟩ the study records at step 0 (`rate_G1`, `rate_G3`,
 
 from __future__ import annotations
 
-from analysis.catalogue.cooccurrence.common import FRACTION_RULE, STUDY, Y24, theory_exponent_law
+from dataclasses import replace
+
+from analysis.catalogue.cooccurrence.common import (
+    FRACTION_RULE,
+    STUDY,
+    Y24,
+    exponent_band,
+    theory_exponent_law,
+    with_alternative,
+)
 from analysis.flow_measures import InitialValue
 from analysis.kinds import Bound
 from analysis.law import Hypothesis, Law, Prediction
@@ -30,17 +39,30 @@ G1_RATE_VS_RATE = theory_exponent_law(
     "phase1_rate",
     1.0,
     (),
+    pool=("d",),  # in distinct mode d follows n and L by design
 )
 
+# [Y24] Lemma 4.2 bounds the common token's rate per neuron by Õ(σ1²√(m m1) + σ0²√(mL) + σ1² m F); summed over
+# the m1 neurons (random signs) against Lemma 4.1's Θ((σ0² + σ1²) m m1) that is O(1/√m + F): an upper bound, so
+# an exponent of at most −1/2 while F(0) is negligible. Spec C3 reads the bound as tight (exponent −1/2): shown
+# beside it as an alternative.
 G3_RATE_RATIO_VS_M = theory_exponent_law(
     "initial_G3_rate_ratio_vs_m",
     "the common token's initial rate is small: |dG3/dt| / dG1/dt = O(1/√m + F(0)) at t = 0",
     "Lemma 4.2 (per neuron Õ(σ1²√(m m1) + σ0²√(mL) + σ1² m F) against Lemma 4.1's Θ((σ0² + σ1²) m))",
-    "balanced labels; the −1/2 slope in m is seen only while F(0) ≈ c0·c1 is below 1/√m (spec C3)",
+    "balanced labels; the 1/√m term shows only while F(0) ≈ c0·c1 is below 1/√m; an Õ bound read as an exponent "
+    "at most −1/2 (+0.1); spec C3's tight reading (exponent −1/2 ± 0.1) is judged beside it",
     InitialValue("rate_G3", absolute=True, over="rate_G1"),
     "m",
     -0.5,
     ("c0", "c1", "m1", "L"),
+    upper=True,
+)
+G3_RATE_RATIO_VS_M = replace(
+    G3_RATE_RATIO_VS_M,
+    predict=with_alternative(
+        G3_RATE_RATIO_VS_M.predict, "spec C3: the bound is tight, exponent −1/2 (±0.1)", exponent_band(-0.5)
+    ),
 )
 
 

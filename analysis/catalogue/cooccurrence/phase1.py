@@ -46,6 +46,7 @@ def _T1_laws(axis: str, exponent: float, why: str, group_by: tuple[str, ...], **
             axis,
             exponent,
             group_by,
+            pool=("d",),  # in distinct mode d follows n and L by design (the n and L sweeps)
             **extra,
         )
         for name, measure, condition in (("T1", T1, T1_CONDITION), ("T1_G", T1_G, T1_G_CONDITION))
@@ -57,8 +58,8 @@ T1_LAWS = (
     *_T1_laws("c1", -2.0, "σ1² = c1²/m1", ("m", "m1", "lr")),
     *_T1_laws("c0", 0.0, "no σ0 in C_T1/(σ1² m m1); σ0 ≪ σ1 in Sec. 4.1's rate", ("c1", "m", "m1", "lr")),
     *_T1_laws("m1", 0.0, "σ1² m m1 = c1² m has no m1 at fixed c1", ("c0", "c1", "m", "lr")),
-    *_T1_laws("n", 0.0, "no n in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr"), pool=("d",)),
-    *_T1_laws("L", 0.0, "no L in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr"), pool=("d",)),
+    *_T1_laws("n", 0.0, "no n in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr")),
+    *_T1_laws("L", 0.0, "no L in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr")),
     *_T1_laws("phase1_rate", -1.0, "§4.1's general form (σ0² + σ1²) m m1", ("lr",)),
 )
 
