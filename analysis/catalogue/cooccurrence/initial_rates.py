@@ -34,11 +34,12 @@ G1_RATE_VS_RATE = theory_exponent_law(
     "initial_G1_rate_vs_phase1_rate",
     "the signal's initial rate dG(μ1)/dt is proportional to (σ0² + σ1²)·m·m1 = c0²m1/L + c1²m",
     "Lemma 4.1, Lemma E.4",
-    "x = (σ0² + σ1²)·m·m1, varied through whichever of m, m1, c0, c1, L the sweep varies",
+    "x = (σ0² + σ1²)·m·m1, varied through m or c1 at fixed c0, L, m1 (these move only the σ0 term, too little "
+    "to fix an exponent)",
     InitialValue("rate_G1"),
     "phase1_rate",
     1.0,
-    (),
+    ("c0", "L", "m1"),
     pool=("d",),  # in distinct mode d follows n and L by design
 )
 

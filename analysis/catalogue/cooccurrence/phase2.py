@@ -5,6 +5,7 @@ at one rate (C17), the random tokens' sub-network staying small (C19) and genera
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from analysis.catalogue.cooccurrence.common import (
     CONDITION_1,
@@ -16,6 +17,7 @@ from analysis.catalogue.cooccurrence.common import (
     exponent_band,
     theory_exponent_law,
     theory_init,
+    with_alternative,
 )
 from analysis.flow_measures import LevelTimeSlope, PhaseValue, SlopeAfter
 from analysis.kinds import Bound, PowerLaw
@@ -98,16 +100,25 @@ TIME_TO_LOSS = Law(
     rule=VerdictRule(mode=INSIDE, min_levels=1, min_points=3),
 )
 
+# [Y24] Lemma F.10 over ‖Wᵀa‖²(T1) = Θ(σ1² m m1): relative growth Õ(1/(σ1² m)) = Õ(m1/(c1² m)): an O bound, so an
+# exponent of at most −1; spec C10 reads it as tight (exponent −1): judged beside it
 READOUT_GROWTH_VS_M = theory_exponent_law(
     "readout_growth_vs_m",
     "‖Wᵀa‖² barely grows in Phase 2: its growth relative to T1 is Õ(m1/(σ1² m m1)) ∝ 1/m at fixed c1",
     "Lemma F.10, Cor. F.9 (‖Wᵀa‖² − ‖Wᵀa‖²(T1) = O(m1 log m log t/(σ1² m m1)))",
-    "growth = ‖Wᵀa‖²(end)/‖Wᵀa‖²(T1) − 1 (spec C10); the log factors are not divided out",
+    "growth = ‖Wᵀa‖²(end)/‖Wᵀa‖²(T1) − 1 (spec C10); the log factors are not divided out; an O bound read as an "
+    "exponent at most −1 (+0.1); spec C10's tight reading (−1 ± 0.1) is judged beside it",
     PhaseValue("u_norm2", window=PHASE2, statistic="growth"),
     "m",
-    # [Y24] Lemma F.10 over ‖Wᵀa‖²(T1) = Θ(σ1² m m1): relative growth Õ(1/(σ1² m)) = Õ(m1/(c1² m)), exponent −1
     -1.0,
     ("c1", "m1", "lr"),
+    upper=True,
+)
+READOUT_GROWTH_VS_M = replace(
+    READOUT_GROWTH_VS_M,
+    predict=with_alternative(
+        READOUT_GROWTH_VS_M.predict, "spec C10: the bound is tight, exponent −1 (±0.1)", exponent_band(-1.0)
+    ),
 )
 
 # C17, [Y24] Cor. F.2: within a type, max_{i,j} g_i/g_j = O(1) throughout Phase 2
