@@ -27,6 +27,8 @@ def cmd_report(args: argparse.Namespace) -> None:
         estimate = f"{fit.statistic} {fit.estimate:.3g} [{fit.ci_low:.3g}, {fit.ci_high:.3g}]"
         verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
         print(f"{fit.law.name}  {fit.group_label}: {estimate}  {verdict}")
+    for note in report.notes:
+        print(note)
     print(f"wrote {report.index} ({len(report.charts)} charts) and {report.fits_csv}")
 
 

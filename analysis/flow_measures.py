@@ -10,8 +10,10 @@ are compared at equal t.
   falling as 1/(κt)), "loglog" fits log metric against log(t − t_start) (the local exponent after the start).
   Censored where the start is never reached or fewer than 3 records lie in the window.
 - `ChangeFromStart`: the last recorded value minus the first (a score's change over training).
-- `PhaseValue`: the value at the phase's first record (`at_start`), or its relative growth over the phase,
-  metric(end)/metric(start) − 1; censored where the phase never starts.
+- `PhaseValue`: a statistic of the metric over a phase: its value at the phase's first record, its relative
+  growth metric(end)/metric(start) − 1, its largest value or its median; censored where the phase never starts.
+- `LevelTimeSlope`: how the time to reach a level ε after the phase's start grows as ε falls: the log–log
+  slope of t_ε − t_start against 1/ε − 1/metric(t_start) (1 for a metric falling as 1/(κt)).
 - `InitialValue`: the value recorded at step 0 (a rate at initialisation), optionally its absolute value and
   divided by another metric's value at step 0.
 - `FractionAfter`: the fraction of records in the same window at which a metric lies in [low, high], for
@@ -208,29 +210,85 @@ class InitialValue(Measure):
         return self._join(rows, out.assign(censored=~np.isfinite(out["value"]), left_censored=False))
 
 
+PHASE_STATISTICS = {
+    "start": lambda values: values[0],  # at the phase's first record
+    "growth": lambda values: values[-1] / values[0] - 1,  # relative growth over the phase
+    "max": np.max,
+    "median": np.median,
+}
+
+
 @dataclass(frozen=True)
 class PhaseValue(Measure):
-    """The metric at a phase's first record, or (growth=True) metric(end)/metric(phase start) − 1."""
+    """A statistic of the metric over a phase's records (`PHASE_STATISTICS`): its value at the phase's first
+    record ("start"), metric(end)/metric(start) − 1 ("growth"), its largest value ("max") or its median."""
 
     window: Window | None = None
-    growth: bool = False
+    statistic: str = "start"
+
+    def __post_init__(self):
+        if self.statistic not in PHASE_STATISTICS:
+            raise ValueError(f"statistic must be one of {sorted(PHASE_STATISTICS)}, got {self.statistic!r}")
 
     def describe(self) -> str:
-        start = f"the first record with {self.window.text()}"
-        if self.growth:
-            return f"{self.metric}(end)/{self.metric}(start) − 1, start = {start}"
-        return f"{self.metric} at {start}"
+        phase = f"the records with {self.window.text()}"
+        return {
+            "start": f"{self.metric} at the first of {phase}",
+            "growth": f"{self.metric}(end)/{self.metric}(start) − 1 over {phase}",
+            "max": f"the largest {self.metric} over {phase}",
+            "median": f"the median of {self.metric} over {phase}",
+        }[self.statistic]
 
     @property
     def label(self) -> str:
-        return f"relative growth of {self.metric} in the phase" if self.growth else f"{self.metric} at the phase start"
+        return {
+            "start": f"{self.metric} at the phase start",
+            "growth": f"relative growth of {self.metric} in the phase",
+            "max": f"largest {self.metric} in the phase",
+            "median": f"median {self.metric} in the phase",
+        }[self.statistic]
 
     def per_run(self, results, rows):
         start = self.window.start(results.curves)
         points = window_after(results.curves, self.metric, start, self.window.factor).sort_values("t")
+        reduce = PHASE_STATISTICS[self.statistic]
+        return self._join(rows, _per_run(points, start, lambda part: float(reduce(part["value"].to_numpy())), 1))
 
-        def reduce(part):
-            first, last = part["value"].iloc[0], part["value"].iloc[-1]
-            return last / first - 1 if self.growth else first
 
-        return self._join(rows, _per_run(points, start, reduce, 1))
+@dataclass(frozen=True)
+class LevelTimeSlope(Measure):
+    """The log–log slope of (t_ε − t_start) against (1/ε − 1/metric(t_start)) over the levels ε that the run
+    reaches after the window's start, t_ε the first record with metric ≤ ε: 1 when 1/metric grows linearly in
+    t from the start (the time to reach loss ε of a loss falling as 1/(κt)). NaN (censored) with fewer than
+    3 levels reached."""
+
+    window: Window | None = None
+    levels: tuple[float, ...] = ()
+
+    def describe(self) -> str:
+        levels = ", ".join(f"{level:g}" for level in self.levels)
+        return (
+            f"slope of log(t_ε − t0) vs log(1/ε − 1/{self.metric}(t0)), t_ε the first t with {self.metric} ≤ ε "
+            f"(ε ∈ {{{levels}}}), t0 = {self.window.text().removeprefix('t ≥ ')}"
+        )
+
+    @property
+    def label(self) -> str:
+        return f"slope of the time to reach {self.metric} ≤ ε"
+
+    def per_run(self, results, rows):
+        start = self.window.start(results.curves)
+        points = window_after(results.curves, self.metric, start, self.window.factor).sort_values("t")
+        return self._join(rows, _per_run(points, start, self._slope, 1))
+
+    def _slope(self, part: pd.DataFrame) -> float:
+        t, value = part["t"].to_numpy(float), part["value"].to_numpy(float)
+        t0, start = t[0], value[0]
+        reached = [
+            (level, t[np.argmax(value <= level)]) for level in self.levels if level < start and (value <= level).any()
+        ]
+        if len(reached) < 3:
+            return np.nan
+        excess = np.array([1 / level - 1 / start for level, _ in reached])
+        elapsed = np.array([when - t0 for _, when in reached])
+        return float(np.polyfit(np.log(excess), np.log(elapsed), 1)[0])

@@ -52,7 +52,7 @@ code { background: #f6f6f6; padding: 0 0.2em; }
 """
 
 
-def render_html(results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "") -> str:
+def render_html(results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "", notes=()) -> str:
     import vl_convert
 
     embeds = []
@@ -66,6 +66,7 @@ def render_html(results: Results, fits, law_sections, sweep_charts, sections=(),
         "</head><body>",
         f"<h1>Sweep <code>{e(results.name)}</code> — study <code>{e(results.study)}</code></h1>",
         _overview(results),
+        *(f"<p class='note'>{e(note)}</p>" for note in notes),
         "<h2>Laws</h2>",
         _which_laws(results),
         _summary_table(fits),

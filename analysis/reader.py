@@ -19,22 +19,38 @@ from sweeps.store import PROVENANCE_COLUMNS, STATUS_COLUMNS
 class DerivedVariable:
     """A product of powers of params, e.g. Λ = n¹ L² σ⁻² (the powers tell a multi-variable fit which
     combination the law claims the measure depends on), or with `sum`, a weighted sum, e.g. M = M1 + M2 (the
-    weights in `powers`; no multi-variable power-law fit then: a sum is not a product of powers)."""
+    weights in `powers`), or with `terms`, a sum of products of powers, e.g. c0²m1/L + c1²m (no multi-variable
+    power-law fit for either: a sum is not a product of powers)."""
 
     name: str  # column name
     symbol: str
     powers: dict[str, float]
     meaning: str
     sum: bool = False
+    terms: tuple[dict[str, float], ...] = ()
+
+    @property
+    def params(self) -> list[str]:
+        return list(dict.fromkeys(p for term in self.terms for p in term)) if self.terms else list(self.powers)
+
+    @property
+    def is_product(self) -> bool:
+        return not self.sum and not self.terms
 
     def compute(self, table) -> np.ndarray:
+        if self.terms:
+            return sum(_product(table, term) for term in self.terms)
         if self.sum:
             return sum(weight * np.asarray(table[param], dtype=float) for param, weight in self.powers.items())
-        with np.errstate(divide="ignore", invalid="ignore"):
-            value = np.ones(len(table))
-            for param, power in self.powers.items():
-                value = value * np.asarray(table[param], dtype=float) ** power
-        return value
+        return _product(table, self.powers)
+
+
+def _product(table, powers: dict[str, float]) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.ones(len(table))
+        for param, power in powers.items():
+            value = value * np.asarray(table[param], dtype=float) ** power
+    return value
 
 
 DERIVED = {
@@ -42,12 +58,29 @@ DERIVED = {
     "Lambda": DerivedVariable("Lambda", "Λ", {"n": 1, "L": 2, "sigma": -2}, "Λ = nL²/σ² ([C24] Thm 3.4)"),
     # M := M1 + M2, the number of patterns of [LW23] Thm 1 (relevant plus irrelevant)
     "M": DerivedVariable("M", "M", {"M1": 1, "M2": 1}, "M = M1 + M2 ([LW23] §3.2)", sum=True),
+    # r := α·l_ts/(p_a·l_tr): [LM25] Thm 2 (c)'s α < min(1, p_a·l_tr/l_ts) is r < 1 (α < 1 throughout)
+    "outlier_ratio": DerivedVariable(
+        "outlier_ratio", "r", {"alpha": 1, "l_ts": 1, "p_a": -1, "l_tr": -1}, "r = α·l_ts/(p_a·l_tr) ([LM25] Thm 2)"
+    ),
+    # [Y24] Lemma 4.1 / §4.1: the Phase-1 rate scale (σ0² + σ1²)·m·m1 with the theory init's σ0 = c0/√(Lm),
+    # σ1 = c1/√m1 (a = ±1, ‖a‖² = m1): c0²·m1/L + c1²·m
+    "phase1_rate": DerivedVariable(
+        "phase1_rate",
+        "(σ0²+σ1²)m·m1",
+        {},
+        "(σ0² + σ1²)·m·m1 = c0²m1/L + c1²m, theory init ([Y24] Lemma 4.1, §4.1)",
+        terms=({"c0": 2, "m1": 1, "L": -1}, {"c1": 2, "m": 1}),
+    ),
 }
 
 
 def ingredients(variable: str) -> dict[str, float]:
-    """The params a variable is made of, with their powers (a plain param: itself, power 1)."""
-    return dict(DERIVED[variable].powers) if variable in DERIVED else {variable: 1.0}
+    """The params a variable is made of, with their powers (a plain param: itself, power 1; the params of a
+    sum of terms: power 1, as they enter no product)."""
+    if variable not in DERIVED:
+        return {variable: 1.0}
+    derived = DERIVED[variable]
+    return {p: 1.0 for p in derived.params} if derived.terms else dict(derived.powers)
 
 
 def symbol(variable: str) -> str:
@@ -149,7 +182,7 @@ def add_derived(runs):
     """Add each derived variable whose params are all columns of `runs`."""
     runs = runs.copy()
     for variable in DERIVED.values():
-        if all(p in runs.columns for p in variable.powers):
+        if all(p in runs.columns for p in variable.params):
             runs[variable.name] = variable.compute(runs)
     return runs
 

@@ -40,6 +40,7 @@ class Report:
     out: Path
     fits: list[LawFit]
     charts: list[tuple[str, str]] = field(default_factory=list)  # (title, png path relative to out)
+    notes: list[str] = field(default_factory=list)  # said on the page and by `iclscale report`
 
     @property
     def index(self) -> Path:
@@ -90,8 +91,10 @@ def write_report(directory: str, out: str | None = None) -> Report:
         raise UserError(f"--out {out_dir}: cannot create the report folder: {error.strerror}") from None
     for stale in (out_dir / "charts").glob("*.png"):  # from an earlier report of this directory
         stale.unlink()
+    from analysis.searched import search_summary
+
     fits = fit_sweep_laws(results)
-    report = Report(out_dir, fits)
+    report = Report(out_dir, fits, notes=[note for note in (search_summary(results),) if note])
     write_fits_csv(fits, report.fits_csv)
 
     from analysis import law_charts, sweep_charts
@@ -105,7 +108,7 @@ def write_report(directory: str, out: str | None = None) -> Report:
     sections = [s for hook in sections_of_study(results.study) if (s := hook(results, add)) is not None]
     charts = sweep_charts.training_curve_charts(results) + sweep_charts.probe_charts(results)
     sweep = [(title, add(chart, title)) for title, chart in charts]
-    page = render_html(results, fits, law_sections, sweep, sections, _vl_version())
+    page = render_html(results, fits, law_sections, sweep, sections, _vl_version(), report.notes)
     report.index.write_text(page, encoding="utf-8")
     return report
 

@@ -10,6 +10,9 @@ measure's criterion (axis, metric, level, direction; per seed, at the final reco
 - non_monotone (the criterion fails again past the threshold), failed, open, waiting: no point; they are
   left out of the fit (the search's summary and `sweep status` name them).
 
+`search_summary` says so in the report, with what the search's monotonicity check covered: the values it
+evaluated, not the ones it skipped (thresholds.csv's `unchecked_past`, sweeps.threshold_table).
+
 A measure asked at another level (the sensitivity refits at other ε) falls back to the grid reading of the
 values the search stored, which brackets the threshold only at the searched level.
 """
@@ -24,7 +27,9 @@ if TYPE_CHECKING:
     from analysis.reader import Results
 
 POINT_STATUSES = ("found", "censored_low", "censored_high")
-TABLE_COLUMNS = ("axis", "threshold", "status", "censored", "lo", "hi", "evaluated", "evidence")
+TABLE_COLUMNS = ("axis", "threshold", "status", "censored", "lo", "hi", "evaluated", "outcomes", "unchecked_past",
+                 "unchecked_before", "trend", "evidence")  # fmt: skip
+ENDED = (*POINT_STATUSES, "non_monotone")
 
 
 def searched_table(results: Results, axis: str, metric: str, level: float, below: bool) -> pd.DataFrame | None:
@@ -55,3 +60,35 @@ def use_searched(out: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
     merged["censored"] = merged["status"] != "found"
     merged["left_censored"] = merged["status"] == "censored_low"
     return merged.drop(columns=["threshold", "status"])
+
+
+def search_summary(results: Results) -> str | None:
+    """The threshold search in a few sentences for the report: its searches by status, which are law points,
+    and what its monotonicity check covered. None for a directory that holds no threshold search."""
+    block = (results.sweep or {}).get("threshold") or {}
+    table = getattr(results, "thresholds", None)
+    if table is None or not block or not len(table):
+        return None
+    status = table["status"]
+    ended = table[status.isin(ENDED)]
+    unchecked = ended["unchecked_past"].astype("string").fillna("none") if "unchecked_past" in ended else None
+    past = "an unknown number" if unchecked is None else int((unchecked != "none").sum())  # an older table
+    against = int(table["trend"].astype("string").fillna("").str.startswith("against").sum()) if "trend" in table else 0
+    sign = "≤" if block.get("meets", "below") == "below" else "≥"
+    far = "its far end evaluated too" if block.get("check_far_end") else "its far end not evaluated"
+    text = (
+        f"Threshold search (thresholds.csv): {len(table)} searches for the {block.get('find', 'smallest')} "
+        f"{block['axis']} with {block['metric']} {sign} {block['level']:g}: {int((status == 'found').sum())} found, "
+        f"{int(status.isin(POINT_STATUSES[1:]).sum())} censored at an end of the range, "
+        f"{int((status == 'non_monotone').sum())} non-monotone, {int((~status.isin(ENDED)).sum())} unfinished or "
+        "failed. A threshold law takes the found and censored ones as its points and leaves the others out. "
+        f"Non-monotone criteria are detected among the evaluated values only ({far}): {past} of {len(ended)} "
+        "ended searches have values past their threshold that were never evaluated, where a renewed failure "
+        "would go unseen (column unchecked_past)."
+    )
+    if "trend" in table and block.get("trend"):
+        text += (
+            f" Stated trend along {block.get('warm_start')}: {block['trend']}; {against} thresholds step against "
+            "it from the neighbouring cell's (column trend)."
+        )
+    return text

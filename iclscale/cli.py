@@ -137,6 +137,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         shown = ", ".join(f"{k}={v}" for k, v in point)
         raise UserError(f"--set: the trained model could not be evaluated at {shown}: {one_line(failure, 200)}")
     metrics = result.final_metrics(0, point)
+    course = _run_summary(info.name, result)
     summary = {
         "study": info.name,
         "run_id": config.run_id,
@@ -147,6 +148,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         "wall_time_s": round(result.wall_time, 3),
         "device": result.device,
         **metrics,
+        **({"course": course} if course else {}),
     }
     if args.out:
         from iclscale.params import RecordSchedule
@@ -163,8 +165,20 @@ def cmd_train(args: argparse.Namespace) -> None:
     )
     for name, value in metrics.items():
         print(f"  {name:<24} {value:.6g}")
+    if course:
+        print("course of training:")
+        for name, value in course.items():
+            print(f"  {name:<32} {value}")
     if args.out:
         print(f"wrote {args.out}")
+
+
+def _run_summary(study: str, result) -> dict | None:
+    """What the study's catalogue says about the run's course (analysis.catalogue.run_summary), if anything."""
+    from analysis.catalogue import run_summary
+
+    records = [(step, name, value) for step, name, value, point in result.curve(0) if point is None]
+    return run_summary(study, records)
 
 
 def _device(name: str):

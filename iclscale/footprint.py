@@ -18,19 +18,18 @@ of live tensor memory on CPU).
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import math
 import os
 import weakref
 from collections.abc import Sequence
-from pathlib import Path
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_leaves
 
+from iclscale.cachedir import ROOT as CACHE_ROOT
+from iclscale.cachedir import code_digest
 from iclscale.params import Config, EvalPoint
 from iclscale.registry import StudyInfo
 
@@ -114,29 +113,20 @@ def peak_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoi
 _MEASURED: dict[tuple, tuple[int, int]] = {}
 
 
-CACHE_FILE = Path.home() / ".cache" / "iclscale" / "footprints.json"
+CACHE_FILE = CACHE_ROOT / "footprints.json"
 
 
 def per_config_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device) -> tuple[int, int]:
     """(fixed bytes, bytes per config), from peaks at the two probe sizes."""
     key = repr((info.name, configs[0].shape_key(info.names("shape")), tuple(eval_points), str(device)))
     if key not in _MEASURED:
-        stored = _read_cache().get(_code_digest(), {})
+        stored = _read_cache().get(code_digest(), {})
         if key in stored:
             _MEASURED[key] = tuple(stored[key])
         else:
             _MEASURED[key] = _measure(info, configs, eval_points, device)
             _write_cache(key, _MEASURED[key])
     return _MEASURED[key]
-
-
-@functools.cache
-def _code_digest() -> str:
-    """What a footprint depends on besides its key: iclscale's sources (studies included) and torch."""
-    digest = hashlib.sha256(torch.__version__.encode())
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
 
 
 def _read_cache() -> dict:
@@ -149,7 +139,7 @@ def _read_cache() -> dict:
 
 def _write_cache(key: str, measured: tuple[int, int]) -> None:
     """Add one measurement under the current code's digest (older digests are dropped); best effort."""
-    digest = _code_digest()
+    digest = code_digest()
     entries = _read_cache().get(digest, {})
     entries[key] = list(measured)
     try:

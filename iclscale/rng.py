@@ -11,6 +11,10 @@ The 32-bit hash is computed in int64 arithmetic with every intermediate masked t
 wrap-around multiplication is signed overflow, undefined behaviour in the C++ and Triton code that
 `torch.compile` generates (a compiled int32 hash gave other numbers than eager for some lengths).
 Multipliers above 2^31 are used as their negative int32 twins, so no int64 product overflows either.
+Eager draws on the CPU take a second route to the same bits: int32 tensors, whose multiplication wraps
+modulo 2^32 in ATen's vectorised kernels, with logical shifts written as an arithmetic shift and a mask.
+Half the bytes of int64 and native 32-bit lanes make eager draws (a pack's test set, set-up) about 2.5×
+faster; tests hold both routes equal bit for bit. Compiled code always takes the int64 route.
 A stream holds at most 2^32 numbers per (purpose, step); draw in chunks (another `step`) beyond that.
 """
 
@@ -41,6 +45,21 @@ def mix32(x: torch.Tensor) -> torch.Tensor:
     x.bitwise_xor_(x >> 15)
     x.mul_(_M2).bitwise_and_(_MASK)
     return x.bitwise_xor_(x >> 16)
+
+
+def _mix32_int32(x: torch.Tensor) -> torch.Tensor:
+    """lowbias32 on int32 tensors holding the 32 bits (two's complement); in place after the first op.
+    `x >> k & (2^(32-k) - 1)` is the logical shift of the unsigned value."""
+    x = x ^ (x >> 16).bitwise_and_(0xFFFF)
+    x.mul_(_M1)
+    x.bitwise_xor_((x >> 15).bitwise_and_(0x1FFFF))
+    x.mul_(_M2)
+    return x.bitwise_xor_((x >> 16).bitwise_and_(0xFFFF))
+
+
+def _eager_cpu(device: torch.device) -> bool:
+    """Whether the int32 route applies: eager code on the CPU (see the module docstring)."""
+    return device.type == "cpu" and not torch.compiler.is_compiling()
 
 
 def _crc_table() -> tuple[int, ...]:
@@ -113,8 +132,16 @@ class Stream:
         return mix32((mix32(self.base ^ purpose_code(purpose)) + step) & _MASK)
 
     def bits(self, purpose: str, step: int | torch.Tensor, count: int) -> torch.Tensor:
-        """(*key, count) hash values in [0, 2^32): element i is mix32(key + i·golden)."""
+        """(*key, count) hash values in [0, 2^32) as int64: element i is mix32(key + i·golden)."""
+        bits = self._bits(purpose, step, count)
+        return bits.to(torch.int64) & _MASK if bits.dtype == torch.int32 else bits
+
+    def _bits(self, purpose: str, step: int | torch.Tensor, count: int) -> torch.Tensor:
+        """`bits`, as int64 in [0, 2^32) or, eagerly on the CPU, as int32 holding the same 32 bits."""
         key = self.key(purpose, step)
+        if _eager_cpu(self.device):
+            counters = _counters(count, self.device).to(torch.int32)
+            return _mix32_int32(key.to(torch.int32)[..., None] + counters)
         return mix32((key[..., None] + _counters(count, self.device)).bitwise_and_(_MASK))
 
     def uniform(
@@ -122,11 +149,12 @@ class Stream:
     ) -> torch.Tensor:
         """Uniform on the open interval (0, 1), in `dtype` (default: torch's default dtype)."""
         dtype = dtype or torch.get_default_dtype()
-        bits = self.bits(purpose, step, math.prod(shape))
+        bits = self._bits(purpose, step, math.prod(shape))
         if dtype == torch.float64:  # all 32 bits; exact in float64
+            bits = bits.to(torch.int64) & _MASK if bits.dtype == torch.int32 else bits
             u = (bits.to(dtype) + 0.5) * 2.0**-32
-        else:  # 23 bits, so that the largest value stays below 1 in float32
-            u = ((bits >> 9).to(dtype) + 0.5) * 2.0**-23
+        else:  # the top 23 bits, so that the largest value stays below 1 in float32
+            u = (((bits >> 9) & 0x7FFFFF).to(dtype) + 0.5) * 2.0**-23
         return u.reshape(*self.base.shape, *shape)
 
     def normal(

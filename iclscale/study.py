@@ -76,11 +76,28 @@ class PackNet(Net):
 
 @functools.cache
 def config_view_class(info: StudyInfo) -> type:
-    """A frozen dataclass with one field per shape/train param of the study, plus `rng` and `const`."""
+    """A frozen dataclass with one field per shape/train param of the study, plus `rng` and `const`. It is
+    an attribute of this module, so that pickle finds it by name (a saved compiled step refers to it)."""
     fields = [(name, Any) for name in info.names("shape", "train")]
     fields += [("rng", Stream), ("const", dict, field(default_factory=dict))]
-    name = "".join(part.title() for part in info.name.split("_")) + "Config"
-    return dataclasses.make_dataclass(name, fields, frozen=True)
+    view_class = dataclasses.make_dataclass(_view_class_name(info.name), fields, frozen=True)
+    view_class.__module__ = __name__
+    globals()[view_class.__name__] = view_class
+    return view_class
+
+
+def _view_class_name(study: str) -> str:
+    return "".join(part.title() for part in study.split("_")) + "Config"
+
+
+def __getattr__(name: str) -> type:
+    """A registered study's config view class, made on first use (pickle asks for it by name)."""
+    from iclscale.registry import all_studies
+
+    for info in all_studies():
+        if _view_class_name(info.name) == name:
+            return config_view_class(info)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def config_view(view_class: type, shape: Mapping[str, Any], train: Mapping[str, torch.Tensor], rng: Stream, const):

@@ -23,7 +23,7 @@ import torch
 from torch.func import grad_and_value, vmap
 
 from iclscale import recipe
-from iclscale.compiling import StepRunner
+from iclscale.compiling import StepRunner, resolve_mode
 from iclscale.measuring import Measurer, append
 from iclscale.params import Config, EvalPoint, RecordSchedule
 from iclscale.registry import StudyInfo
@@ -217,6 +217,7 @@ class PackTrainer:
         result.evals = {point: {} for point in self.eval_points}
         result.eval_errors = dict.fromkeys(self.eval_points)
         record_at = set(schedule.record_steps(self.steps))
+        self.measurer.compile = resolve_mode(compile)
         with self.defaults():
             state = self.start_state()
             self.params, self.opt_state, active, diverged_at, loss_sum = state
@@ -257,8 +258,9 @@ class PackTrainer:
     def runner(self, compile: str) -> StepRunner:
         key = (self.info.name, tuple(self.pack.shape.items()), self.pack.device.type)
         if key not in _STEPS:
-            _STEPS[key] = make_step(self.info, self.study, self.module, self.pack.shape)
-        return StepRunner(_STEPS[key], self.steps, compile)
+            _STEPS[key] = make_step(self.info, self.study, self.module, self.pack.shape), self.module
+        step, module = _STEPS[key]
+        return StepRunner(step, self.steps, compile, key=("step", *key), external={"module": module})
 
     def measured_net(self, active: torch.Tensor) -> PackNet | None:
         """The parameters to measure: a diverged config is measured on its initial parameters (its records
@@ -296,9 +298,9 @@ class PackTrainer:
                 append(result.evals[point], found, len(result.record_steps) - 1)
 
 
-_STEPS: dict[tuple, Callable] = {}
-"""One step function per (study, shape params, device type), so that `torch.compile` compiles it once per
-process: packs and parts of packs with the same shapes reuse it."""
+_STEPS: dict[tuple, tuple[Callable, torch.nn.Module]] = {}
+"""One step function (and the module it closes over) per (study, shape params, device type), so that
+`torch.compile` compiles it once per process: packs and parts of packs with the same shapes reuse it."""
 
 
 def make_step(info: StudyInfo, study: Study, module: torch.nn.Module, shape: Mapping[str, Any]) -> Callable:

@@ -17,7 +17,7 @@ the store again, and values stored by another run (a grid) count too:
   smallest, `censored_high` for largest); nothing holds and the meeting end fails: censored at the other end;
 - found once (lo, hi] is no wider than the resolution (or no integer lies between, on an int axis).
 
-Proposals: with a hint (warm start: the median threshold of the same cell's seeds already searched) the hint
+Proposals: with a hint (warm start: the threshold its predecessor found, sweeps.threshold) the hint
 first, then its neighbour at the resolution on the side the outcome points to; then, on a linear scale,
 bisection at arithmetic midpoints (the whole range's middle first); on a log scale, bracketing from the
 failing end by factors of 2 until the criterion holds, then bisection at geometric midpoints. An end of the
@@ -111,6 +111,8 @@ class State:
     proposal: float | None = None
     evidence: str = ""
     evaluated: int = 0
+    outcomes: tuple[tuple[float, bool], ...] = ()
+    """Every (value, criterion holds) the state was computed from, in value order."""
 
 
 def search_state(axis: Axis, outcomes: Mapping[float, bool], hint: float | None = None) -> State:
@@ -118,11 +120,11 @@ def search_state(axis: Axis, outcomes: Mapping[float, bool], hint: float | None 
     value_at = {axis.pos(v): v for v in outcomes}  # the evaluated values themselves (exp(log 4) is not 4)
     holds = sorted(p for p, v in value_at.items() if outcomes[v])
     fails = sorted(p for p, v in value_at.items() if not outcomes[v])
-    n = len(outcomes)
+    n, seen = len(outcomes), tuple(sorted(outcomes.items()))
     hi = holds[0] if holds else None
     if hi is not None and fails and fails[-1] > hi:
         evidence = f"holds at {_fmt(value_at[hi])} but fails at {_fmt(value_at[fails[-1]])}"
-        return State(NON_MONOTONE, value_at[hi], None, value_at[hi], evidence=evidence, evaluated=n)
+        return State(NON_MONOTONE, value_at[hi], None, value_at[hi], evidence=evidence, evaluated=n, outcomes=seen)
     lo = max((f for f in fails if hi is None or f < hi), default=None)
     lo_v = value_at[lo] if lo is not None else None
     hi_v = value_at[hi] if hi is not None else None
@@ -130,18 +132,18 @@ def search_state(axis: Axis, outcomes: Mapping[float, bool], hint: float | None 
     far_end_pending = axis.check_far_end and far_end not in holds and far_end not in fails
     if hi is not None and math.isclose(hi, axis.pos(axis.start), rel_tol=0, abs_tol=1e-12) and lo is None:
         if far_end_pending:
-            return State(OPEN, hi_v, None, hi_v, proposal=axis.end, evaluated=n)
+            return State(OPEN, hi_v, None, hi_v, proposal=axis.end, evaluated=n, outcomes=seen)
         status = CENSORED_LOW if axis.find == "smallest" else CENSORED_HIGH
-        return State(status, axis.start, None, hi_v, evaluated=n)
+        return State(status, axis.start, None, hi_v, evaluated=n, outcomes=seen)
     if hi is None and far_end in fails:
         status = CENSORED_HIGH if axis.find == "smallest" else CENSORED_LOW
-        return State(status, axis.end, lo_v, None, evaluated=n)
+        return State(status, axis.end, lo_v, None, evaluated=n, outcomes=seen)
     if hi is not None and lo is not None and axis.narrow(lo_v, hi_v):
         if far_end_pending:
-            return State(OPEN, hi_v, lo_v, hi_v, proposal=axis.end, evaluated=n)
-        return State(FOUND, hi_v, lo_v, hi_v, evaluated=n)
+            return State(OPEN, hi_v, lo_v, hi_v, proposal=axis.end, evaluated=n, outcomes=seen)
+        return State(FOUND, hi_v, lo_v, hi_v, evaluated=n, outcomes=seen)
     proposal = _propose(axis, outcomes, (lo, lo_v), (hi, hi_v), hint)
-    return State(OPEN, hi_v, lo_v, hi_v, proposal=proposal, evaluated=n)
+    return State(OPEN, hi_v, lo_v, hi_v, proposal=proposal, evaluated=n, outcomes=seen)
 
 
 def _propose(axis: Axis, outcomes: Mapping[float, bool], low: tuple, high: tuple, hint) -> float:

@@ -74,6 +74,8 @@ def _load(args: argparse.Namespace):
 
 
 def _check_laws(sweep) -> None:
+    if not sweep.laws:
+        return  # the law catalogue (and pandas) is a second's import that a sweep without laws does not need
     from analysis.laws import check_law_names
 
     check_law_names(sweep.laws, sweep.study.name, f"sweep file {sweep.path}: laws")
@@ -179,6 +181,13 @@ def status_counts(out: str) -> dict[str, Any]:
 
 
 def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
+    if "progress" in counts:  # a threshold search: its searches' progress, not missing configs
+        from sweeps.threshold_table import progress_text
+
+        return (
+            f"{name}: {counts['configs']} configs stored: {counts['ok']} ok, {counts['diverged']} diverged, "
+            f"{counts['failed']} failed; {progress_text(counts['progress'])}  ({out})\n{counts['search']}"
+        )
     text = (
         f"{name}: {counts['configs']} configs: {counts['ok']} ok, {counts['diverged']} diverged, "
         f"{counts['failed']} failed, {counts['missing']} missing  ({out})"

@@ -24,6 +24,8 @@ class SweepContext:
     metrics: tuple[str, ...] = ()
     """Metric columns the store already has: every new fragment carries them too (null where it
     has no value), so that plain Parquet readers, which take one fragment's columns, see them all."""
+    eval_search: Any = None
+    """A threshold search over an eval axis (sweeps.eval_refine.EvalSearch), run on each trained pack."""
 
 
 def fragment_name(pack: PackPlan, failed: bool = False) -> str:
@@ -47,7 +49,14 @@ def run_pack(
     if location.exists(RUNS, f"{fragment_name(pack)}.parquet"):
         return {"configs": len(pack.configs), "skipped": 1}
     callback = (lambda step, steps, _result: progress(step, steps)) if progress else None
-    result = train_pack(info, pack.configs, pack.eval_points, context.record, resolve_device(device), callback)
+    search = context.eval_search
+    refine = {"refine": search.refine} if search is not None else {}  # an eval axis searched on the trained pack
+    record, where = context.record, resolve_device(device)
+    result = train_pack(info, pack.configs, pack.eval_points, record, where, callback, **refine)
+    if search is not None:
+        from sweeps.eval_refine import measured_pack
+
+        pack = measured_pack(pack, result)
     provenance = vars(Provenance.here(result.device, node))
     runs, curves = pack_tables(info, context.sweep, pack, result, provenance, context.metrics)
     write_fragment(location, fragment_name(pack), runs, curves)

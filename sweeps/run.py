@@ -166,10 +166,11 @@ def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]
     from sweeps.compact import compact
     from sweeps.execute import SweepContext, run_inline
     from sweeps.progress import Progress
-    from sweeps.threshold import run_threshold
+    from sweeps.threshold import eval_search_of, run_threshold
 
     def run_plan(plan) -> None:
-        context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics))
+        context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics),
+                               eval_search_of(sweep))  # fmt: skip
         progress = Progress(plan, enabled=not args.quiet)
         try:
             if args.executor == "inline":

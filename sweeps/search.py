@@ -393,9 +393,10 @@ def check_metric(sweep: Sweep) -> None:
         raise UserError(missing_metric(sweep, known))
 
 
-def final_metric_names(sweep: Sweep, config, point) -> set[str] | None:
+def final_metric_names(sweep: Sweep, config, point, at_eval_points: bool = False) -> set[str] | None:
     """Every final metric the study reports for `config` at `point`, from a 0-step pack of it (train_loss
-    too once steps > 0); None when the study refuses 0 steps (the first training checks it instead)."""
+    too once steps > 0); with `at_eval_points`, only those measured at the eval point (not the probes). None
+    when the study refuses 0 steps (the first training checks it instead)."""
     from iclscale.training import train_pack
 
     info = sweep.study
@@ -404,8 +405,10 @@ def final_metric_names(sweep: Sweep, config, point) -> set[str] | None:
         probe, _ = info.resolve({**config.as_dict(), **({"steps": 0} if steps else {})}, config.seed, "probe")
     except UserError:
         return None
-    known = set(train_pack(info, [probe], [point], 1, device="cpu").final_metrics(0, point))
-    return known | ({"train_loss"} if steps else set())
+    result = train_pack(info, [probe], [point], 1, device="cpu")
+    if at_eval_points:
+        return set(result.evals[point])
+    return set(result.final_metrics(0, point)) | ({"train_loss"} if steps else set())
 
 
 # Optuna ----------------------------------------------------------------------------------------

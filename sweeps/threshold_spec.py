@@ -2,24 +2,31 @@
 one axis at which a metric crosses a level, instead of gridding that axis.
 
     threshold:
-      axis: l_tr             # a shape/train param, searched by training (an eval param is refused: not built yet)
+      axis: l_tr             # a shape/train param (searched by training) or an eval param (searched on each
+                             # trained model without retraining: sweeps.eval_refine)
       range: [1, 12]         # the values searched, both ends included
       resolution: 1          # stop when the bracket (lo, hi] is this narrow: hi − lo on a linear scale,
                              # hi / lo − 1 on a log scale (an int axis stops at neighbouring integers anyway)
       scale: log             # linear: bisection; log: bracketing (×2 from the failing end), then geometric bisection
-      metric: test_error     # a final metric of the study
+      metric: test_error     # a final metric of the study (for an eval axis, one measured at the eval point)
       level: 0.01
       meets: below           # below: metric ≤ level; above: metric ≥ level
       within: 300            # optional: met by this step (its first record meeting the level), not at the end
       find: smallest         # smallest (the criterion holds from the threshold up) or largest (up to it)
       over: seed             # seed: one search per (cell, seed); median: one per cell, on the median over seeds
-      warm_start: true       # per seed: a cell's seeds one after another, each starting at the median of those done
-      check_far_end: false   # also evaluate the far end (catches a criterion that fails again); true for eval axes
+      warm_start: alpha      # true: a cell's later seeds start at its first seed's threshold; a grid axis: each
+                             # seed's searches run along that axis, each starting at the previous cell's threshold;
+                             # false: every search starts cold
+      trend: decreasing      # with warm_start: AXIS, the direction the law states for the threshold along it
+      check_far_end: false   # also evaluate the far end (catches a window that closes there); true for eval axes
 
 The cells are the case × grid points × the eval points. The axis must not be in fixed, grid, cases or eval.
-Every mistake is one line naming the key, before anything runs. An eval-role axis is checked like the others
-and then refused: searching it on the trained models without retraining (the trainer's `refine` hook) is not
-wired into `sweep run` yet.
+`trend` orders the chain (it starts at the end of the axis where the threshold is nearest the failing end, the
+cheapest search) and is checked on the thresholds found; it never stands in for an outcome (sweeps.threshold).
+An eval axis is searched inside each trained pack, all its searches at once: `within` (every record of every
+value: retraining), `over: median` (every seed's model at once) and warm starts are refused for it, and its
+metric must be one measured at eval points (a probe is the same at every value). Every mistake is one line
+naming the key, before anything runs.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ KEYS = (
     "find",
     "over",
     "warm_start",
+    "trend",
     "check_far_end",
 )
 REQUIRED = ("axis", "range", "resolution", "metric", "level")
@@ -54,6 +62,7 @@ CHOICES = {
     "find": ("smallest", "largest"),
     "over": ("seed", "median"),
 }
+TRENDS = ("increasing", "decreasing")
 DEFAULTS = {"scale": "linear", "meets": "below", "find": "smallest", "over": "seed"}
 
 
@@ -73,9 +82,17 @@ class ThresholdSpec:
     within: int | None = None
     find: str = "smallest"
     over: str = "seed"
-    warm_start: bool = True
+    warm_start: bool | str = True
+    """True: a cell's later seeds start at its first seed's threshold; a grid axis: chained along it; False."""
     check_far_end: bool = False
     integer: bool = False
+    trend: str | None = None
+    """With warm_start along an axis: increasing or decreasing, the threshold's direction along it (the law's)."""
+
+    @property
+    def chain(self) -> str | None:
+        """The grid axis the searches are chained along (warm_start: AXIS), else None."""
+        return self.warm_start if isinstance(self.warm_start, str) else None
 
     def criterion_text(self) -> str:
         sign = "≤" if self.meets == "below" else "≥"
@@ -122,12 +139,10 @@ def parse_threshold(sweep: Sweep, raw: Any, where: str) -> ThresholdSpec:
     metric = raw["metric"]
     if not isinstance(metric, str) or not metric:
         raise UserError(f"{where}.metric: expected the name of a final metric of {info.name}, got {shorten(metric)}")
-    flags = {}
-    for key in ("warm_start", "check_far_end"):
-        value = raw.get(key, p.role == "eval" if key == "check_far_end" else True)
-        if not isinstance(value, bool):
-            raise UserError(f"{where}.{key}: expected true or false, got {shorten(value)}")
-        flags[key] = value
+    check_far_end = raw.get("check_far_end", p.role == "eval")
+    if not isinstance(check_far_end, bool):
+        raise UserError(f"{where}.check_far_end: expected true or false, got {shorten(check_far_end)}")
+    warm_start, trend = _warm_start(sweep, raw, p.role, f"{where}.warm_start", f"{where}.trend")
     within = raw.get("within")
     if within is not None:
         if isinstance(within, bool) or not isinstance(within, int) or within < 1:
@@ -145,18 +160,43 @@ def parse_threshold(sweep: Sweep, raw: Any, where: str) -> ThresholdSpec:
         )
     spec = ThresholdSpec(
         axis, p.role, low, high, resolution, options["scale"], metric, level, options["meets"], within,
-        options["find"], options["over"], flags["warm_start"], flags["check_far_end"], p.type is int,
+        options["find"], options["over"], warm_start, check_far_end, p.type is int, trend,
     )  # fmt: skip
     if p.role == "eval":
         _check_eval_ends(sweep, spec, f"{where}.range")
-        raise UserError(
-            f"{where}.axis: {axis} is an eval-role param; searching an eval axis on the trained models is not "
-            "built yet (sweep run searches shape/train axes): put it under eval as a list instead"
-        )
     else:
         check_at_grid_points(sweep, axis, [low, high], f"{where}.range: {axis}")
         _check_within(sweep, spec, f"{where}.within")
     return spec
+
+
+def _warm_start(sweep: Sweep, raw: dict, role: str, where: str, where_trend: str) -> tuple[bool | str, str | None]:
+    """warm_start (true, false or a grid axis) and the trend that a chain along an axis needs."""
+    value = raw.get("warm_start", role != "eval")
+    trend = raw.get("trend")
+    if role == "eval" and value is not False:
+        raise UserError(
+            f"{where}: {raw['axis']} is an eval-role param, searched inside each trained model, every search at "
+            "once (a value costs an evaluation, not a training): a warm start does not apply; drop it"
+        )
+    if isinstance(value, str):
+        if value not in sweep.grid:
+            axes = ", ".join(sweep.grid) or "none"
+            raise UserError(f"{where}: {shorten(value)} is not a grid axis (grid axes: {axes}); or true or false")
+        kind = sweep.study.param(value, where)
+        if kind.type not in (int, float) or kind.choices is not None:
+            raise UserError(f"{where}: {value} is {kind.allowed()}; a chain needs a numeric axis")
+        if trend not in TRENDS:
+            raise UserError(
+                f"{where_trend}: warm_start along {value} needs the threshold's direction along it, as the law "
+                f"states it: {' or '.join(TRENDS)}, got {shorten(trend)}"
+            )
+        return value, trend
+    if not isinstance(value, bool):
+        raise UserError(f"{where}: expected true, false or a grid axis, got {shorten(value)}")
+    if trend is not None:
+        raise UserError(f"{where_trend}: a trend orders a chain; give it with warm_start: AXIS (a grid axis)")
+    return value, None
 
 
 def _not_given_elsewhere(sweep: Sweep, axis: str, where: str) -> None:

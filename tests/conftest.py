@@ -8,6 +8,16 @@ torch.set_num_threads(2)
 os.environ.setdefault("ICLSCALE_COMPILE", "off")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _compiled_functions_saved_per_session(tmp_path_factory):
+    """Compiled steps are saved on disk across processes; the suite saves into its own directory."""
+    from iclscale import precompiled
+
+    previous, precompiled.ROOT = precompiled.ROOT, tmp_path_factory.mktemp("compiled")
+    yield
+    precompiled.ROOT = previous
+
+
 @pytest.fixture(autouse=True)
 def _footprints_cached_per_test(tmp_path, monkeypatch):
     """Memory footprints are cached on disk across processes; tests measure into their own file."""

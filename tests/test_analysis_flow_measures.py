@@ -11,6 +11,7 @@ from analysis.flow_measures import (
     FirstTimeReaching,
     FractionAfter,
     InitialValue,
+    LevelTimeSlope,
     PhaseValue,
     SlopeAfter,
     Window,
@@ -91,5 +92,24 @@ def test_phase_value_at_the_start_and_growth_over_the_phase():
     results = _curves({"r": (0.01, {"u": norm, "margin": [-1, -1, 1, 2, 3, 4]})})
     window = Window("margin", 0.0, below=False)
     assert _measured(PhaseValue("u", window=window), results, "r").loc["r", "value"] == pytest.approx(4.0)
-    growth = _measured(PhaseValue("u", window=window, growth=True), results, "r")
+    growth = _measured(PhaseValue("u", window=window, statistic="growth"), results, "r")
     assert growth.loc["r", "value"] == pytest.approx(10.0 / 4.0 - 1)
+    assert _measured(PhaseValue("u", window=window, statistic="max"), results, "r").loc["r", "value"] == 10.0
+    assert _measured(PhaseValue("u", window=window, statistic="median"), results, "r").loc["r", "value"] == 5.5
+    with pytest.raises(ValueError, match="statistic must be one of"):
+        PhaseValue("u", window=window, statistic="mean")
+
+
+@pytest.mark.parametrize(
+    "power, slope, levels", [(1.0, 1.0, (0.1, 0.03, 0.01, 0.003)), (0.5, 2.0, (0.2, 0.1, 0.05, 0.03))]
+)
+def test_level_time_slope_reads_the_time_to_reach_each_level(power, slope, levels):
+    """L = 1/(1/L(T1) + (κ(t − T1))^power) reaches ε at t − T1 = (1/ε − 1/L(T1))^(1/power)/κ: slope 1/power."""
+    t = 0.01 * 10 * np.arange(4000)  # records at t = 0, 0.1, …
+    loss = 1 / (2.0 + (3.0 * np.maximum(t - 1.0, 0)) ** power)
+    results = _curves({"r": (0.01, {"loss": loss, "margin": np.where(t >= 1.0, 1.0, -1.0)})})
+    window = Window("margin", 0.0, below=False)
+    found = _measured(LevelTimeSlope("loss", window=window, levels=levels), results, "r")
+    assert found.loc["r", "value"] == pytest.approx(slope, rel=0.02) and not found.loc["r", "censored"]
+    too_few = _measured(LevelTimeSlope("loss", window=window, levels=(0.1, 1e-9)), results, "r")
+    assert too_few.loc["r", "censored"]

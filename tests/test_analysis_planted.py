@@ -265,6 +265,23 @@ def test_trend_kind_reads_the_direction_of_the_seed_means():
     assert law.evaluate(results_of(flat))[0].verdict.verdict != CONSISTENT
 
 
+def test_trend_interval_holds_its_estimate_when_few_resamples_reach_it():
+    """Fig 3's ReLU group: the seed-means rise, then plateau within the seed scatter but still in order, so
+    ρ = 1 while most resamples' ρ is lower; the percentile interval alone ([0.03, 0.94] there) missed ρ."""
+    rng = np.random.default_rng(3)
+    plateau = (7.85, 11.36, 11.61, 11.66, 11.68, 11.69)  # the seed-means of that group, in ascending L
+    scatter = rng.normal(0, 1.3, size=(10, len(plateau)))
+    scatter -= scatter.mean(axis=0)  # the seed-means are exactly the plateau: ρ = 1
+    rows = [row(f"{i}-{s}", s, alpha=a, value=m + scatter[s, i])
+            for i, (a, m) in enumerate(zip(ALPHAS[:6], plateau, strict=True)) for s in range(10)]  # fmt: skip
+    law = toy_law(Trend(), band=Band(0.5, 1.0), rule=VerdictRule(mode=INSIDE))
+    (fit,) = law.evaluate(results_of(rows))
+    assert fit.estimate == 1.0 and fit.ci_low <= fit.estimate <= fit.ci_high
+    assert fit.ci_low < 0.5  # the resamples' spread is kept: not certainty at the edge
+    assert "widened to the estimate" in fit.interval_method
+    assert fit.verdict.verdict == INCONCLUSIVE
+
+
 def test_comparison_kind_checks_one_setting_against_the_others_at_every_x():
     rows = []
     for n in (10, 30, 100):

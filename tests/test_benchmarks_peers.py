@@ -87,3 +87,13 @@ def test_command_prints_one_row_per_peer_and_the_ratios():
         start, end = (float(v) for v in loss_row.split()[-3:-1])
         assert end < start, loss_row
     assert "iclscale: " in speed and "× torch eager" in speed
+
+
+def test_end_to_end_benchmark_times_a_warm_sweep_against_the_loop():
+    command = [sys.executable, str(BENCHMARKS / "end_to_end.py"), "--configs", "8", "--steps", "5", "--loop-steps", "5",
+               "--repeats", "1", "--skip-ray"]  # fmt: skip
+    out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600).stdout
+    assert "warm-up run" in out and "8 configs: 8 ok" in out
+    (rate,) = re.findall(r"--executor inline: [\d.]+ s, +([\d,]+) model-steps/s", out)
+    assert int(rate.replace(",", "")) > 0
+    assert re.search(r"sweep / hand-batched loop: \d+\.\d\d× per second", out)

@@ -4,7 +4,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.catalogue.cooccurrence.phases import SCORES, TYPE_LOSSES, figure1_criteria, phase_boundary, wide
+from analysis.catalogue.cooccurrence.phases import (
+    SCORES,
+    TYPE_LOSSES,
+    figure1_criteria,
+    phase_boundary,
+    run_summary,
+    wide,
+)
 
 
 def _run(t, margin, scores=None, losses=None):
@@ -63,3 +70,20 @@ def test_wide_pivots_one_run_and_leaves_eval_metrics_out():
     )
     run = wide(curves, "a")
     assert list(run.index) == [0, 1] and list(run["loss"]) == [0.7, 0.5] and "test_loss" not in run
+
+
+def test_T_attn_is_when_the_scores_reach_five_percent_of_their_largest_change():
+    found = figure1_criteria(_figure1_like())
+    # max|ΔA| per record: 0, 0.002, 0.004, 0.006, 0.2, 0.4, 0.6, 0.8: 5% of 0.8 = 0.04 is first reached at t = 4
+    assert found["T_attn"] == 4.0 and found["attention_separation"] == pytest.approx(4.0 / 3.0)
+
+
+def test_the_run_summary_says_when_the_losses_peak_and_whether_before_T1():
+    run = _figure1_like().assign(loss=np.linspace(0.7, 0.1, 8))
+    run.index = 10 * np.arange(8)  # steps
+    summary = run_summary(run)
+    assert summary["T1"] == 3.0 and summary["T1_step"] == 30 and summary["loss_falls"]
+    assert summary["T_peak_type2"] == summary["T_peak_type3"] == 1.0
+    assert summary["one_target_losses_peak_before_T1"] and summary["peak_loss_type2"] == 0.75
+    run["loss_type3"] = np.linspace(0.9, 0.1, 8)  # largest at t = 0: no peak inside Phase 1
+    assert not run_summary(run)["one_target_losses_peak_before_T1"]

@@ -6,7 +6,15 @@ import pytest
 import torch
 
 from iclscale.rng import Stream
-from iclscale.studies.cooccurrence.data import FIRST_RANDOM, MU1, MU2, MU3, sample_sequences, type_slices
+from iclscale.studies.cooccurrence.data import (
+    FIRST_RANDOM,
+    MU1,
+    MU2,
+    MU3,
+    random_sample,
+    sample_sequences,
+    type_slices,
+)
 from iclscale.studies.cooccurrence.declaration import random_slots
 
 
@@ -72,3 +80,12 @@ def test_type_slices_partition_the_set(n):
     assert slices[0].start == 0 and slices[-1].stop == n
     assert all(a.stop == b.start for a, b in itertools.pairwise(slices))
     assert slices[0].stop == n // 2
+
+
+def test_the_random_sample_holds_only_seen_random_tokens_and_has_a_fixed_size():
+    seen = torch.zeros(20, dtype=torch.bool)
+    seen[[4, 9, 17]] = True
+    assert random_sample(seen, 5).tolist() == [4, 9, 17, 4, 4]  # fewer than asked: the first repeated
+    seen[3:] = True
+    assert random_sample(seen, 5).tolist() == [3, 4, 5, 6, 7]
+    assert random_sample(seen, 100).shape == (17,)  # at most the d − 3 random words

@@ -10,7 +10,8 @@ from analysis.reader import Results
 from analysis.verdict import CONSISTENT, INCONSISTENT
 
 STEPS = sorted({round(3000 ** (i / 149)) for i in range(150)} | {0})
-SETTING = {"init": "theory", "readout": "pm1_fixed", "m1": 64, "L": 5, "n": 60, "d": 256, "c0": 0.3, "lr": 0.002}
+SETTING = {"init": "theory", "readout": "pm1_fixed", "m1": 64, "L": 5, "n": 60, "d": 256, "c0": 0.3, "lr": 0.002,
+           "tokens": "distinct"}  # fmt: skip
 
 
 def _store(T1_of, metrics_of=None, axis="m", levels=(64, 128, 256, 512, 1024), fixed=None):
@@ -114,3 +115,93 @@ def test_the_initial_rate_law_reads_step_zero(exponent, verdict):
     results = _store(lambda m, seed: 0.3 * (m / 256) ** -1 * (1 + 0.01 * seed), rates)
     (fit,) = _verdicts("cooccurrence.initial_G1_rate_vs_m", results).values()
     assert fit.estimate == pytest.approx(exponent, abs=0.05) and fit.verdict.verdict == verdict
+
+
+@pytest.mark.parametrize("general, verdict", [(True, CONSISTENT), (False, INCONSISTENT)])
+def test_T1_vs_the_phase1_rate_scale(general, verdict):
+    """T1 = 3/((σ0² + σ1²) m m1) = 3/(c0² m1/L + c1² m) is exponent −1 in that scale; T1 ∝ m^(−1/2) is not."""
+
+    def T1(m, seed):
+        rate = 0.3**2 * 64 / 5 + 0.3**2 * m
+        return (3 / rate if general else 0.3 * (m / 256) ** -0.5) * (1 + 0.01 * seed)
+
+    (fit,) = _verdicts("cooccurrence.T1_vs_phase1_rate", _store(T1)).values()
+    assert fit.verdict.verdict == verdict
+    assert (fit.estimate == pytest.approx(-1.0, abs=0.03)) == general
+
+
+@pytest.mark.parametrize("exponent, verdict", [(-0.5, CONSISTENT), (-2.0, INCONSISTENT)])
+def test_C13_ratio_vs_n_is_judged_against_the_range_minus_one_to_zero(exponent, verdict):
+    def ratio(t, T1):
+        return {"random_score_change_ratio": np.full_like(t, 0.0)}
+
+    results = _store(lambda n, seed: 0.3, ratio, axis="n", levels=(30, 60, 120, 240))
+    runs = results.runs.copy()
+    runs["random_score_change_ratio"] = [
+        0.25 * (n / 60) ** exponent * (1 + 0.01 * s) for n, s in zip(runs["n"], runs["seed"], strict=True)
+    ]
+    runs["d"] = 3 + 3 * runs["n"]  # d grows with n by design: pooled, not grouped
+    results = Results("synthetic", results.sweep, runs, results.curves)
+    (fit,) = _verdicts("cooccurrence.C13_random_score_ratio_vs_n", results).values()
+    assert fit.estimate == pytest.approx(exponent, abs=0.03) and fit.verdict.verdict == verdict
+
+
+@pytest.mark.parametrize("exponent, verdict", [(-2.5, CONSISTENT), (-1.0, INCONSISTENT)])
+def test_a_phase1_drift_bound_reads_the_value_at_T1(exponent, verdict):
+    """Thm E.28's Õ(1/m²) for the key Gram: its change at T1 ∝ m^exponent (growing afterwards, unread)."""
+
+    def drift(t, T1):
+        m = 0.3 / T1 * 256  # T1 = 0.3·256/m below
+        return {"key_gram_drift": (m / 256) ** exponent * np.where(t <= T1, t / T1, 1 + (t - T1))}
+
+    results = _store(lambda m, seed: 0.3 * 256 / m * (1 + 1e-9 * seed), drift)
+    (fit,) = _verdicts("cooccurrence.key_gram_drift_at_T1_vs_m", results).values()
+    assert fit.estimate == pytest.approx(exponent, abs=0.05) and fit.verdict.verdict == verdict
+
+
+@pytest.mark.parametrize("onset, verdict", [(2.0, CONSISTENT), (0.5, INCONSISTENT)])
+def test_attention_moves_after_T1_reads_T_attn(onset, verdict):
+    def curves(t, T1):
+        planted = _fig1(t, T1)
+        grow = np.maximum(t - onset * T1, 0)
+        return planted | {"A12": grow, "A21": grow, "A31": -grow, "A32": -grow}
+
+    results = _store(lambda m, seed: 2.0, curves, levels=(256,))
+    (fit,) = _verdicts("cooccurrence.attention_moves_after_T1", results).values()
+    assert fit.verdict.verdict == verdict
+    assert fit.estimate > 1 if onset > 1 else fit.estimate < 1
+
+
+@pytest.mark.parametrize("power, kappa, verdict", [(1.0, 20.0, CONSISTENT), (0.5, 2000.0, INCONSISTENT)])
+def test_time_to_loss_reads_one_over_the_loss_linear_in_t(power, kappa, verdict):
+    def loss(t, T1):
+        return {"loss": 1 / (3.0 + (kappa * np.maximum(t - T1, 0)) ** power)}
+
+    results = _store(lambda m, seed: 0.2 * (1 + 0.01 * seed), loss, levels=(256,))
+    (fit,) = _verdicts("cooccurrence.time_to_loss", results).values()
+    assert fit.verdict.verdict == verdict
+    assert fit.estimate == pytest.approx(1.0, abs=0.05) if power == 1.0 else fit.estimate > 1.5  # sparse records
+
+
+@pytest.mark.parametrize("apart", [0.0, 0.2])
+def test_the_collapse_summary_compares_the_step_sizes_at_equal_flow_time(apart):
+    import re
+
+    from analysis.catalogue.cooccurrence.figure1_section import collapse_summary
+
+    def loss(t, T1):  # the same curve of t at every η, but `apart` higher at the larger one
+        return {"loss": np.exp(-t) * (1 + apart * (T1 > 0.25))}
+
+    results = _store(lambda lr, seed: 0.2 if lr < 0.003 else 0.3, loss, axis="lr", levels=(0.002, 0.004))
+    text = collapse_summary(results, results.runs)
+    (percent,) = re.findall(r"η = 0.004: at most ([0-9.]+)% from η = 0.002", text)
+    assert float(percent) == pytest.approx(100 * apart, abs=0.5)  # interpolation between records: < 0.5%
+    T1 = [float(v) for v in re.findall(r"([0-9.]+) \(η = 0.00[24]\)", text)]
+    assert T1 == [pytest.approx(0.2, rel=0.05), pytest.approx(0.3, rel=0.05)]
+
+
+def test_the_figure1_section_is_left_out_for_runs_that_never_trained():
+    """A sweep of initial rates (steps: 0) records t = 0 only: no course to draw, no section."""
+    results = _store(lambda m, seed: 2.0, _fig1, levels=(256,))
+    untrained = Results("synthetic", results.sweep, results.runs, results.curves[results.curves["step"] == 0])
+    assert figure1_section(untrained, lambda chart, name: {"chart": name}) is None

@@ -34,7 +34,7 @@ def test_flow_rates_are_the_finite_differences_of_small_steps(readout):
     """dX/dt (autograd, at step 0) ≈ (X(1) − X(0))/η for a small η (spec §7.1's check)."""
     eta = 1e-6
     result, _ = _train(1, eta, RecordSchedule(every=1), init="theory", readout=readout, c0=1.0, c1=1.0)
-    for name in ("G1", "G3", "A12", "A31", "v12", "u_norm2"):
+    for name in ("G1", "G3", "A12", "A31", "v12", "u_norm2", "p12", "p13", "loss"):
         x = _series(result, name)
         rate = _series(result, f"rate_{name}")[0]
         assert (x[1] - x[0]) / eta == pytest.approx(rate, rel=1e-3, abs=1e-9), name
@@ -95,3 +95,52 @@ def test_packed_equals_one_at_a_time():
         for name in ("loss", "min_margin", "A12", "G3", "rate_G1", "S1", "test_loss", "gf_time"):
             assert together[name] == pytest.approx(alone[name], rel=1e-9, abs=1e-12), (k, name)
     assert packed.final_metrics(0, point)["loss"] != packed.final_metrics(2, point)["loss"]
+
+
+def test_loss_rate_is_minus_the_squared_gradient_and_the_ratios_follow():
+    """dL̂/dt = −‖∇L̂‖² under gradient flow; the study's Thm F.8 and Lemma 4.7 ratios are built from it."""
+    info = study_info("cooccurrence")
+    config, point = info.resolve({**SMALL, "steps": 0, "init": "theory", "c0": 1.0, "c1": 1.0}, 4, "t")
+    study, pack = info.load(), Pack.build(info, [config])
+    pack.const = pack.map(study.constants)
+    weights = {k: v[0].double().requires_grad_(k != "a") for k, v in pack.map(study.init, randomness="same").items()}
+    from iclscale.study import Net
+
+    tokens, y = pack.const["tokens"][0], pack.const["y"][0].double()
+    loss = torch.nn.functional.softplus(-y * Net(study.module(pack.view()).double(), weights)(tokens)).mean()
+    grads = torch.autograd.grad(loss, [w for k, w in weights.items() if k != "a"])
+    found = train_pack(info, [config], [point], 1).final_metrics(0, point)
+    assert found["rate_loss"] == pytest.approx(-sum((g**2).sum() for g in grads).item(), rel=1e-9)
+    assert found["loss_rate_ratio"] == pytest.approx(-found["rate_loss"] / (found["u_norm2"] * found["loss"] ** 2))
+    assert found["rate_A12_over_loss"] == pytest.approx(found["rate_A12"] / found["loss"])
+    assert found["G_signal_min"] == min(found["G1"], found["G2"], -found["G3"])
+    S1, S2, S3, S4 = (found[f"S{k}"] for k in (1, 2, 3, 4))
+    assert found["R_prime"] == pytest.approx((S2 + S3 + S4 - S1) / (S1 - S3))
+
+
+def test_drifts_are_zero_at_the_start_and_match_the_weights_after_training():
+    """The Gram and score drifts of Thm E.28 by hand from the trained weights: key Gram on μ1..μ3 and the
+    sampled random tokens, neuron Gram over all pairs, and the random-token score ratio against ΔA12."""
+    from iclscale.studies.cooccurrence.probes import drifts
+
+    info = study_info("cooccurrence")
+    config, point = info.resolve({**SMALL, "steps": 30, "lr": 0.2, "init": "theory", "c0": 1.0, "c1": 1.0}, 5, "t")
+    result = train_pack(info, [config], [point], RecordSchedule(steps=(0, 30)))
+    for name in ("key_gram_drift", "query_gram_drift", "value_gram_drift", "neuron_gram_drift"):
+        assert _series(result, name)[0] == 0.0 and _series(result, name)[1] > 0
+    study, pack = info.load(), Pack.build(info, [config])
+    pack.const = pack.map(study.constants)
+    sample = pack.const["random_sample"][0]
+    seen = pack.const["random_seen"][0]
+    assert sample.shape == (min(61, SMALL["d"] - 3),) and bool(seen[sample].all())
+    initial = {k: v[0].double() for k, v in pack.map(study.init, randomness="same").items()}
+    moved = {k: v + 0.01 * torch.randn_like(v) for k, v in initial.items()}
+    found = drifts(moved, initial, sample)
+    tokens = torch.cat([torch.tensor([0, 1, 2]), sample])
+    K, K0 = moved["W_K"][:, tokens], initial["W_K"][:, tokens]
+    assert found["key_gram_drift"].item() == pytest.approx((K.T @ K - K0.T @ K0).abs().max().item())
+    W, W0 = moved["W"], initial["W"]
+    assert found["neuron_gram_drift"].item() == pytest.approx((W @ W.T - W0 @ W0.T).abs().max().item())
+    A = K.T @ moved["W_Q"][:, tokens] - K0.T @ initial["W_Q"][:, tokens]
+    random_max = max(A[3:, :3].abs().max(), A[:3, 3:].abs().max(), A[3:, 3:].abs().max())
+    assert found["random_score_change_ratio"].item() == pytest.approx((random_max / A[0, 1].abs()).item())

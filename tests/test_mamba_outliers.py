@@ -163,3 +163,20 @@ def test_mamba_learns_and_the_lt_plateaus_on_outliers(info):
     assert t["train_loss"] > 0.03  # random-label outliers at p_a = 0.6 leave the LT a hinge floor (spec §13.1)
     assert m["gate_outlier"] < m["gate_clean"]  # outliers gated out ([LM25] Cor. 2)
     assert m["attn_same_each"] > m["attn_other_each"]  # ([LM25] Cor. 1)
+    assert m["attn_gap"] == pytest.approx(m["attn_same"] - m["attn_other"], rel=1e-5)  # Fig. 3's gap
+
+
+def test_channel_mean_gates_equal_the_label_gates_when_every_channel_has_its_weights():
+    from iclscale.studies.mamba_outliers.probes import prompt_sums
+
+    P, W_B, W_C, W = _random_layer(l=9)
+    P = P.unsqueeze(0)
+    same = torch.tensor([[True, False] * 4 + [True]])
+    outlier = torch.tensor([[False, True, True] * 3])
+    w = W[:, -1]
+    copies = w[:, None].expand(-1, W.shape[1])  # every channel gated by the label channel's column
+    sums = prompt_sums(P, W_B, W_C, w, same, outlier, None, True, copies)
+    assert torch.allclose(sums["chmean_outlier"], sums["gate_outlier"])
+    assert torch.allclose(sums["chmean_at01_outlier"], sums["at01_gate_outlier"])
+    other = prompt_sums(P, W_B, W_C, w, same, outlier, None, True, W)  # distinct columns: a different mean
+    assert not torch.allclose(other["chmean_clean"], other["gate_clean"])

@@ -72,6 +72,12 @@ def test_mamba_against_the_lt_compares_the_two_models_at_every_alpha(mamba_scale
     assert _verdicts(f"{STUDY}.fig2_mamba_beats_lt", results) == [expected]
 
 
+def test_mamba_against_the_lt_pools_each_models_own_tuned_settings():
+    rows = fig2_rows(lambda a: 0.05 + a / 10, lambda a: 0.1 + a)
+    tuned = [r | ({"lr": 0.1, "steps": 1000} if r["model"] == "mamba" else {"lr": 0.01, "steps": 500}) for r in rows]
+    assert _verdicts(f"{STUDY}.fig2_mamba_beats_lt", results_of(tuned)) == [CONSISTENT]
+
+
 def test_table1_section_reports_accuracy_per_model_and_placement_beside_the_paper():
     rows = []
     for model, errors in (("mamba", (0.01, 0.02, 0.3)), ("lt", (0.2, 0.2, 0.2))):

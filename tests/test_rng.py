@@ -105,3 +105,21 @@ def test_compiled_draws_equal_eager_bit_for_bit_at_many_lengths():
     for a, b in zip(eager[0], compiled[0], strict=True):
         assert a.dtype == b.dtype and torch.equal(a, b), (a.shape, a.dtype)
     torch.testing.assert_close(eager[1], compiled[1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 40, 241, 4097])
+def test_eager_int32_route_gives_the_int64_bits(count):
+    """Eager CPU draws hash in int32 (wrap-around multiplication); the numbers are the int64 route's, bit for bit."""
+    from iclscale.rng import _MASK, _counters, mix32
+
+    stream = Stream.from_seeds([0, 1, 2**31 - 1, 123456789])
+    for purpose, step in [("train/x", 0), ("test", 7), ("noise", 2**20)]:
+        key = stream.key(purpose, step)
+        reference = mix32((key[..., None] + _counters(count, stream.device)).bitwise_and_(_MASK))
+        assert torch.equal(stream.bits(purpose, step, count), reference)
+        for dtype in (torch.float32, torch.float64):
+            if dtype == torch.float64:
+                expected = (reference.to(dtype) + 0.5) * 2.0**-32
+            else:
+                expected = ((reference >> 9).to(dtype) + 0.5) * 2.0**-23
+            assert torch.equal(stream.uniform(purpose, step, (count,), dtype), expected)

@@ -10,12 +10,14 @@ from test_threshold_search import ALPHAS, SWEEP
 
 from analysis.measures import ThresholdAlongAxis
 from analysis.reader import load_results
+from analysis.searched import search_summary
 from iclscale.cli import main
 
 MEASURE = ThresholdAlongAxis("test_error", axis="l_tr", threshold=0.01)
 
 
 def _search(tmp_path, **threshold):
+    tmp_path.mkdir(exist_ok=True)
     path = tmp_path / "sweep.yaml"
     path.write_text(yaml.safe_dump({**SWEEP, "threshold": {**SWEEP["threshold"], **threshold}}, sort_keys=False))
     out = tmp_path / "out"
@@ -57,3 +59,17 @@ def test_a_measure_at_another_level_reads_the_stored_values_not_the_search(tmp_p
     results = _search(tmp_path)
     other = MEASURE.with_threshold(level).per_run(results, results.runs)
     assert len(other) == len(ALPHAS) * 2  # the grid reading: every (α, seed) of the stored values
+
+
+def test_the_report_says_what_the_search_found_and_what_its_monotonicity_check_covered(tmp_path, monkeypatch):
+    install(monkeypatch)
+    results = _search(tmp_path / "plain")
+    summary = search_summary(results)
+    assert "10 searches for the smallest l_tr with test_error ≤ 0.01: 8 found, 2 censored" in summary
+    assert "detected among the evaluated values only (its far end not evaluated)" in summary
+    past = int((results.thresholds["unchecked_past"] != "none").sum())
+    assert 0 < past and f"{past} of 10 ended searches have values past their threshold that were never" in summary
+    monkeypatch.setenv("PLANTED_WINDOW", "1")
+    window = search_summary(_search(tmp_path / "window", check_far_end=True))
+    assert ": 0 found, " in window and "non-monotone" in window and "(its far end evaluated too)" in window
+    assert search_summary(dataclasses.replace(load_results(str(tmp_path / "plain" / "out")), sweep={})) is None

@@ -78,3 +78,23 @@ def test_outcomes_stored_by_anyone_count_and_contradicting_ones_stop_the_search(
     assert search_state(axis, grid).status == FOUND and search_state(axis, grid).value == 5
     state = search_state(axis, {4: False, 5: True, 9: False})
     assert state.status == NON_MONOTONE and state.evidence == "holds at 5 but fails at 9"
+
+
+@pytest.mark.parametrize("find", ["smallest", "largest"])
+def test_the_unchecked_spans_are_the_gaps_between_evaluated_values_on_each_side_of_the_threshold(find):
+    from types import SimpleNamespace
+
+    from sweeps.threshold_table import unchecked
+
+    axis = Axis(0.01, 10.0, 0.05, relative=True, scale="log", find=find)
+    state, outcomes = _search(axis, _planted(find, 0.5))
+    sweep = SimpleNamespace(threshold=SimpleNamespace(low=0.01, high=10.0, integer=False, find=find))
+    past, before = unchecked(sweep, state, past=True), unchecked(sweep, state)
+    values = sorted(outcomes)
+    gaps = [(a, b) for a, b in zip([0.01, *values], [*values, 10.0], strict=True) if a < b]
+    bracket = tuple(sorted((state.lo, state.hi)))
+    assert sorted((a, b) for a, b, _, _ in past + before) == [g for g in gaps if g != bracket]
+    beyond = (lambda a, b: a >= state.value) if find == "smallest" else (lambda a, b: b <= state.value)
+    assert past and all(beyond(a, b) for a, b, _, _ in past) and not any(beyond(a, b) for a, b, _, _ in before)
+    far_end = 10.0 if find == "smallest" else 0.01
+    assert any(far_end in (a, b) and (a_in if far_end == a else b_in) for a, b, a_in, b_in in past)  # not evaluated

@@ -84,8 +84,71 @@ def test_planted_thresholds_are_recovered_exactly_with_fewer_trainings_than_the_
     capsys.readouterr()
     assert main(["sweep", "status", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert f"planted: {before} configs: {before} ok, 0 diverged, 0 failed, 0 missing" in printed
-    assert "10 searches: 1 censored_high, 1 censored_low, 8 found" in printed
+    assert (
+        f"planted: {before} configs stored: {before} ok, 0 diverged, 0 failed; 10 searches: 10 ended (8 found, "
+        "2 censored [1 low, 1 high], 0 non-monotone), 0 failed, 0 open, 0 waiting" in printed
+    )
+    assert "missing" not in printed  # unfinished searches are counted as such, not as missing configs
+
+
+def _spans(values: set[int], low: int, high: int) -> str:
+    """Integers of [low, high] not in `values`, as runs ("3-12, 14")."""
+    runs, run = [], []
+    for v in range(low, high + 1):
+        if v in values:
+            runs, run = runs + ([run] if run else []), []
+        else:
+            run = [*run, v]
+    runs += [run] if run else []
+    return ", ".join(f"{r[0]}" if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs) or "none"
+
+
+def test_thresholds_csv_says_which_values_were_evaluated_and_which_spans_went_unchecked(tmp_path, monkeypatch):
+    install(monkeypatch)
+    out = tmp_path / "out"
+    assert _run(_write(tmp_path), out) == 0
+    for row in _thresholds(out):
+        seen = {int(v.split()[0]): v.split()[1] == "holds" for v in row["outcomes"].split(", ")}
+        assert len(seen) == int(row["evaluated"])
+        t = int(row["threshold"])
+        if row["status"] == "found":
+            assert seen[t] and not seen[t - 1]
+        past = {v for v in range(t + 1, 13)} - set(seen)
+        assert row["unchecked_past"] == _spans(set(range(1, 13)) - past, 1, 12)
+        before = {v for v in range(1, t) if v not in seen and not (row["lo"] and int(row["lo"]) < v < t)}
+        assert row["unchecked_before"] == _spans(set(range(1, 13)) - before, 1, 12)
+    one = next(r for r in _thresholds(out) if r["status"] == "found" and r["outcomes"].count(",") == 1)
+    assert one["unchecked_past"] == f"{int(one['threshold']) + 1}-12"  # e.g. "2 fails, 3 holds": 4-12 unchecked
+
+
+def test_a_chain_along_the_grid_axis_recovers_the_thresholds_with_fewer_trainings_and_checks_the_trend(
+    tmp_path, monkeypatch, capsys
+):
+    """warm_start: alpha starts each seed's searches from a neighbouring α's threshold; the stated trend orders
+    the chain and is checked, never taken for an outcome: a wrong trend costs trainings, not answers. (Which
+    warm start trains least depends on the data: here seeds differ by exactly one step, which favours
+    warm_start: true; on nonlinear_icl's l_tr vs α the chain trains fewer, see the README.)"""
+    install(monkeypatch)
+    counts = {}
+    for name, block in {
+        "cold": {"warm_start": False},
+        "chain": {"warm_start": "alpha", "trend": "decreasing"},  # planted: ⌈2/α⌉ + seed − 2 falls with α
+        "wrong": {"warm_start": "alpha", "trend": "increasing"},
+    }.items():
+        out = tmp_path / name
+        assert _run(_write(tmp_path, scale="log", resolution=0.01, **block), out) == 0
+        rows = _thresholds(out)
+        for row in rows:
+            expected = planted_threshold(float(row["alpha"]), int(row["seed"]))
+            assert row["threshold"] == str(min(max(expected, 1), 12))
+        counts[name] = len({run_id for run_id, _ in _stored_rows(out)})
+        trends = Counter(row["trend"].split(" (")[0] for row in rows)
+        if name == "chain":
+            assert trends == {"": 2, "as stated": 8}  # the first α of each seed's chain has no neighbour before it
+        if name == "wrong":
+            assert trends["against the stated trend"] > 0
+            assert "against the stated trend (increasing)" in capsys.readouterr().out
+    assert counts["chain"] < counts["cold"] and counts["chain"] < counts["wrong"], counts
 
 
 def test_a_planted_window_is_reported_as_non_monotone_not_bisected_through(tmp_path, monkeypatch, capsys):
@@ -111,8 +174,9 @@ sys.exit(main(["sweep", "run", {path!r}, "--out", {out!r}, "--executor", "inline
 """
 
 
-def test_a_search_killed_with_minus_9_mid_round_resumes_with_nothing_trained_twice(tmp_path):
-    path, out, log = _write(tmp_path, warm_start=False), tmp_path / "out", tmp_path / "trained.log"
+@pytest.mark.parametrize("warm_start", [{"warm_start": False}, {"warm_start": "alpha", "trend": "decreasing"}])
+def test_a_search_killed_with_minus_9_mid_round_resumes_with_nothing_trained_twice(tmp_path, warm_start):
+    path, out, log = _write(tmp_path, **warm_start), tmp_path / "out", tmp_path / "trained.log"
     script = KILLABLE.format(tests=str(Path(__file__).parent), path=str(path), out=str(out))
     env = {**os.environ, "PLANTED_LOG": str(log), "PLANTED_DELAY": "0.3", "PYTHONPATH": os.getcwd()}
     with subprocess.Popen([sys.executable, "-c", script], env=env, start_new_session=True) as child:

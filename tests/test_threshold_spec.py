@@ -64,7 +64,17 @@ BROKEN = [
         "threshold.within: l_ts is an eval-role param, searched on each trained model at its final step",
     ),
     ({"axis": "l_ts", "range": [2, 40], "over": "median"}, "threshold.over: l_ts is an eval-role param"),
-    ({"axis": "l_ts", "range": [2, 40]}, "threshold.axis: l_ts is an eval-role param; searching an eval axis"),
+    ({"axis": "l_ts", "range": [2, 40], "warm_start": True}, "threshold.warm_start: l_ts is an eval-role param"),
+    (
+        {"axis": "l_ts", "range": [2, 40], "metric": "train_loss"},
+        "threshold.metric: train_loss is not measured at eval points (the same for every l_ts)",
+    ),
+    ({"axis": "l_ts", "range": [2, 40], "metric": "nope"}, "threshold.metric: study nonlinear_icl reports no metric"),
+    ({"warm_start": "beta"}, "threshold.warm_start: 'beta' is not a grid axis (grid axes: alpha)"),
+    ({"warm_start": "alpha"}, "threshold.trend: warm_start along alpha needs the threshold's direction along it"),
+    ({"warm_start": "alpha", "trend": "down"}, "threshold.trend: warm_start along alpha needs"),
+    ({"trend": "decreasing"}, "threshold.trend: a trend orders a chain; give it with warm_start: AXIS"),
+    ({"warm_start": 3}, "threshold.warm_start: expected true, false or a grid axis, got 3"),
 ]
 
 
@@ -79,6 +89,19 @@ def test_a_bad_threshold_block_gets_one_line_and_exit_2_before_anything_runs(tmp
     assert code == 2 and len(err.splitlines()) == 1, err
     assert message in err and f"sweep file {path}" in err
     assert not out.exists()
+
+
+def test_an_eval_axis_block_and_a_chain_survive_the_frozen_round_trip(tmp_path):
+    eval_block = {**L_TR, "axis": "l_ts", "range": [2, 40], "scale": "log"}
+    sweep = load_sweep(_write(tmp_path, eval_block, eval={"alpha_test": [0.5, 1.0], "eval_prompts": 64}))
+    spec = sweep.threshold
+    assert (spec.role, spec.warm_start, spec.check_far_end, spec.chain) == ("eval", False, True, None)
+    frozen = yaml.safe_load(yaml.safe_dump(sweep.resolved(), sort_keys=False))
+    assert parse_frozen(frozen, "frozen").threshold == spec
+    chained = load_sweep(_write(tmp_path, {**L_TR, "warm_start": "alpha", "trend": "decreasing"})).threshold
+    assert (chained.chain, chained.trend) == ("alpha", "decreasing")
+    frozen = yaml.safe_load(yaml.safe_dump(load_sweep(tmp_path / "sweep.yaml").resolved(), sort_keys=False))
+    assert parse_frozen(frozen, "frozen").threshold == chained
 
 
 def test_threshold_and_search_together_are_refused(tmp_path, capsys):

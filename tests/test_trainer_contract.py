@@ -173,7 +173,7 @@ def test_a_measured_footprint_is_reused_by_a_new_process_until_the_code_changes(
     monkeypatch.setattr(footprint, "_measure", lambda *a: pytest.fail("measured again"))
     assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu")) == measured
     monkeypatch.setattr(footprint, "_MEASURED", {})
-    monkeypatch.setattr(footprint, "_code_digest", lambda: "changed code")
+    monkeypatch.setattr(footprint, "code_digest", lambda: "changed code")
     monkeypatch.setattr(footprint, "_measure", lambda *a: (1, 2))
     assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu")) == (1, 2)
     footprint.CACHE_FILE.write_text("{not json")  # a damaged cache is measured over, never an error

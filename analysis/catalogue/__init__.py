@@ -2,7 +2,9 @@
 
 A catalogue package exports LAWS (analysis.law.Law), CLAIMS (every claim of its paper and the laws testing it)
 and SECTIONS: hooks `section(results, add_chart) -> Section | None` that the generic report calls for a study's
-results, so that study-specific pages (pruning curves, classical learners) live beside the study's laws."""
+results, so that study-specific pages (pruning curves, classical learners) live beside the study's laws.
+Optionally RUN_SUMMARY: {study: function(one run's curves, one row per record) -> dict}, what `iclscale train`
+prints about the run's course beside its final metrics (a training-dynamics paper's phases, say)."""
 
 from analysis.catalogue import cooccurrence, feature_selector, mamba_outliers, nonlinear_icl, softmax_window
 
@@ -19,3 +21,15 @@ ALL_LAWS = tuple(law for _, package in PAPERS.values() for law in package.LAWS)
 
 def sections_of_study(study: str) -> tuple:
     return tuple(section for studies, package in PAPERS.values() if study in studies for section in package.SECTIONS)
+
+
+def run_summary(study: str, records) -> dict | None:
+    """The study's summary of one run's course (RUN_SUMMARY), from its (step, metric, value) records; None
+    where the study has none."""
+    summaries = {name: fn for _, package in PAPERS.values() for name, fn in getattr(package, "RUN_SUMMARY", {}).items()}
+    if study not in summaries:
+        return None
+    import pandas as pd
+
+    run = pd.DataFrame(records, columns=["step", "metric", "value"])
+    return summaries[study](run.pivot_table(index="step", columns="metric", values="value").sort_index())

@@ -159,7 +159,7 @@ def _summary(fit, points: int) -> dict[str, float]:
 def _combination(law, rows) -> dict[str, dict[str, float]]:
     """Fit measure ∝ Π param^a over x's ingredients that vary here; `implied` = a / power is the
     exponent per unit of x each ingredient implies (equal for all if x is the right combination)."""
-    if law.x in DERIVED and DERIVED[law.x].sum:  # a sum is not a product of powers
+    if law.x in DERIVED and not DERIVED[law.x].is_product:  # a sum is not a product of powers
         return {}
     powers = ingredients(law.x)
     varying = [p for p in powers if p in rows and rows[p].nunique() > 1]

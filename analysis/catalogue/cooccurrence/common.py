@@ -4,8 +4,12 @@ NeurIPS 2024 (arXiv 2410.09605), cited as [Y24]. Spec: shared/specs/seed-003.md 
 
 from __future__ import annotations
 
+import math
+
 from analysis.flow_measures import Window
-from analysis.law import Regime
+from analysis.kinds import PowerLaw
+from analysis.law import Hypothesis, Law, Prediction, Regime
+from analysis.measures import Measure
 from analysis.verdict import INSIDE, Band, VerdictRule
 
 Y24 = "Yang et al. 2024 [Y24] (NeurIPS 2024, arXiv 2410.09605)"
@@ -26,16 +30,31 @@ def exponent_band(p: float) -> Band:
     return Band(p - EXPONENT_TOLERANCE, p + EXPONENT_TOLERANCE)
 
 
+def upper_band(p: float) -> Band:
+    """An Õ(x^p) bound read as an exponent of at most p (+ the tolerance)."""
+    return Band(-math.inf, p + EXPONENT_TOLERANCE)
+
+
+def constant(name: str, band: Band, source: str):
+    """A prediction that is the same for every group."""
+
+    def predict(params) -> Prediction:
+        return Prediction(Hypothesis(name, band, source))
+
+    return predict
+
+
 # a claim said to hold throughout Phase 2, read as "on at least 95% of its records for every seed"; 95% is
 # this tool's allowance (not from the paper) for the records right after T1, before Def. F.1 is reached
 THROUGHOUT = 0.95
 FRACTION_RULE = VerdictRule(mode=INSIDE, min_levels=1, min_points=3)
 
 CONDITION_1 = Regime(
-    "Condition 1: m ≥ m1 and m ≥ L² (the theory's width regime; the log factors are not checked)",
+    "Condition 1: m ≥ m1, m ≥ L² and n ≥ L² (the theory's width and sample regime; the log factors are not checked)",
     inside=lambda rows: (
         (rows["m"].astype(float) >= rows["m1"].astype(float))
         & (rows["m"].astype(float) >= rows["L"].astype(float) ** 2)
+        & (rows["n"].astype(float) >= rows["L"].astype(float) ** 2)
     ),
 )
 
@@ -43,3 +62,54 @@ CONDITION_1 = Regime(
 def theory_init(runs):
     """Runs with the theory's initialisation (N(0, s0²), N(0, s1²), a = ±1 fixed): the paper's analysis."""
     return runs[(runs["init"] == "theory") & (runs["readout"] == "pm1_fixed")]
+
+
+def with_alternative(predict, name: str, band: Band):
+    """`predict` with another reading (not the paper's own statement: a spec's) judged beside its primary."""
+
+    def both(params) -> Prediction:
+        primary = predict(params).primary
+        return Prediction(primary, (Hypothesis(name, band, "spec seed-003.md, not from the paper"),))
+
+    return both
+
+
+def theory_exponent_law(
+    name: str,
+    claim: str,
+    citation: str,
+    conditions: str,
+    measure: Measure,
+    x: str,
+    exponent: float | tuple[float, float],
+    group_by: tuple[str, ...],
+    upper: bool = False,
+    **extra,
+) -> Law:
+    """measure ∝ x^exponent on theory-init runs (a = ±1 fixed) inside Condition 1, judged against exponent ± 0.1;
+    a pair (low, high) is a range of exponents, [low − 0.1, high + 0.1]; with `upper`, an Õ bound: exponent ≤
+    exponent + 0.1. `citation` is the paper's theorem/equation."""
+    if isinstance(exponent, tuple):
+        wording = f"exponent in [{exponent[0]:g}, {exponent[1]:g}] (±0.1)"
+        band = Band(exponent[0] - EXPONENT_TOLERANCE, exponent[1] + EXPONENT_TOLERANCE)
+    elif upper:
+        wording, band = f"exponent ≤ {exponent:g}", upper_band(exponent)
+    else:
+        wording, band = f"exponent {exponent:g} (±0.1)", exponent_band(exponent)
+    return Law(
+        name=f"{STUDY}.{name}",
+        study=STUDY,
+        claim=claim,
+        citation=f"{Y24} {citation}",
+        conditions=f"theory init (a = ±1 fixed, s0 = c0/√(Lm), s1 = c1/√m1); {conditions}",
+        prediction_text=f"{wording} of {measure.metric} vs {x}",
+        measure=measure,
+        x=x,
+        predict=constant(wording, band, f"{Y24} {citation}"),
+        kind=extra.pop("kind", PowerLaw()),
+        group_by=group_by,
+        row_filter=theory_init,
+        regime=CONDITION_1,
+        rule=EXPONENT_RULE,
+        **extra,
+    )

@@ -17,6 +17,7 @@ from analysis.catalogue.cooccurrence.phases import (
     RISING_SCORES,
     TYPE_LOSSES,
     figure1_criteria,
+    phase_boundary,
     score_change,
     wide,
 )
@@ -39,6 +40,9 @@ CRITERIA = (
 def figure1_section(results: Results, add_chart) -> Section | None:
     if results.study != STUDY or "gf_time" not in set(results.curves["metric"]):
         return None
+    times = results.curves.loc[results.curves["metric"] == "gf_time", "value"]
+    if not (times > 0).any():  # nothing trained (rates at initialisation only): no course to draw
+        return None
     runs = results.runs.drop_duplicates("run_id")
     runs = runs[runs["status"] == "ok"]
     varying = [p for p in SETTING if p in runs and runs[p].nunique() > 1]
@@ -48,7 +52,9 @@ def figure1_section(results: Results, add_chart) -> Section | None:
         "pairs Thm 3.2(i) names (ΔA12, ΔA21 should rise, ΔA31, ΔA32 fall in Phase 2); (b) the training loss and "
         "the mean loss of each sample type (1: μ1 and μ2; 2: μ1 only; 3: μ2 only; 4: neither). x: gradient-flow "
         "time t = η·step, log scale; the dashed line is T1, the first record with every training sample "
-        "correct (seed median). Every seed is drawn. The table gives spec §6.3's criteria per seed.</p>",
+        "correct (seed median). Every seed is drawn. The table gives spec §6.3's criteria per seed and T_attn, the "
+        "first t at which max|ΔA_ij| reaches 5% of its run maximum (spec §7.4: the phases are separate when "
+        "T_attn > T1).</p>",
     )
     for setting, part in runs.groupby([p for p in varying if p != "lr"] or (lambda _: 0), sort=True):
         for lr, same_lr in part.groupby("lr", sort=True):
@@ -64,7 +70,8 @@ def figure1_section(results: Results, add_chart) -> Section | None:
             section.items.append((f"Figure 1 — {title}", chart, criteria_html(table)))
         if part["lr"].nunique() > 1:
             chart = add_chart(collapse_chart(results, part), f"collapse {setting}")
-            section.items.append(("Gradient-flow collapse: loss against t = η·step at each η", chart, ""))
+            text = e(collapse_summary(results, part))
+            section.items.append(("Gradient-flow collapse: loss against t = η·step at each η", chart, f"<p>{text}</p>"))
     return section if section.items else None
 
 
@@ -76,12 +83,13 @@ def _title(varying, setting, lr) -> str:
 
 def criteria_html(table: pd.DataFrame) -> str:
     """Per seed: T1, the peaks, the share of the score change before T1, and which criteria hold."""
-    header = "<tr><th>seed</th><th>T1</th><th>type-2/3 peaks</th><th>max|ΔA| share by T1</th>" + "".join(
+    header = "<tr><th>seed</th><th>T1</th><th>type-2/3 peaks</th><th>max|ΔA| share by T1</th><th>T_attn</th>" + "".join(
         f"<th>{e(text)}</th>" for _, text, _ in CRITERIA
     )
     rows = []
     for r in table.sort_values("seed").itertuples():
         cells = [str(r.seed), num(r.T1), f"{num(r.T_peak_type2)}, {num(r.T_peak_type3)}", num(r.phase1_score_share)]
+        cells.append(num(r.T_attn))
         cells += ["yes" if getattr(r, name, 0.0) == 1.0 else "no" for name, _, _ in CRITERIA]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     held = {name: int((table.get(name, pd.Series(dtype=float)) == 1.0).sum()) for name, _, _ in CRITERIA}
@@ -135,6 +143,40 @@ def figure1_chart(curves: dict[str, pd.DataFrame], T1: float):
     a = alt.layer(panel_a, rule).properties(width=WIDTH, height=HEIGHT, title="(a) attention scores")
     b = alt.layer(panel_b, rule).properties(width=WIDTH, height=HEIGHT, title="(b) training losses")
     return alt.hconcat(a, b).resolve_scale(color="independent")
+
+
+COLLAPSE_POINTS = 50  # log-spaced flow times at which the losses of the step sizes are compared
+
+
+def collapse_summary(results: Results, runs: pd.DataFrame) -> str:
+    """How far the losses at the different η lie apart at equal flow time: the seed-median loss of each η,
+    interpolated (log–log) at common times, against the smallest η's; and each η's seed-median T1."""
+    medians, T1 = {}, {}
+    for lr, same in runs.groupby("lr", sort=True):
+        curves = [wide(results.curves, run_id) for run_id in same["run_id"]]
+        T1[lr] = float(np.nanmedian([phase_boundary(c) for c in curves]))
+        medians[lr] = [c.loc[c["gf_time"] > 0, ["gf_time", "loss"]].to_numpy() for c in curves]
+    start = max(c[0, 0] for runs_ in medians.values() for c in runs_)
+    end = min(c[-1, 0] for runs_ in medians.values() for c in runs_)
+    if not end > start:
+        return "the step sizes share no flow time to compare at"
+    t = np.geomspace(start, end, COLLAPSE_POINTS)
+
+    def median_loss(runs_):
+        return np.median([np.exp(np.interp(np.log(t), np.log(c[:, 0]), np.log(c[:, 1]))) for c in runs_], axis=0)
+
+    reference = min(medians)
+    base = median_loss(medians[reference])
+    parts = [
+        f"η = {lr:g}: at most {np.max(np.abs(median_loss(runs_) / base - 1)):.1%} from η = {reference:g}"
+        for lr, runs_ in medians.items()
+        if lr != reference
+    ]
+    found = ", ".join(f"{T1[lr]:.3g} (η = {lr:g})" for lr in T1)
+    return (
+        f"Seed-median training loss at equal flow time t ∈ [{start:.3g}, {end:.3g}]: {'; '.join(parts)}. "
+        f"T1 (seed median): {found}."
+    )
 
 
 def collapse_chart(results: Results, runs: pd.DataFrame):

@@ -4,6 +4,8 @@
   primary definition; [Y24] Thm 3.1 and Def. E.2 end Phase 1 when all samples are correct).
 - T_peak: the t at which a one-target-token loss (types 2 and 3) is largest ([Y24] Lemmas 4.2–4.3: it rises
   first, then falls; spec §7.4's T_0.5).
+- T_attn: the first t at which max_ij |ΔA_ij| (μ1, μ2, μ3) reaches 5% of its largest value over the run (spec
+  §7.4; the 5% is the spec's, not from the paper); the phases are separate when T_attn > T1.
 - Figure 1's four criteria (spec §6.3), per run:
   (1) stillness: max over [0, T1] of max_ij |ΔA_ij| (μ1, μ2, μ3) is below 10% of its maximum over the run;
   (2) the type-2 and type-3 losses peak strictly inside (0, T1);
@@ -27,6 +29,7 @@ RISING_SCORES = ("A12", "A21")  # [Y24] Thm 3.2(i): the target pair
 FALLING_SCORES = ("A31", "A32")  # key μ3, query a target (spec §9.11)
 TYPE_LOSSES = ("loss_type1", "loss_type2", "loss_type3", "loss_type4")
 STILLNESS = 0.10  # spec §6.3 criterion (1); not from the paper
+ATTENTION_ONSET = 0.05  # spec §7.4's ε of T_attn(ε); not from the paper
 
 
 def wide(curves: pd.DataFrame, run_id: str) -> pd.DataFrame:
@@ -67,8 +70,10 @@ def figure1_criteria(run: pd.DataFrame) -> dict[str, float]:
     for k in (2, 3):
         out[f"T_peak_type{k}"] = peak_time(run, f"loss_type{k}")
     change = score_change(run).abs().max(axis=1)
+    out["T_attn"] = float(t[change >= ATTENTION_ONSET * change.max()].iloc[0]) if change.max() > 0 else np.nan
     if not np.isfinite(T1):
         return {**out, "phase1_score_share": float("nan")}
+    out["attention_separation"] = out["T_attn"] / T1  # > 1: attention starts moving after Phase 1 (spec §7.4)
     out["phase1_score_share"] = float(change[t <= T1].max() / change.max())
     out["still_in_phase1"] = float(out["phase1_score_share"] < STILLNESS)
     out["peaks_inside_phase1"] = float(all(0 < out[f"T_peak_type{k}"] < T1 for k in (2, 3)))
@@ -84,3 +89,28 @@ def figure1_criteria(run: pd.DataFrame) -> dict[str, float]:
     out["scores_move_as_claimed"] = float(all(f == 1.0 for f in moves))
     out["losses_fall_in_phase2"] = float(all(out[f"falling_{n}"] == 1.0 for n in TYPE_LOSSES))
     return out
+
+
+def run_summary(run: pd.DataFrame) -> dict[str, float | bool]:
+    """One run's phases in a few numbers (for `iclscale train`): the loss at the start and the end, T1 and the
+    step it was first recorded at, the peaks of the one-target-token losses and whether both come before T1
+    (Fig. 1b, Lemmas 4.2–4.3), T_attn, and the share of the score change done by T1 (Fig. 1a)."""
+    found = figure1_criteria(run)
+    T1 = found["T1"]
+    loss = run["loss"].to_numpy()
+    step_of_T1 = run.index[run["gf_time"] == T1][0] if np.isfinite(T1) else None
+    peaks = [found[f"T_peak_type{k}"] for k in (2, 3)]
+    return {
+        "loss_start": float(loss[0]),
+        "loss_end": float(loss[-1]),
+        "loss_falls": bool(loss[-1] < loss[0]),
+        "T1": T1,
+        "T1_step": None if step_of_T1 is None else int(step_of_T1),
+        "T_peak_type2": peaks[0],
+        "T_peak_type3": peaks[1],
+        "peak_loss_type2": float(run["loss_type2"].max()),
+        "peak_loss_type3": float(run["loss_type3"].max()),
+        "one_target_losses_peak_before_T1": bool(np.isfinite(T1) and all(0 < p < T1 for p in peaks)),
+        "T_attn": found["T_attn"],
+        "phase1_score_share": found["phase1_score_share"],
+    }

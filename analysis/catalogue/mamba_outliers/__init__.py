@@ -1,33 +1,52 @@
 """The laws of seed 002, [LM25]: Li, Lu, Cui, Chen, Wang, "Can Mamba Learn In Context with Outliers? A Theoretical
 Generalization Analysis" (arXiv 2510.00399, 2025). Spec: shared/specs/seed-002.md §6.7 (L1–L15) and §9. Every
-claim of the paper, the laws that test it (empty where no law is written yet), and Table 1's report section."""
+claim of the paper, the laws that test it (empty where no law is written yet), and the report's sections (Table 1,
+Figures 3–6)."""
 
-from analysis.catalogue.mamba_outliers import fig2, iterations
+from analysis.catalogue.mamba_outliers import fig2, iterations, mechanism, thresholds
 from analysis.catalogue.mamba_outliers.common import STUDY
+from analysis.catalogue.mamba_outliers.figures3_6_section import figures3_6_section
 from analysis.catalogue.mamba_outliers.table1_section import table1_section
 from analysis.law import Claim
 
 S = f"{STUDY}."
+BOTH = ("", "_trained_tasks")
+LAYERS3 = ("_3layer_l1", "_3layer_l2", "_3layer_l3")
+
+
+def _named(*names: str) -> tuple[str, ...]:
+    return tuple(S + name for name in names)
+
+
 CLAIMS = (
-    Claim("L1", "Thm 1, Eq. 8", "Mamba: T_M ∝ η^(−1) β^(−2) M1 (1 − p_a)^(−1), independent of l_tr",
-          (S + "mamba_T_vs_l_tr",)),
-    Claim("L2", "Thm 3, Eq. 14", "LT: T_T ∝ l_tr^(−1) (and η^(−1) β^(−2) M1 (1 − p_a)^(−1))", (S + "lt_T_vs_l_tr",)),
-    Claim("L3", "Thm 1 vs Thm 3, Remark 3", "T_M / T_T ∝ l_tr", ()),
-    Claim("L4", "Thm 2, Eq. 10", "Mamba's error ≤ ε for α < min(1, p_a·l_tr/l_ts)",
-          (S + "mamba_threshold_theorem2", S + "mamba_threshold_theorem2_trained_tasks")),
+    Claim("L1", "Thm 1, Eq. 9", "Mamba: T_M ∝ η^(−1) β^(−2) M1 (1 − p_a)^(−1), independent of l_tr",
+          _named("mamba_T_vs_lr", "mamba_T_vs_beta", "mamba_T_vs_M1", "mamba_T_vs_p_a", "mamba_T_vs_l_tr")),
+    Claim("L2", "Thm 3, Eq. 14", "LT: T_T ∝ η^(−1) β^(−2) M1 (1 − p_a)^(−1) l_tr^(−1)",
+          _named("lt_T_vs_lr", "lt_T_vs_beta", "lt_T_vs_M1", "lt_T_vs_p_a", "lt_T_vs_l_tr")),
+    Claim("L3", "Thm 1 vs Thm 3, Remark 4", "T_M / T_T ∝ l_tr", _named("T_ratio_vs_l_tr")),
+    Claim("L4", "Thm 2, Eq. 10", "Mamba's error ≤ ε for α < min(1, p_a·l_tr/l_ts): a threshold at "
+          "r = α·l_ts/(p_a·l_tr) = 1",
+          _named(*(f"mamba_threshold_theorem2{s}" for s in BOTH), *(f"mamba_threshold_r{s}" for s in BOTH))),
     Claim("L5", "Thm 4", "the LT's error ≤ ε iff α < 1/2 (with l_ts ≳ (1/2 − α)^(−2) α log M1)",
-          (S + "lt_threshold_half", S + "lt_threshold_half_trained_tasks")),
-    Claim("L6", "Thm 4, Eq. 15", "the LT's error ≤ exp(−l_ts(1/2 − α)²α)", ()),
-    Claim("L7", "Cor. 2 (i), Eq. 17", "outlier gates ≤ poly(M1)^(−1)", ()),
-    Claim("L8", "Cor. 2 (ii), Eq. 18", "clean gates decay by at least 1/2 per position: G_{h(j)} ≥ Θ(2^(−(j−1)))", ()),
-    Claim("L9", "Cor. 1; Figs. 3, 5", "attention concentrates on same-pattern demonstrations", ()),
-    Claim("L10", "Thm 2 (b)", "test outliers up to κ_a' ≲ Θ(Vβ p_a^(−1) κ_a^(−1) L^(−1) (1 − p_a) ε^(−1))", ()),
+          _named(*(f"lt_threshold_half{s}" for s in BOTH))),
+    Claim("L6", "Thm 4, Eq. 79", "the LT's error ≤ exp(−l_ts(1/2 − α)²α)",
+          _named(*(f"lt_error_tail_bound{s}" for s in BOTH))),
+    Claim("L7", "Thm 2 (d), Eq. 12; Thm 4 (d), Eq. 15", "test prompts long enough: l_ts ≳ (1 − α)^(−1) log M1 (Mamba), "
+          "≳ (1/2 − α)^(−2) α log M1 (LT)", _named(*(f"{m}_l_ts_threshold{s}" for m in ("mamba", "lt") for s in BOTH))),
+    Claim("L8", "Cor. 2 (i), Eq. 17; Figs. 4, 6", "outlier gates ≤ poly(M1)^(−1)",
+          _named(*(f"outlier_gate_small{s}" for s in ("", *LAYERS3)),
+                 *(f"outlier_gate_small_chmean{s}" for s in LAYERS3))),
+    Claim("L9", "Cor. 2 (ii), Eq. 18; Figs. 4, 6", "clean gates decay by at most 1/2 per position: G_{h(j)} ≥ "
+          "Θ(2^(−(j−1)))", _named(*(f"clean_gate_decay_at_most_half{s}" for s in ("", *LAYERS3)))),
+    Claim("L10", "Cor. 1, Eq. 16; Figs. 3, 5", "attention concentrates on same-pattern demonstrations, the gap "
+          "grows in training", _named(*(f"attention_{p}_pattern{s}" for s in ("", *LAYERS3) for p in ("same", "other")),
+                             *(f"attention_gap_{k}{s}" for s in LAYERS3 for k in ("grows", "trend")))),
+    Claim("L11", "Thm 2 (b)", "test outliers up to κ_a' ≲ Θ(Vβ p_a^(−1) κ_a^(−1) L^(−1) (1 − p_a) ε^(−1))", ()),
     Claim("F2", "§4.1, Fig. 2", "one-layer Mamba < 1 % error up to α ≈ 0.8; the LT fails for α > 1/2; Mamba below "
-          "the LT", (S + "fig2_mamba_below_1pct", S + "fig2_mamba_below_1pct_trained_tasks",
-                     S + "fig2_mamba_beats_lt")),
+          "the LT", _named(*(f"fig2_mamba_below_1pct{s}" for s in BOTH), "fig2_mamba_beats_lt")),
     Claim("T1", "§4.2, Table 1", "3-layer Mamba 99.84 / 99.04 / 73.28 % (FQ / R / CQ), LT ≈ 78.5 % everywhere",
           ()),
 )  # fmt: skip
 
-LAWS = (*fig2.LAWS, *iterations.LAWS)
-SECTIONS = (table1_section,)
+LAWS = (*fig2.LAWS, *iterations.LAWS, *thresholds.LAWS, *mechanism.LAWS)
+SECTIONS = (table1_section, figures3_6_section)

@@ -76,6 +76,16 @@ def random_tokens(rng: Stream, purpose: str, slots: torch.Tensor, d: int, distin
     return words[rank.clamp(min=0, max=vocabulary - 1)]
 
 
+def random_sample(random_seen: torch.Tensor, size: int) -> torch.Tensor:
+    """The `size` lowest-index random tokens that occur in the training set, the first of them repeated where
+    fewer occur: a random sample of them (the words are drawn at random) of a fixed size, so that configs of
+    one pack share its shape (spec §7.2's "random sample of pairs")."""
+    d = random_seen.shape[0]
+    order = torch.where(random_seen, d - torch.arange(d), 0)  # larger for smaller indices, 0 if unseen
+    rank, index = torch.topk(order, min(size, d - FIRST_RANDOM))
+    return torch.where(rank > 0, index, index[0])
+
+
 def sample_sequences(rng: Stream, purpose: str, n: int, L: int, d: int, distinct: bool) -> Sequences:
     """n sequences of [Y24] Def. 2.1 with exact type counts: a pure function of (config seed, purpose)."""
     kind = sample_types(n)

@@ -7,10 +7,13 @@
 - attention: the key–query scores A_ij = μ_iᵀ W_Kᵀ W_Q μ_j (key i, query j; Fig. 1a, Thm 3.2(i)), the value
   Gram ⟨W_V μ_i, W_V μ_j⟩ (Thm 3.2(ii)), the softmax weights between the special tokens (Cor. F.17) and the
   largest change of any softmax weight since initialisation (Def. F.1);
-- gradient balancing (§4.2, App. F.1): S_k = Σ_{i∈I_k} g_i with g_i = 1/(1 + e^{y_i F_i}), R(t), R*, the
-  ordering of Def. F.1, the ratios of Lemmas 4.4–4.5, the spread of g within a type (Cor. F.2);
+- drift since initialisation (Thm E.28, Lemma F.19, Thm 3.3): the key, query, value and neuron Gram matrices and
+  the key–query scores on the special tokens and a fixed sample of the training set's random tokens;
+- gradient balancing (§4.2, App. F.1): S_k = Σ_{i∈I_k} g_i with g_i = 1/(1 + e^{y_i F_i}), R(t), R′(t), R*,
+  the ordering of Def. F.1, the ratios of Lemmas 4.4–4.5, the spread of g within a type (Cor. F.2);
 - exact gradient-flow rates dX/dt = −⟨∇_θX, ∇_θL̂⟩ (forward-mode autograd along −∇L̂) of the quantities the
-  claims about rates name (Lemmas 4.1–4.3, 4.7, F.4, F.11; spec §7.1), and Eq. 5's right-hand side.
+  claims about rates name (Lemmas 4.1–4.3, 4.7, F.4, F.11, Cor. F.17, Thm F.8; spec §7.1), and Eq. 5's
+  right-hand side.
 
 The types come in order (data.sample_types), so I_k is a slice: no masks whose shape depends on data.
 """
@@ -49,7 +52,9 @@ def losses(margin: torch.Tensor) -> Metrics:
         "loss": loss.mean(),
         **{f"loss_type{k}": loss[I].mean() for k, I in enumerate((I1, I2, I3, I4), start=1)},
         "min_margin": margin.min(),  # > 0: every sample correct (T1, spec §7.4)
-        "min_margin_type4": margin[I4].min(),  # Lemma E.19 / C21: type 4 correct early
+        # per type: which samples become correct last (Thm E.14 for type 1, Cor. E.20 for types 2 and 3,
+        # Lemma E.19 / C21 for type 4)
+        **{f"min_margin_type{k}": margin[I].min() for k, I in enumerate((I1, I2, I3, I4), start=1)},
     }
 
 
@@ -66,6 +71,7 @@ def mlp_values(params: Mapping[str, torch.Tensor], random_seen: torch.Tensor) ->
         "G_margin_type1": G[MU1] + G[MU2] + G[MU3],
         "G_margin_type2": G[MU1] + G[MU3],
         "G_margin_type3": G[MU2] + G[MU3],
+        "G_signal_min": torch.minimum(torch.minimum(G[MU1], G[MU2]), -G[MU3]),  # ≥ c: T1_G(c) (spec §7.4)
         "G_random_max": magnitude.max(),
         "G_random_mean": magnitude.sum() / random_seen.sum(),
         "u_norm2": u @ u,
@@ -84,19 +90,50 @@ def scores_and_values(params: Mapping[str, torch.Tensor]) -> Metrics:
     return {**special_pairs(A, "A"), **special_pairs(V, "v", symmetric=True)}
 
 
-def softmax_weights(params: Mapping[str, torch.Tensor], initial: Mapping[str, torch.Tensor], tokens) -> Metrics:
-    """Mean over type-1 sequences of p_{q←μ_i, k←μ_j} ([Y24] Cor. F.17), and max_{i,l,h} |p(t) − p(0)|
-    (Def. F.1: O(1/L²) throughout Phase 2)."""
+def drifts(params: Mapping[str, torch.Tensor], initial: Mapping[str, torch.Tensor], sample: torch.Tensor) -> Metrics:
+    """Changes since t = 0 of the Gram matrices and scores that [Y24] bounds: key and query Grams (Thm E.28:
+    Õ(1/m²) on [0, T1]; Lemma F.19), value and neuron Grams (Thm E.28: Õ(1/m)), the key–query scores on the
+    special tokens (Thm E.28: Õ(m^(−3/2)(1/L + 1/√m))) and with a random token (Thm 3.3: ≈ 1/n of C12's first
+    term), over μ1, μ2, μ3 and the sampled random tokens."""
+    tokens = torch.cat([torch.tensor(SPECIAL, device=sample.device), sample])
+    S, R = slice(0, len(SPECIAL)), slice(len(SPECIAL), None)
+
+    def change(first: str, second: str) -> torch.Tensor:
+        return key_query(params[first], params[second], tokens) - key_query(initial[first], initial[second], tokens)
+
+    A = change("W_K", "W_Q")  # key i, query j
+    W, W0 = params["W"], initial["W"]
+    random_max = torch.stack([A[R, S].abs().max(), A[S, R].abs().max(), A[R, R].abs().max()])
+    return {
+        "key_gram_drift": change("W_K", "W_K").abs().max(),
+        "query_gram_drift": change("W_Q", "W_Q").abs().max(),
+        "value_gram_drift": change("W_V", "W_V").abs().max(),
+        "neuron_gram_drift": (W @ W.T - W0 @ W0.T).abs().max(),  # ⟨w_j1, w_j2⟩, all pairs
+        "score_change_special": A[S, S].abs().max(),
+        "score_change_random_key": random_max[0],  # key a random token, query μ1, μ2 or μ3
+        "score_change_random_query": random_max[1],
+        "score_change_random_pair": random_max[2],
+        "random_score_change_ratio": random_max.max() / A[MU1, MU2].abs(),  # max |C_{i,γ}| / |C12| (Thm 3.3)
+    }
+
+
+def special_softmax(params: Mapping[str, torch.Tensor], tokens: torch.Tensor) -> Metrics:
+    """Mean over type-1 sequences of p_{q←μ_i, k←μ_j}, the weight query μ_i puts on key μ_j ([Y24] Cor. F.17)."""
     P = attention(params["W_Q"], params["W_K"], tokens)
-    P0 = attention(initial["W_Q"], initial["W_K"], tokens)
     I1 = type_slices(tokens.shape[0])[0]
     out = {}
     for name, query, key in (("p12", MU1, MU2), ("p21", MU2, MU1), ("p13", MU1, MU3), ("p23", MU2, MU3)):
         is_query = (tokens[I1] == query).to(P.dtype)
         is_key = (tokens[I1] == key).to(P.dtype)
         out[name] = torch.einsum("il,ilh,ih->i", is_query, P[I1], is_key).mean()
-    out["attention_max_change"] = (P - P0).abs().max()
     return out
+
+
+def softmax_weights(params: Mapping[str, torch.Tensor], initial: Mapping[str, torch.Tensor], tokens) -> Metrics:
+    """`special_softmax`, and max_{i,l,h} |p(t) − p(0)| (Def. F.1: O(1/L²) throughout Phase 2)."""
+    P = attention(params["W_Q"], params["W_K"], tokens)
+    P0 = attention(initial["W_Q"], initial["W_K"], tokens)
+    return {**special_softmax(params, tokens), "attention_max_change": (P - P0).abs().max()}
 
 
 def balancing(margin: torch.Tensor) -> Metrics:
@@ -115,6 +152,7 @@ def balancing(margin: torch.Tensor) -> Metrics:
         "S3": S3,
         "S4": S4,
         "R": (S2 + S3 + S4 - S1) / (S1 - S2),  # R(t) ≈ −Ġ3/Ġ1 (§4.2)
+        "R_prime": (S2 + S3 + S4 - S1) / (S1 - S3),  # R′(t) ≈ −Ġ3/Ġ2, the same with μ2 (spec §7.3)
         "R_star": -beta / 2 + torch.sqrt(beta**2 / 4 + 2),  # the root R* with c/a ≈ −2 (spec §9.9)
         "balance_23": (S2 - S3).abs() / torch.minimum(S2, S3),  # Lemma 4.4: ≤ C ≪ 1
         "S2_over_S3": S2 / S3,  # Def. F.1: in [1/2, 2]
@@ -143,10 +181,12 @@ def flow_rates(net: Net, trainable: tuple[str, ...], loss: Callable[[Net], torch
 def rate_quantities(net: Net, tokens: torch.Tensor, y: torch.Tensor, random_seen: torch.Tensor) -> Metrics:
     """The X whose gradient-flow rates the claims name: G on μ1..μ3 (Lemmas 4.1–4.3) and on the random tokens
     (Lemma E.6), the scores of Thm 3.2(i) (Lemma 4.7), the value Gram of Thm 3.2(ii) (Lemma F.11), ‖Wᵀa‖²
-    (Eq. 5) and every margin y_iF_i (Thm F.8's equal rates)."""
+    (Eq. 5), the softmax weights of Cor. F.17, every margin y_iF_i (Thm F.8's equal rates) and L̂ itself
+    (Thm F.8: dL̂/dt = −‖Wᵀa‖²Θ(L̂²))."""
     G = sub_network(net.params["W_V"], net.params["W"], net.params["a"])
     u = readout(net.params["W"], net.params["a"])
     picked = scores_and_values(net.params)
+    margin = margins(net, tokens, y)
     return {
         "G1": G[MU1],
         "G2": G[MU2],
@@ -154,16 +194,19 @@ def rate_quantities(net: Net, tokens: torch.Tensor, y: torch.Tensor, random_seen
         "G_random": torch.where(random_seen, G, 0.0),
         **{name: picked[name] for name in ("A12", "A21", "A31", "A32", "v11", "v22", "v12", "v13", "v23")},
         "u_norm2": u @ u,
-        "margins": margins(net, tokens, y),
+        **special_softmax(net.params, tokens),
+        "margins": margin,
+        "loss": logistic_loss(margin).mean(),
     }
 
 
 def rates(
     net: Net, trainable: tuple[str, ...], tokens: torch.Tensor, y: torch.Tensor, random_seen: torch.Tensor
 ) -> Metrics:
-    """The gradient-flow rates, named rate_<X>, with the derived ratios of Lemmas 4.2–4.5 and E.6."""
+    """The gradient-flow rates, named rate_<X>, with the derived ratios of Lemmas 4.2–4.5, 4.7, E.6 and Thm F.8."""
     mean_loss = lambda n: logistic_loss(margins(n, tokens, y)).mean()  # noqa: E731
     dot = flow_rates(net, trainable, mean_loss, lambda n: rate_quantities(n, tokens, y, random_seen))
+    loss, u = mean_loss(net), readout(net.params["W"], net.params["a"])
     random_rates = torch.where(random_seen, dot.pop("G_random").abs(), torch.nan)
     margin_rates = dot.pop("margins")
     G1, G2, G3 = dot["G1"], dot["G2"], dot["G3"]
@@ -173,6 +216,11 @@ def rates(
     out["rate_G3_lower"] = -G3 / torch.maximum(G1, G2)  # Lemma 4.3/4.5: ≥ 1 + C
     out["rate_G3_upper"] = -G3 / (G1 + G2)  # Lemma 4.3/4.5: ≤ 1 − C
     out["rate_margin_spread"] = margin_rates.max() / margin_rates.min()  # Thm F.8: every margin at one rate
+    out["rate_margin_min"] = margin_rates.min()  # > 0: every sample's margin grows (Thm F.8)
+    # Lemma 4.7: dA12/dt = (1/√m) Θ̃(L̂ σ0² m)(1/L), so the rate per unit loss is Θ̃(σ0²√m/L)
+    out["rate_A12_over_loss"] = dot["A12"] / loss
+    # Thm F.8: dL̂/dt = −‖Wᵀa‖² Θ(L̂²), so −(dL̂/dt)/(‖Wᵀa‖² L̂²) = Θ(1)
+    out["loss_rate_ratio"] = -dot["loss"] / ((u @ u) * loss**2)
     return out
 
 

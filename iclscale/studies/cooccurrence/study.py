@@ -15,10 +15,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from iclscale.studies.cooccurrence.data import FIRST_RANDOM, sample_sequences
+from iclscale.studies.cooccurrence.data import FIRST_RANDOM, random_sample, sample_sequences
 from iclscale.studies.cooccurrence.model import CooccurrenceTransformer, initial_weights, signs
 from iclscale.studies.cooccurrence.probes import (
     balancing,
+    drifts,
     logistic_loss,
     losses,
     margins,
@@ -30,13 +31,21 @@ from iclscale.studies.cooccurrence.probes import (
 )
 from iclscale.study import Batch, Net, Study
 
+RANDOM_SAMPLE = 61  # random tokens whose score and Gram drifts are tracked (with μ1, μ2, μ3: 64); not from the paper
+
 
 class Cooccurrence(Study):
     def constants(self, c) -> dict[str, torch.Tensor]:
-        """The fixed training set (App. A) and which random tokens occur in it."""
+        """The fixed training set (App. A), which random tokens occur in it, and a sample of those."""
         train = sample_sequences(c.rng, "train", c.n, c.L, c.d, distinct=c.tokens == "distinct")
         seen = torch.zeros(c.d).index_add(0, train.tokens.reshape(-1), torch.ones(train.tokens.numel())) > 0
-        return {"tokens": train.tokens, "y": train.y, "random_seen": seen & (torch.arange(c.d) >= FIRST_RANDOM)}
+        random_seen = seen & (torch.arange(c.d) >= FIRST_RANDOM)
+        return {
+            "tokens": train.tokens,
+            "y": train.y,
+            "random_seen": random_seen,
+            "random_sample": random_sample(random_seen, RANDOM_SAMPLE),
+        }
 
     def module(self, c) -> nn.Module:
         return CooccurrenceTransformer(c.d, c.m, c.m1, trainable_readout=c.readout == "trainable")
@@ -66,6 +75,7 @@ class Cooccurrence(Study):
             **mlp_values(net.params, seen),
             **scores_and_values(net.params),
             **softmax_weights(net.params, initial, tokens),
+            **drifts(net.params, initial, c.const["random_sample"]),
             **balancing(margin),
             **rates(net, self.trainable(c), tokens, y, seen),
             "u_norm2_rate_identity": norm_identity(net.params, margin),

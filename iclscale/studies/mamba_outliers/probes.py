@@ -6,7 +6,9 @@ On test prompts (`prompt_sums`, summed over chunks, then `prompt_metrics`):
 - the gates G_{i,l+1} of the label channel for outlier and clean demonstrations, σ(wᵀp) of each, the gate mass
   Σ_i G_i and the gates per test outlier direction ([LM25] Cor. 2, Figs. 4, 6; M3, M5, M7);
 - at the final record, the gate profile by distance to the query (Fig. 4's bars) and the mean gate of the j-th
-  closest clean demonstration h(j) ([LM25] Eq. 18; M4), up to `PROFILE_DISTANCE` positions.
+  closest clean demonstration h(j) ([LM25] Eq. 18; M4), up to `PROFILE_DISTANCE` positions;
+- for a layer of a stack, the outlier and clean gates averaged over all d + 1 channels as well (`gate_chmean_*`:
+  spec §4.5's check, since Figs. 4 and 6 do not say which channel's gate they draw).
 
 Of the parameters alone (`weight_probes`, M6, Lemmas 3–5): M = W_Bᵀ W_C on the relevant directions by cyclic
 offset (offset 0 the diagonal, 1 the training pairs (j, j+1), 2 the gap-2 pairs), the same for W_B and W_C
@@ -70,9 +72,11 @@ def prompt_sums(
     is_outlier: torch.Tensor,
     direction: torch.Tensor | None,
     final: bool,
+    W: torch.Tensor | None = None,
 ) -> dict[str, torch.Tensor]:
     """Sums over one chunk of prompts for one layer. tokens: the layer's input (n, l + 1, d + 1); same, is_outlier:
-    (n, l) bool; direction: (n, l) index of each outlier's v'_s, or None when not the three unseen ones."""
+    (n, l) bool; direction: (n, l) index of each outlier's v'_s, or None when not the three unseen ones; W: a stack
+    layer's whole gate matrix (d + 1, d + 1), for the gates averaged over channels (spec §4.5's check)."""
     a = query_scores(W_B, W_C, tokens)[..., :-1]  # a_i, demonstrations only (M1)
     same_f, out_f = same.to(a.dtype), is_outlier.to(a.dtype)
     sums = {
@@ -102,6 +106,12 @@ def prompt_sums(
             sums[f"gate_v{s + 1}"], sums[f"n_v{s + 1}"] = (G * on_s).sum(), on_s.sum()
     if final:
         sums.update(_profile_sums(G, out_f))
+    if W is not None:  # G_{i,l+1,c} of every channel c, averaged over c (the paper's Fig. 4 names no channel)
+        G_mean = query_gates((tokens @ W).transpose(-1, -2)).mean(-2)[..., :-1]
+        sums.update(chmean_outlier=(G_mean * out_f).sum(), chmean_clean=(G_mean * clean_f).sum())
+        if final:
+            sums.update(chmean_at01_outlier=(G_mean[..., -1] * out_f[..., -1]).sum(), at01_n=out_f[..., -1].sum())
+            sums["chmean_at01_clean"] = (G_mean[..., -1] * clean_f[..., -1]).sum()
     return sums
 
 
@@ -132,6 +142,7 @@ def prompt_metrics(sums: dict[str, torch.Tensor], prefix: str, n_prompts: int) -
     m = {
         "attn_same": sums["attn_same"] / n_prompts,  # S_same, mean over prompts (Cor. 1)
         "attn_other": sums["attn_other"] / n_prompts,  # S_other
+        "attn_gap": (sums["attn_same"] - sums["attn_other"]) / n_prompts,  # S_same − S_other (Fig. 3: it grows)
         "attn_same_each": _ratio(sums["attn_same"], sums["n_same"]),  # S_same/|N1|
         "attn_other_each": _ratio(sums["attn_other"], sums["n_other"]),
     }
@@ -141,6 +152,13 @@ def prompt_metrics(sums: dict[str, torch.Tensor], prefix: str, n_prompts: int) -
             m[f"sigma_{kind}"] = _ratio(sums[f"sigma_{kind}"], sums[f"n_{kind}"])
         m["gate_mass"] = sums["gate_mass"] / n_prompts  # Σ_i G_i < 1 (Lemma 6)
         m["gate_outlier_mass"] = sums["gate_outlier_mass"] / n_prompts
+        if "chmean_outlier" in sums:  # a stack layer: the gates averaged over channels too
+            for kind in ("outlier", "clean"):
+                m[f"gate_chmean_{kind}"] = _ratio(sums[f"chmean_{kind}"], sums[f"n_{kind}"])
+        if "chmean_at01_outlier" in sums:
+            n_at01 = sums["at01_n"]
+            m["gate_chmean_outlier_at01"] = _ratio(sums["chmean_at01_outlier"], n_at01)
+            m["gate_chmean_clean_at01"] = _ratio(sums["chmean_at01_clean"], n_prompts - n_at01)
         for s in range(1, 4):
             if f"gate_v{s}" in sums:
                 m[f"gate_v{s}"] = _ratio(sums[f"gate_v{s}"], sums[f"n_v{s}"])  # M7

@@ -276,8 +276,11 @@ class MambaOutliers(Study):
             inputs = layer_inputs(prompts.tokens, net.params["W_B"], net.params["W_C"], W, c.residual)
         direction = prompts.outliers.direction if per_v else None
         same, is_outlier = prompts.draw.same_as_query, prompts.outliers.is_outlier
+        W = net.params.get("W") if c.layers > 1 else None  # a stack's whole gate matrices
         for layer, (tokens, (W_B, W_C, w)) in enumerate(zip(inputs, weights, strict=True)):
-            for name, value in prompt_sums(tokens, W_B, W_C, w, same, is_outlier, direction, final).items():
+            W_layer = None if W is None else W[layer]
+            sums = prompt_sums(tokens, W_B, W_C, w, same, is_outlier, direction, final, W_layer)
+            for name, value in sums.items():
                 add(f"{layer}/{name}", value)
 
     def test_metrics(self, c, sums, total: int, per_v: bool, l_ts: int) -> dict[str, torch.Tensor]:
