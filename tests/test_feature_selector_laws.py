@@ -11,7 +11,7 @@ from analysis.reader import DERIVED, Results
 from analysis.verdict import CONSISTENT, INCONSISTENT
 
 STUDY = "feature_selector"
-EVAL = ("domain",)
+EVAL = ("domain", "ood_relevant", "ood_label", "alpha_test", "l_ts", "eval_prompts")
 METRICS = ("test_error", "train_loss", "in_regime", "attn_same", "wq_mu_norm", "wq_nu_norm")
 
 
@@ -141,6 +141,53 @@ def test_the_promotion_bound_separates_promoted_from_unpromoted_features():
 
     assert law.evaluate(store(10.0))[0].verdict.verdict == CONSISTENT  # √ln 20 = 1.73
     assert law.evaluate(store(1.0))[0].verdict.verdict == INCONSISTENT
+
+
+def ood_store(error_of, alphas=(0.3, 0.6)):
+    """Final OOD errors error_of(α′, l_ts, seed) on cone patterns, per α′, l_ts on the sweep's grid."""
+    rows = [
+        {"run_id": f"r{s}", "sweep": "s", "study": STUDY, "seed": s, "eval_key": f"{a}-{l}", "status": "ok",
+         "domain": "ood", "ood_relevant": "cone", "ood_label": "same", "alpha_test": a, "l_ts": l,
+         "eval_prompts": 1024, "M1": 4, "in_regime": 1.0, "train_loss": 0.0, "test_error": error_of(a, l, s)}
+        for s in range(4) for a in alphas for l in (1, 2, 3, 4, 6, 8, 12, 16, 32)
+    ]  # fmt: skip
+    return results_of(rows, [])
+
+
+def test_the_no_match_curve_recovers_half_and_alpha_over_2_and_rejects_another_rate():
+    rate, level = get_law(f"{STUDY}.ood_error_vs_l_ts_rate"), get_law(f"{STUDY}.ood_error_vs_l_ts_level")
+    planted = ood_store(lambda a, l, s: 0.5 * (1 - a / 2) ** l * (1 + 0.03 * (s - 1.5)))
+    rates, levels = rate.evaluate(planted), level.evaluate(planted)
+    assert all(fit.verdict.verdict == CONSISTENT for fit in (*rates, *levels))
+    assert sorted(round(f.estimate, 2) for f in rates) == [0.15, 0.3]
+    assert [round(f.estimate, 2) for f in levels] == [0.5, 0.5]
+    # where the curve predicts < 5 wrong prompts of 1024 (l_ts = 32; at α′ = 0.6 also 16) points are left out
+    assert sorted(f.n_points for f in levels) == [4 * 7, 4 * 8]
+    slower = ood_store(lambda a, l, s: 0.5 * (1 - a / 4) ** l * (1 + 0.03 * (s - 1.5)), alphas=(0.6,))
+    (fit,) = rate.evaluate(slower)
+    assert fit.verdict.verdict == INCONSISTENT and fit.estimate == pytest.approx(0.15, abs=0.01)
+
+
+def required_store(axis, required, grid, cells):
+    """Final in-domain errors along `axis`: 0 from required(M1, seed) on, 0.3 below it, per M1 cell."""
+    rows = [
+        {"run_id": f"r{m1}-{v}-{s}", "sweep": "s", "study": STUDY, "seed": s, "eval_key": "id", "status": "ok",
+         "domain": "id", "M1": m1, "M2": m2, "d_x": m1 + m2, axis: v, "in_regime": 1.0, "train_loss": 0.0,
+         "test_error": 0.0 if v >= required(m1, s) else 0.3}
+        for m1, m2 in cells for v in grid for s in range(4)
+    ]  # fmt: skip
+    return results_of(rows, [])
+
+
+def test_the_width_and_batch_laws_find_the_smallest_value_per_M1_and_seed():
+    cells = ((3, 8), (4, 12), (6, 30), (8, 56))
+    grid = sorted({m1 * m1 for m1, _ in cells} | {2, 4, 128})  # every planted width on the grid
+    width = required_store("m", lambda m1, s: m1 * m1, grid, cells)
+    (fit,) = get_law(f"{STUDY}.width_vs_M1").evaluate(width)
+    assert fit.verdict.verdict == CONSISTENT and fit.estimate == pytest.approx(2, abs=0.05)
+    batch = required_store("batch_size", lambda m1, s: 2 * m1 * math.log(m1), (2, 4, 8, 16, 32, 64), cells)
+    (fit,) = get_law(f"{STUDY}.batch_vs_M1").evaluate(batch)
+    assert fit.n_points == 4 * len(cells) and fit.estimate == pytest.approx(1, abs=0.35)
 
 
 def test_every_law_of_the_study_tests_a_claim():

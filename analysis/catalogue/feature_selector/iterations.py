@@ -1,6 +1,6 @@
 """[LW23] Theorem 1: the iterations T (Eq. 6) and samples N = B·T against M, λ_*, η and α; the attention
 concentration time (proof after Eq. 47); the noise breakdown τ_crit (τ ≤ O(1/M1)); the training prompt length
-(Eq. 5); the task coverage of Lemma 1."""
+(Eq. 5); the width and batch conditions; the task coverage of Lemma 1."""
 
 from __future__ import annotations
 
@@ -180,8 +180,9 @@ TAU_CRIT_VS_M1 = Law(
     claim="training breaks down at a noise bound τ_crit ≈ (1 − ε_m)/M1, i.e. τ_crit ∝ 1/M1",
     citation=f"{LW23} Theorem 1, Eq. (6)",
     conditions="τ_crit = the smallest τ of the grid with final in-domain error ≥ 0.1 (spec §5 S4; 0.1 not from the "
-    "paper), per M1 and seed; M2 = max(M1² − M1, 8), d_X = M, so the noise ball's share on each pattern axis "
-    "shrinks with M1 (a confound the paper does not discuss); every run counts (a breakdown is the event measured)",
+    "paper) at T_max, per M1 and seed; M2 = max(M1² − M1, 8) varies with M1 (pooled); d_X held fixed across M1 "
+    "(with d_X = M the noise ball's share on each pattern axis would shrink as M1 grows: a confound); every run "
+    "counts (a breakdown is the event measured)",
     prediction_text="exponent of τ_crit vs M1: −1 (bound reading ≥ −1)",
     measure=ThresholdAlongAxis("test_error", axis="tau", threshold=0.1, below=False),
     x="M1",
@@ -243,6 +244,85 @@ TASK_COVERAGE = Law(
     where={"domain": ("id_left_out",), "n_train_tasks": (1, 2, 3)},
     one_row_per_run=False,
     rule=inside_rule(min_levels=1, min_points=2),
+)
+
+
+# Theorem 1's width and batch conditions (spec §5 S13, S14) ----------------------------------------------------------
+def width_prediction(params: Mapping[str, Any]) -> Prediction:
+    # [LW23] Thm 1: m ≥ ε_m⁻² M1² log N; at fixed N = BT and ε_m an exponent 2 in M1 (spec §5 S13)
+    return exponent_prediction(
+        2.0,
+        "[LW23] Thm 1 (m ≥ ε_m⁻² M1² log N)",
+        Band(-math.inf, 2.0),
+        "Thm 1's width as a sufficient condition: the width needed may grow slower; not stated by the paper",
+    )
+
+
+def _required_vs_m1(name, axis, symbol, x, kind, predict, claim, citation, how, prediction_text) -> Law:
+    """The smallest value of a grid `axis` whose final in-domain error is ≤ ε, per M1 and seed, against M1."""
+    return Law(
+        name=f"{STUDY}.{name}",
+        study=STUDY,
+        claim=claim,
+        citation=f"{LW23} {citation}",
+        conditions=f"required {symbol} = the smallest {symbol} of the grid whose final in-domain error is ≤ 0.01 "
+        f"{how}, per M1 and seed (ε not from the paper; a staircase on the grid); M2 = max(M1² − M1, 8), d_X = M "
+        f"vary with M1 (pooled); every run counts (failing is the event measured). {THEOREM_1}",
+        prediction_text=prediction_text,
+        measure=ThresholdAlongAxis("test_error", axis=axis, threshold=EPSILON),
+        x=x,
+        predict=predict,
+        kind=kind,
+        pool=("M2", "d_x"),
+        where={"domain": ("id",)},
+        one_row_per_run=False,
+        rule=EXPONENT_RULE,
+    )
+
+
+WIDTH_VS_M1 = _required_vs_m1(
+    "width_vs_M1",
+    "m",
+    "m",
+    "M1",
+    PowerLaw(),
+    width_prediction,
+    "the MLP width needed for zero in-domain error grows as M1² (m ≥ ε_m⁻² M1² log N)",
+    "Theorem 1; Lemma 7",
+    "after a fixed T (N = BT fixed, so log N is constant)",
+    "exponent of the required m vs M1: 2 (bound reading ≤ 2)",
+)
+
+
+def m1_log_m1(m1):
+    """x = M1·ln M1 of [LW23] Thm 1's batch condition."""
+    m1 = np.asarray(m1, dtype=float)
+    return m1 * np.log(m1)
+
+
+def batch_prediction(params: Mapping[str, Any]) -> Prediction:
+    # [LW23] Thm 1, Eq. (39): B > Ω(M1 log M1) (coupon collector: every task in every batch); exponent 1 in M1 ln M1
+    return exponent_prediction(
+        1.0,
+        "[LW23] Thm 1; App. A.1, Eq. (39)",
+        Band(-math.inf, 1.0),
+        "Thm 1's batch as a sufficient condition: the batch needed may grow slower; not stated by the paper",
+    )
+
+
+BATCH_VS_M1 = _required_vs_m1(
+    "batch_vs_M1",
+    "batch_size",
+    "B",
+    "M1_ln_M1",
+    PowerLaw(transform=m1_log_m1, param="M1", x_text="M1·ln M1"),
+    batch_prediction,
+    "the batch needed for zero in-domain error grows as M1·log M1 (B > Ω(M1 log M1))",
+    "Theorem 1; App. A.1, Eq. (39)",
+    "after a fixed number of iterations T (Theorem 1's T does not depend on B once B > Ω(M1 log M1); spec §5 S14's "
+    "fixed sample budget N = B·T would instead make T = N/B grow as B shrinks; T not from the paper; exploratory: the "
+    "spec calls the coupon-collector bound loose)",
+    "exponent of the required B vs M1·ln M1: 1 (bound reading ≤ 1)",
 )
 
 
@@ -326,5 +406,7 @@ LAWS = (
     TAU_CRIT_VS_M1,
     T_VS_TAU_CURVE,
     L_TR_VS_ALPHA,
+    WIDTH_VS_M1,
+    BATCH_VS_M1,
     TASK_COVERAGE,
 )

@@ -11,10 +11,10 @@ from typing import Any
 
 from analysis.catalogue.feature_selector.common import EPSILON, EXPONENT_RULE, LW23, SELECTED, STUDY
 from analysis.catalogue.feature_selector.common import exponent_prediction as _exponent
-from analysis.kinds import Bound, PowerLaw
+from analysis.kinds import Bound, Curve, PowerLaw
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
 from analysis.measures import FinalCombination, FinalValue, ThresholdAlongAxis
-from analysis.verdict import INSIDE, OVERLAP, Band
+from analysis.verdict import INSIDE, OVERLAP, Band, VerdictRule
 
 L_TS_EPSILON = 0.05  # ε for the required l_ts: not from the paper (error ½(1 − α′/2)^l_ts is never exactly 0)
 THEOREM_2 = "Theorem 2's conditions: μ′ = (μ_j + μ_{j+1})/√2 (M1′ = 3, in the cone), 8 new ν′ on spare axes, labels ±q"
@@ -168,6 +168,89 @@ L_TS_VS_ALPHA_TEST = Law(
 )
 
 
+# The no-match curve: error ≈ ½(1 − α′/2)^l_ts (spec §5 S7, ours from [LW23] Eq. 64) --------------------------------
+RESOLVED_ERRORS = 5  # a point is fitted when the curve predicts ≥ 5 wrong prompts among the eval prompts (ours)
+
+
+def _no_match_curve(l_ts, params, A, p):
+    # spec §5 S7, derived from [LW23] Thm 2 / Eq. (64): each demonstration shares the query's pattern with
+    # probability α′/2, so none of l_ts does with probability (1 − α′/2)^l_ts; such a prompt a coin flip gives
+    # error ½(1 − α′/2)^l_ts. Here A (½) and p (α′/2) are free
+    return A * (1 - p) ** l_ts
+
+
+def resolvable(runs):
+    """Rows whose predicted error ½(1 − α′/2)^l_ts leaves ≥ RESOLVED_ERRORS wrong prompts among the eval prompts:
+    beyond, most seeds measure exactly 0, which a fit on log axes cannot use (dropping only the zeros would bias
+    the rest upward). Selected on x by the prediction, never on the measured error."""
+    if not len(runs) or "l_ts" not in runs:
+        return runs
+    predicted = 0.5 * (1 - runs["alpha_test"].astype(float) / 2) ** runs["l_ts"].astype(float)
+    return runs[predicted * runs["eval_prompts"].astype(float) >= RESOLVED_ERRORS]
+
+
+def _no_match_law(name: str, judged: str, predict, prediction_text: str, width: float) -> Law:
+    return Law(
+        name=f"{STUDY}.{name}",
+        study=STUDY,
+        claim="out of domain, the error is that of the prompts with no demonstration sharing the query's pattern, "
+        "answered by a coin flip: ½(1 − α′/2)^l_ts",
+        citation=f"{LW23} Theorem 2; App. A.4, Eq. (64) (the curve is spec §5 S7's derivation, not the paper's)",
+        conditions=f"{THEOREM_2}; one trained model per seed, every l_ts (below 2/α′ too); A and p of A(1 − p)^l_ts "
+        "fitted on log axes per α′ (analysis.kinds.Curve); only l_ts where the curve predicts ≥ 5 wrong prompts among "
+        f"the eval prompts (not from the paper); the interval width allowed ({width:g}) is not from the paper; "
+        "selection-regime runs only",
+        prediction_text=prediction_text,
+        measure=FinalValue("test_error"),
+        x="l_ts",
+        predict=predict,
+        kind=Curve(
+            function=_no_match_curve,
+            constants=("A", "p"),
+            judged=judged,
+            initial=lambda x, y, params: (0.5, float(params["alpha_test"]) / 2),
+            bounds=lambda x, params: ((1e-6, 1e-6), (1.0, 1 - 1e-6)),
+            form_text="error = A(1 − p)^l_ts",
+        ),
+        group_by=("alpha_test",),
+        where=CONE,
+        row_filter=resolvable,
+        one_row_per_run=False,
+        regime=SELECTED,
+        rule=VerdictRule(min_levels=4, min_points=8, max_interval_width=width),
+    )
+
+
+def no_match_rate_prediction(params: Mapping[str, Any]) -> Prediction | None:
+    # spec §5 S7 from [LW23] Eq. (64): a demonstration shares the query's test-relevant pattern w.p. α′/2
+    alpha = params.get("alpha_test")
+    if alpha is None:
+        return None
+    half = float(alpha) / 2
+    return Prediction(Hypothesis(f"p = α′/2 = {half:.3g}", Band.point(half), "[LW23] Eq. (64); spec §5 S7", OVERLAP))
+
+
+def no_match_level_prediction(params: Mapping[str, Any]) -> Prediction:
+    # spec §5 S7: a prompt with no same-pattern demonstration is a coin flip (error ½)
+    return Prediction(Hypothesis("A = ½", Band.point(0.5), "spec §5 S7 (from [LW23] Eq. (64))", OVERLAP))
+
+
+OOD_NO_MATCH_RATE = _no_match_law(
+    "ood_error_vs_l_ts_rate",
+    "p",
+    no_match_rate_prediction,
+    "p of the fitted A(1 − p)^l_ts = α′/2 (the interval meets it, width ≤ 0.1)",
+    0.1,  # the step of α′/2 on the sweep's grid
+)
+OOD_NO_MATCH_LEVEL = _no_match_law(
+    "ood_error_vs_l_ts_level",
+    "A",
+    no_match_level_prediction,
+    "A of the fitted A(1 − p)^l_ts = ½ (the interval meets it, width ≤ 0.25)",
+    0.25,  # half the predicted ½
+)
+
+
 def violated_prediction(params: Mapping[str, Any]) -> Prediction:
     # [LW23] Remark 1: the conditions (1) μ′ in the non-negative cone, (2) labels ±q, (3) l_ts ≥ 2/α′. Violated,
     # the theorem says nothing; "degraded error" is the spec's expectation (§5 S17), not the paper's claim
@@ -206,4 +289,13 @@ OOD_VIOLATIONS = Law(
     rule=ONE_CELL,
 )
 
-LAWS = (OOD_HINGE_BOUND, OOD_HINGE_VS_M1, OOD_ZERO_ERROR, OOD_ATTENTION, L_TS_VS_ALPHA_TEST, OOD_VIOLATIONS)
+LAWS = (
+    OOD_HINGE_BOUND,
+    OOD_HINGE_VS_M1,
+    OOD_ZERO_ERROR,
+    OOD_ATTENTION,
+    L_TS_VS_ALPHA_TEST,
+    OOD_NO_MATCH_RATE,
+    OOD_NO_MATCH_LEVEL,
+    OOD_VIOLATIONS,
+)

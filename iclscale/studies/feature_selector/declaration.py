@@ -18,6 +18,13 @@ PAPER = (
     "Learning. M3L Workshop at NeurIPS 2023"
 )
 OURS = "not from the paper; spec §6.2"
+# β = 2 and η = 2.5 instead of spec §6.2's β = 1 and η = 10: at t = 0 the attention score is δ²x_sᵀx_q ([LW23] Eq. 83),
+# so a same-pattern demonstration outweighs another only by e^{δ²β²λλ′} (the proof's Eq. 88 step assumes
+# log M1 ≤ δ²β²); at δ = 0.1, the paper's upper end, β = 1 leaves that 1.006 and the seed-dependent plateau it
+# causes ends, in 5 of 60 seeds, outside the selection regime (seed 0: attention on the partner pattern, error
+# 0.12). β = 2 (δ²β² four times larger), with η = 10/β² keeping ηβ² at the pilot's stable value, selected in 60 of
+# 60 seeds with T ≤ 500 (README, seed 001)
+CHOSEN = "not from the paper: chosen so that the default run selects (see the comment on OURS)"
 
 DOMAINS = ("id", "id_left_out", "ood")
 OOD_RELEVANT = ("cone", "negative", "irrelevant", "fresh")
@@ -102,7 +109,8 @@ MODEL_SHAPE = (
         int,
         256,
         "shape",
-        f"MLP width m, rows of W_O ([LW23] Thm 1: m ≥ ε_m⁻² M1² log N; {OURS})",
+        f"MLP width m, rows of W_O ([LW23] Thm 1: m ≥ ε_m⁻² M1² log N, ≈ 750 at the defaults with ε_m → 1/2: 256 is "
+        f"below it; 1024 selected no more often in 20 seeds; {OURS})",
         low=1,
         high=10**5,
         symbol="m",
@@ -161,9 +169,10 @@ TRAIN = (
     Param(
         "beta",
         float,
-        1.0,
+        2.0,
         "train",
-        f"norm β of every μ_j, ν_k and of q ([LW23] §3.2: ‖μ‖ = ‖ν‖ = ‖q‖ = β = Θ(log log M1); {OURS})",
+        "norm β of every μ_j, ν_k and of q ([LW23] §3.2: ‖μ‖ = ‖ν‖ = ‖q‖ = β = Θ(log log M1)); 2, not the spec's 1, is "
+        f"{CHOSEN}",
         low=0,
         low_open=True,
         symbol="β",
@@ -384,7 +393,9 @@ FEATURE_SELECTOR = StudyInfo(
     params=(
         *DATA_SHAPE,
         *MODEL_SHAPE,
-        *recipe_params(steps=2000, lr=10.0, optimizer="sgd", source=f"[LW23] §2: mini-batch SGD; values {OURS}"),
+        *recipe_params(
+            steps=2000, lr=2.5, optimizer="sgd", source=f"[LW23] §2: mini-batch SGD; η = 2.5 = 10/β² {CHOSEN}, T {OURS}"
+        ),
         *TRAIN,
         *EVAL,
     ),
