@@ -68,6 +68,11 @@ def _decide_inside(law: Law, prediction: Prediction | None, estimate: Estimate) 
     own = law.kind.judge(law, prediction, estimate)
     if own is not None:
         return own
+    return shared_verdict(law, prediction, estimate)
+
+
+def shared_verdict(law: Law, prediction: Prediction, estimate: Estimate) -> Verdict:
+    """The rule every kind without its own judge gets: evidence → form → band (a kind's judge may refine it)."""
     thin = evidence(estimate.n_points, estimate.n_levels, estimate.n_censored, law.rule)
     if thin is not None:
         return thin

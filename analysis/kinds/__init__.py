@@ -7,6 +7,8 @@ alternatives, the LawFit) is `analysis.evaluate`'s and `analysis.select`'s.
 
 - `PowerLaw`      measure ∝ x^p (x may be a fixed function of one param, e.g. M1·√ln M1): the exponent,
                   censored points in a Tobit fit, lack of fit, local exponents, the paper's other forms.
+- `MaxTerm`       measure ∝ max{c1·x^p, c2·x^q, …}: the exponent p of one term, told apart from the others'
+                  (a batch size B_M = max{B_T, c·κ_a^(−2)}: is the κ_a^(−2) term seen, or B_T's flat 0?).
 - `Linear`        measure = a + b·x on linear axes: the slope (or the intercept), lack of fit.
 - `Curve`         measure = f(x; θ) with free constants θ (scipy curve_fit), one constant judged: T ∝ (1 − 1/(Cα))⁻¹.
 - `Bound`         a reduction of the seed-means over x (min, max, mean, max/min) must lie in a band.
@@ -25,6 +27,7 @@ from analysis.kinds.curve import Curve
 from analysis.kinds.diagonal import DiagonalMinimum
 from analysis.kinds.flat import EarlierOnset, FlatRegion
 from analysis.kinds.linear import Linear
+from analysis.kinds.max_term import MaxTerm
 from analysis.kinds.power import PowerLaw
 from analysis.kinds.threshold import Threshold
 from analysis.kinds.trend import Trend
@@ -38,6 +41,7 @@ __all__ = [
     "FlatRegion",
     "Kind",
     "Linear",
+    "MaxTerm",
     "PowerLaw",
     "Threshold",
     "Trend",

@@ -3,7 +3,7 @@ Generalization Analysis" (arXiv 2510.00399, 2025). Spec: shared/specs/seed-002.m
 claim of the paper, the laws that test it (empty where no law is written yet), and the report's sections (Table 1,
 Figures 3–6)."""
 
-from analysis.catalogue.mamba_outliers import fig2, iterations, mechanism, thresholds
+from analysis.catalogue.mamba_outliers import batch, fig2, iterations, magnitude, mechanism, thresholds
 from analysis.catalogue.mamba_outliers.common import STUDY
 from analysis.catalogue.mamba_outliers.figures3_6_section import figures3_6_section
 from analysis.catalogue.mamba_outliers.table1_section import table1_section
@@ -42,11 +42,20 @@ CLAIMS = (
           "grows in training", _named(*(f"attention_{p}_pattern{s}" for s in ("", *LAYERS3) for p in ("same", "other")),
                              *(f"attention_gap_{k}{s}" for s in LAYERS3 for k in ("grows", "trend")))),
     Claim("L11", "Thm 2 (b)", "test outliers up to κ_a' ≲ Θ(Vβ p_a^(−1) κ_a^(−1) L^(−1) (1 − p_a) ε^(−1))", ()),
+    Claim("L12", "Thm 1 (i); spec L4",
+          "Mamba's batch size B_M = max{B_T, β^(−4)V²κ_a^(−2)(1 − p_a)^(−2) log ε^(−1)} suffices",
+          _named("mamba_batch_vs_kappa_a", "mamba_batch_vs_p_a")),
+    Claim("L13", "Thm 3 (i), §3.3; spec L5",
+          "the LT's batch size B_T = max{ε^(−2), M1(1 − p_a)^(−1)} log ε^(−1) suffices",
+          _named("lt_batch_vs_M1", "lt_batch_vs_p_a")),
+    Claim("L14", "Thm 1 (ii), Remark 1; spec L12, L13",
+          "Mamba needs Vβ^(−4) ≲ κ_a ≲ Vβ(1 − p_a)p_a^(−1)ε^(−1): outliers neither too small to be gated nor so large "
+          "they drown the patterns", _named("mamba_kappa_a_lower_bound", "mamba_kappa_a_upper_bound")),
     Claim("F2", "§4.1, Fig. 2", "one-layer Mamba < 1 % error up to α ≈ 0.8; the LT fails for α > 1/2; Mamba below "
           "the LT", _named(*(f"fig2_mamba_below_1pct{s}" for s in BOTH), "fig2_mamba_beats_lt")),
     Claim("T1", "§4.2, Table 1", "3-layer Mamba 99.84 / 99.04 / 73.28 % (FQ / R / CQ), LT ≈ 78.5 % everywhere",
           ()),
 )  # fmt: skip
 
-LAWS = (*fig2.LAWS, *iterations.LAWS, *thresholds.LAWS, *mechanism.LAWS)
+LAWS = (*fig2.LAWS, *iterations.LAWS, *batch.LAWS, *thresholds.LAWS, *magnitude.LAWS, *mechanism.LAWS)
 SECTIONS = (table1_section, figures3_6_section)

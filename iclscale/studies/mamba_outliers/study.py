@@ -253,12 +253,14 @@ class MambaOutliers(Study):
             margin = z * net(prompts.tokens)  # z·F(Ψ; P')
             wrong = misclassified(margin)
             add("wrong", wrong.sum())
-            add("hinge", hinge(margin).sum())
+            loss = hinge(margin)
+            add("hinge", loss.sum())
             add("outliers", prompts.outliers.is_outlier.sum())
             group = task_group(prompts.draw.task, c.M1)
             for g, name in enumerate(TASK_GROUPS):
                 add(f"wrong_{name}", (wrong * (group == g)).sum())
                 add(f"n_{name}", (group == g).sum())
+            add("hinge_trained", (loss * (group == 0)).sum())
             if per_v:
                 for s in range(3):
                     vectors = unseen[s].expand(*prompts.outliers.direction.shape, -1)
@@ -293,6 +295,9 @@ class MambaOutliers(Study):
         for name in TASK_GROUPS:
             n = sums[f"n_{name}"]
             metrics[f"error_{name}"] = torch.where(n > 0, sums[f"wrong_{name}"] / n.clamp(min=1), math.nan)
+        # the hinge on the M1 training tasks alone (the batch-size laws' criterion: no gap-2 floor, spec §13.3)
+        n = sums["n_trained"]
+        metrics["hinge_trained"] = torch.where(n > 0, sums["hinge_trained"] / n.clamp(min=1), math.nan)
         if per_v:
             for s in range(1, 4):
                 metrics[f"error_v{s}"] = sums[f"wrong_v{s}"] / total
