@@ -79,7 +79,7 @@ class StepRunner:
     ):
         self.step, self.steps, self.mode = step, steps, resolve_mode(mode)
         self.key, self.external = key, dict(external or {})
-        self.calls, self.compiled = 0, False
+        self.calls = 0
         self._timing: tuple | float | None = None
         self._compiled_fn: Callable | None = None
 
@@ -91,7 +91,7 @@ class StepRunner:
             try:
                 compiled = compile_function(self.step, args, self.key, self.external)
                 out = compiled(*args)
-                self._compiled_fn, self.compiled = compiled, True
+                self._compiled_fn = compiled
                 return out
             except Exception as error:  # no compiler, an unsupported op: eager still works
                 _FAILED.add(id(self.step))
@@ -99,6 +99,10 @@ class StepRunner:
                     f"iclscale: compiling the training step failed, training eagerly ({error!r:.300})", file=sys.stderr
                 )
         return self._timed_eager(*args)
+
+    @property
+    def compiled(self) -> bool:
+        return self._compiled_fn is not None
 
     def _should_compile(self, args: tuple) -> bool:
         if self.mode == "off" or id(self.step) in _FAILED:

@@ -20,6 +20,7 @@ this compiler and this torch, the answer is remembered here and inductor is told
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -98,6 +99,7 @@ def _drop_other_versions(current: Path) -> None:
 
 
 # Inductor's vector instruction set probe -----------------------------------------------------------
+@functools.cache
 def _machine() -> str:
     """What the probe's answer depends on: the CPU's flags, the C++ compiler, torch."""
     try:

@@ -62,6 +62,11 @@ def _eager_cpu(device: torch.device) -> bool:
     return device.type == "cpu" and not torch.compiler.is_compiling()
 
 
+def _unsigned(bits: torch.Tensor) -> torch.Tensor:
+    """`Stream._bits`' values as int64 in [0, 2^32), whichever route drew them."""
+    return bits.to(torch.int64) & _MASK if bits.dtype == torch.int32 else bits
+
+
 def _crc_table() -> tuple[int, ...]:
     table = []
     for byte in range(256):
@@ -133,8 +138,7 @@ class Stream:
 
     def bits(self, purpose: str, step: int | torch.Tensor, count: int) -> torch.Tensor:
         """(*key, count) hash values in [0, 2^32) as int64: element i is mix32(key + i·golden)."""
-        bits = self._bits(purpose, step, count)
-        return bits.to(torch.int64) & _MASK if bits.dtype == torch.int32 else bits
+        return _unsigned(self._bits(purpose, step, count))
 
     def _bits(self, purpose: str, step: int | torch.Tensor, count: int) -> torch.Tensor:
         """`bits`, as int64 in [0, 2^32) or, eagerly on the CPU, as int32 holding the same 32 bits."""
@@ -151,8 +155,7 @@ class Stream:
         dtype = dtype or torch.get_default_dtype()
         bits = self._bits(purpose, step, math.prod(shape))
         if dtype == torch.float64:  # all 32 bits; exact in float64
-            bits = bits.to(torch.int64) & _MASK if bits.dtype == torch.int32 else bits
-            u = (bits.to(dtype) + 0.5) * 2.0**-32
+            u = (_unsigned(bits).to(dtype) + 0.5) * 2.0**-32
         else:  # the top 23 bits, so that the largest value stays below 1 in float32
             u = (((bits >> 9) & 0x7FFFFF).to(dtype) + 0.5) * 2.0**-23
         return u.reshape(*self.base.shape, *shape)
