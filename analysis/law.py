@@ -79,6 +79,10 @@ class Law:
     regime: Regime | None = None
     pool: tuple[str, ...] = ()  # params that vary by design but are never grouped (e.g. Fig 5's task class)
     rule: VerdictRule = field(default_factory=VerdictRule)
+    # the negative control (analysis.controls): params where the study's control config lies outside this
+    # law's conditions or lacks what it reads (a tuple: a param's levels), or why the law can have none
+    control_params: Mapping[str, Any] = field(default_factory=dict)
+    no_control: str = ""
 
     @property
     def axes(self) -> tuple[str, ...]:
@@ -113,6 +117,9 @@ class Law:
             lines.append(f"  regime:     {self.regime.text} (points outside are left out of the verdict)")
         if where or self.group_by:
             lines.append(f"  rows:       {where or 'all'}; fitted per {', '.join(self.group_by) or 'group'}")
+        from analysis.controls import plan
+
+        lines.append(f"  control:    {plan(self).describe()}")
         return "\n".join(lines)
 
 

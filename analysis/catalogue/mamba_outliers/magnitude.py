@@ -90,6 +90,7 @@ KAPPA_A_LOWER = Law(
     predict=_edge("Vβ^(−4)", lower_bound),
     kind=Threshold(threshold=EPSILON, good_side="above", necessary=True),
     regime=Regime("κ_a ≤ √(Vβ^(−4)·Vβ(1 − p_a)/(p_a ε)), the window's lower half (log scale, constants 1)", lower_half),
+    control_params={"kappa_a": (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)},  # around Vβ^(−4) = 0.037 at β = 3
     **COMMON,
 )
 
@@ -101,6 +102,7 @@ KAPPA_A_UPPER = Law(
     predict=_edge("Vβ(1 − p_a)/(p_a ε)", upper_bound),
     kind=Threshold(threshold=EPSILON, good_side="below", necessary=True),
     regime=Regime("κ_a ≥ √(Vβ^(−4)·Vβ(1 − p_a)/(p_a ε)), the window's upper half (log scale, constants 1)", upper_half),
+    control_params={"kappa_a": (10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)},  # around the upper edge 600 at β = 3
     **COMMON,
 )
 
