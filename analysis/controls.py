@@ -16,7 +16,8 @@ a + b·x, a curve the law's own function with the judged constant set, a bound a
 cells a factor apart), a trend a monotone sequence, a threshold values ε/10 and 10ε on either side of x0, a
 diagonal minimum 1 + |pretraining − test|, a comparison the subject at a ratio of the others. The law's
 measure is replaced by the planted column and its row filter dropped: the control tests the statistic, the
-prediction, the regime and the verdict, not how the study reads a metric off its runs (the studies' tests do).
+prediction, the regime and the verdict, not how the study reads a metric off its runs (the studies' tests do);
+for the same reason a regime's conditions on measured curves are taken as met (a planted table has no curves).
 Every other param is set from the study's control config (`CONTROL_CONFIG` of its catalogue package: one
 config inside every theorem's conditions of the study), the law's `where` and its own `control_params`,
 and every regime flag is set to 1, so the planted points lie inside the law's regime.
@@ -428,8 +429,11 @@ def planted_results(law: Law, statistic: float, random_state: int = 0) -> Result
 
 
 def controlled(law: Law) -> Law:
-    """The law as the control runs it: its measure reads the planted column, its row filter is dropped."""
-    return replace(law, measure=FinalValue(PLANTED), row_filter=None, one_row_per_run=True)
+    """The law as the control runs it: its measure reads the planted column, its row filter is dropped, and its
+    regime's conditions on measured curves (`Regime.measured`) are taken as met: a planted table has no curves.
+    The regime's conditions on the params and its flags stay."""
+    regime = law.regime if law.regime is None or law.regime.measured is None else replace(law.regime, measured=None)
+    return replace(law, measure=FinalValue(PLANTED), row_filter=None, one_row_per_run=True, regime=regime)
 
 
 def verdict_at(law: Law, statistic: float) -> tuple[str, str]:

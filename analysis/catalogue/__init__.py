@@ -4,8 +4,9 @@ A catalogue package exports LAWS (analysis.law.Law), CLAIMS (every claim of its 
 and SECTIONS: hooks `section(results, add_chart) -> Section | None` that the generic report calls for a study's
 results, so that study-specific pages (pruning curves, classical learners) live beside the study's laws.
 Optionally CONTROL_CONFIG: {study: params}, one config inside every theorem's conditions of the study, a
-tuple giving a param's levels, for the negative controls (analysis.controls). Optionally RUN_SUMMARY: {study: function(one run's curves, one row per record) -> dict}, what `iclscale train`
-prints about the run's course beside its final metrics (a training-dynamics paper's phases, say)."""
+tuple giving a param's levels, for the negative controls (analysis.controls). Optionally RUN_SUMMARY:
+{study: function(one run's curves, one row per record) -> dict}, what `iclscale train` prints about the
+run's course beside its final metrics (a training-dynamics paper's phases, say)."""
 
 from analysis.catalogue import cooccurrence, feature_selector, mamba_outliers, nonlinear_icl, softmax_window
 

@@ -51,7 +51,7 @@ def theorem_3_3_regime(epsilon: float | None, without: tuple[str, ...] = (), sou
     its weakest, ε ≥ M1^(−1/2): B ≥ M1 ln M1. `without`: the parts whose param the law measures (the
     required m of a width law, say) or that the study lacks (a GPT-2 has no m): THEOREM_3_3_PARTS."""
     parts = [p for p in THEOREM_3_3_PARTS if p not in without]
-    floor = f"max{{ε⁻² = {epsilon ** -2:g}, M1}}" if epsilon is not None else "M1 (ε free: ε ≥ M1^(−1/2))"
+    floor = f"max{{ε⁻² = {epsilon**-2:g}, M1}}" if epsilon is not None else "M1 (ε free: ε ≥ M1^(−1/2))"
     words = {
         "width": "m ≥ M1² ln M1",
         "batch": f"B ≥ {floor}·ln M1",
