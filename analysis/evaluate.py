@@ -42,6 +42,7 @@ def evaluate(law: Law, results: Results) -> list[LawFit]:
                 alternatives=alternatives(law, prediction, estimate),
                 n_excluded=group.n_excluded,
                 n_outside=len(group.outside),
+                n_inside=len(group.rows),
                 outside_points=outside_points(law, group),
                 x_title=results.title(law.x) if law.x else "",
             )

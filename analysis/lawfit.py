@@ -56,6 +56,7 @@ class LawFit(Estimate):
     alternatives: list[tuple[Hypothesis, Verdict]] = field(default_factory=list)
     n_excluded: int = 0  # outside the law's conditions or not ok (diverged, failed)
     n_outside: int = 0  # of which outside the conditions
+    n_inside: int = 0  # rows inside the conditions (status ok), censored ones included
     outside_points: Any = None  # DataFrame like `points`: configs outside the theorem's regime
     x_title: str = ""  # the chart's x axis: the param's symbol and meaning where the sweep gives them
 
@@ -91,6 +92,7 @@ class LawFit(Estimate):
             "ols_high": self.ols_high,
             "n_levels": self.n_levels,
             "n_excluded": self.n_excluded,
+            "n_inside_conditions": self.n_inside,
             "n_outside_conditions": self.n_outside,
             "lack_of_fit": self.lack_of_fit.describe() if self.lack_of_fit else "",
             "lack_of_fit_p": self.lack_of_fit.p_value if self.lack_of_fit else NAN,

@@ -115,7 +115,8 @@ def _which_laws(results: Results) -> str:
 def _summary_table(fits: list[LawFit]) -> str:
     head = (
         "<tr><th>law</th><th>group</th><th>statistic</th><th>estimate</th><th>interval</th>"
-        "<th>theory</th><th>R²</th><th>points (censored, left out)</th><th>verdict</th>"
+        "<th>theory</th><th>R²</th><th>points (censored, left out)</th>"
+        "<th>inside / outside the theorem's conditions</th><th>verdict</th>"
         "<th>other readings of the theory, judged the same way</th></tr>"
     )
     rows = []
@@ -135,8 +136,7 @@ def _summary_table(fits: list[LawFit]) -> str:
             f"<td>{e(theory.band.describe()) if theory else '—'}</td>"
             f'<td class="num">{num(fit.r2)}</td>'
             f'<td class="num">{fit.n_points} ({fit.n_censored}, {fit.n_excluded})</td>'
-            + verdict_cell(fit)
-            + f"<td>{alternatives}</td>"
+            f'<td class="num">{fit.n_inside} / {fit.n_outside}</td>' + verdict_cell(fit) + f"<td>{alternatives}</td>"
             "</tr>"
         )
     return f"<div class='wide'><table>{head}{''.join(rows)}</table></div>"

@@ -124,3 +124,15 @@ def test_the_softmax_error_law_has_theorem_3_4s_conditions():
     rows = pd.DataFrame({"d": [2, 2, 2], "n": [100, 100, 100], "L": [1.0, 1.0, 1.0], "sigma": [1.0, 0.01, 1.0],
                          "task_class": ["relu", "relu", "cos"], "covariates": ["isotropic"] * 3})  # fmt: skip
     assert list(regime.inside(rows)) == [True, False, False]  # σ = 0.01: n < (L²/σ²)^{d/2}; cos: no case of Thm 3.4
+
+
+def test_the_report_counts_points_inside_and_outside_the_conditions():
+    law = LAWS["nonlinear_icl.T_vs_alpha"]
+    results = controls.planted_results(law, -2 / 3)
+    results.runs["l_tr"] = 10  # l_tr ≥ ln M1/α holds from α = ln 6/10 ≈ 0.18 on: α = 0.1, 0.15 are outside
+    small = results.runs["alpha"] < 0.18
+    (fit,) = controls.controlled(law).evaluate(results)
+    assert fit.n_outside == int(small.sum()) and fit.n_inside == int((~small).sum())
+    row = fit.row()
+    assert (row["n_inside_conditions"], row["n_outside_conditions"]) == (fit.n_inside, fit.n_outside)
+    assert f"{fit.n_outside} points outside the theorem's conditions" in fit.verdict.reason
