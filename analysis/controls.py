@@ -350,13 +350,13 @@ def plan(law: Law) -> Plan:
             wrong = envelope.low - MARGIN
         if kind == "curve":
             return _curve_plan(law, config, band)
-        return Plan(right, wrong, law.kind.name if kind == "linear" else "exponent")
+        return Plan(right, wrong, law.kind.statistic if kind == "linear" else "exponent")
     if kind == "bound":
         if law.kind.aggregate == "spread":
             return Plan(inside(band), (band.high if math.isfinite(band.high) else band.low) + 2, "spread")
         return Plan(inside(band), outside(band), law.kind.aggregate)
     if kind == "trend":
-        return Plan(1.0 if band.contains(1.0, 1.0) else -1.0, -1.0 if band.contains(1.0, 1.0) else 1.0, "ρ sign")
+        return Plan(1.0 if band.contains(1.0, 1.0) else -1.0, -1.0 if band.contains(1.0, 1.0) else 1.0, "Spearman ρ")
     if kind == "threshold":
         # wrong: the crossing planted beyond every level, so every level the claim puts on the good side misses ε
         levels = x_levels(law, config)
