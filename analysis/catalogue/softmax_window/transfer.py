@@ -309,8 +309,25 @@ def subspace_prediction(params: Mapping[str, Any]) -> Prediction | None:
     return None
 
 
+def theorem_4_4_conditions(rows):
+    """[C24] Thm 4.4's hypotheses on the params, for the softmax rows it covers: tasks from D(F_B^lin) (the
+    low-rank linear class) and σ = 0 (Case 1) or n = 2 (Case 2). The linear-attention rows are Fig 9's claim
+    (App J.1), which states no conditions. Assumption 4.3 (the covariates) and the constraint ‖BᵀMB‖ ≤ L on the
+    minimiser are not params."""
+    theorem = (rows["task_class"] == "lowrank_linear") & (
+        (rows["sigma"].astype(float) == 0) | (rows["n"].astype(float) == 2)
+    )
+    return (rows["attention"] != "softmax") | theorem
+
+
 SUBSPACE_RECOVERY = Law(
     name=f"{STUDY}.subspace_recovery",
+    regime=Regime(
+        "softmax: tasks from D(F_B^lin) and σ = 0 or n = 2 ([C24] Thm 4.4, Cases 1–2); linear attention: Fig 9, "
+        "no conditions",
+        inside=theorem_4_4_conditions,
+    ),
+    control_params={"sigma": 0.0},  # Case 1
     study=STUDY,
     claim="softmax attention recovers the task subspace (ρ(M, B) → 0); linear attention does not",
     citation=f"{C24} Theorem 4.4 (App H.5) and Figure 9 (App J.1)",
