@@ -395,8 +395,8 @@ def _curve_plan(law: Law, config, band: Band) -> Plan:
     for wrong in candidates:
         if low < wrong < high:
             return Plan(right, wrong, kind.judged)
-    return Plan(right, None, kind.judged, f"the fit bounds {kind.judged} to ({low:.3g}, {high:.3g}), inside the "
-                f"band {band.describe()} on the wrong side: no data can give a value outside it")  # fmt: skip
+    return Plan(right, None, kind.judged, f"the fit keeps {kind.judged} within ({low:.3g}, {high:.3g}), which lies "
+                f"inside the band {band.describe()}: no data can give a value outside the band")  # fmt: skip
 
 
 def x_levels(law: Law, config) -> list[float]:
