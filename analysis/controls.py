@@ -212,9 +212,9 @@ def plant_curve(law: Law, config, statistic: float, rng) -> list[dict]:
     rows = _sweep_rows(law, config)
     x = x_values(law, pd.DataFrame(rows))
     params = fixed(config)
-    lows, highs = kind.bounds(x, params) if kind.bounds else ((-math.inf,) * 2, (math.inf,) * 2)
+    lows, highs = _curve_bounds(kind, x, params)
     theta = []
-    for name, low, high in zip(kind.constants, np.broadcast_to(lows, 2), np.broadcast_to(highs, 2), strict=False):
+    for name, low, high in zip(kind.constants, lows, highs, strict=True):
         if name == kind.judged:
             theta.append(statistic)
         elif math.isfinite(low) and math.isfinite(high):
@@ -222,6 +222,13 @@ def plant_curve(law: Law, config, statistic: float, rng) -> list[dict]:
         else:
             theta.append(1.0)
     return _noisy(rows, kind.function(x, params, *theta), rng)
+
+
+def _curve_bounds(kind, x, params) -> tuple[np.ndarray, np.ndarray]:
+    """A curve's (lows, highs) per constant, as its fit uses them."""
+    n = len(kind.constants)
+    lows, highs = kind.bounds(x, params) if kind.bounds else (-math.inf, math.inf)
+    return np.broadcast_to(np.asarray(lows, float), n), np.broadcast_to(np.asarray(highs, float), n)
 
 
 def plant_bound(law: Law, config, statistic: float, rng) -> list[dict]:
@@ -343,14 +350,12 @@ def plan(law: Law) -> Plan:
     if prediction is None:
         return Plan(reason="the law makes no prediction at its control config")
     band = prediction.primary.band
-    if kind in ("power law", "max{} term", "linear", "curve"):
-        right, wrong = inside(band), outside(band)
-        if kind == "max{} term":
-            envelope = law.kind.envelope(band.low)
-            wrong = envelope.low - MARGIN
-        if kind == "curve":
-            return _curve_plan(law, config, band)
-        return Plan(right, wrong, law.kind.statistic if kind == "linear" else "exponent")
+    if kind == "curve":
+        return _curve_plan(law, config, band)
+    if kind in ("power law", "max{} term", "linear"):
+        # a max{} term's wrong exponent must miss the envelope of every term's (analysis.kinds.max_term)
+        wrong = law.kind.envelope(band.low).low - MARGIN if kind == "max{} term" else outside(band)
+        return Plan(inside(band), wrong, law.kind.statistic if kind == "linear" else "exponent")
     if kind == "bound":
         if law.kind.aggregate == "spread":
             return Plan(inside(band), (band.high if math.isfinite(band.high) else band.low) + 2, "spread")
@@ -388,8 +393,8 @@ def _curve_plan(law: Law, config, band: Band) -> Plan:
     rows = _sweep_rows(law, config)
     x = x_values(law, pd.DataFrame(rows))
     judged = kind.constants.index(kind.judged)
-    lows, highs = kind.bounds(x, fixed(config)) if kind.bounds else ((-math.inf,) * 2, (math.inf,) * 2)
-    low, high = float(np.broadcast_to(lows, 2)[judged]), float(np.broadcast_to(highs, 2)[judged])
+    lows, highs = _curve_bounds(kind, x, fixed(config))
+    low, high = float(lows[judged]), float(highs[judged])
     right = min(max(inside(band), low + MARGIN / 10), high - MARGIN / 10)
     candidates = [outside(band), band.low - MARGIN / 2, band.high + MARGIN, band.high + MARGIN / 2]
     for wrong in candidates:
