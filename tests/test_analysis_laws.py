@@ -9,7 +9,7 @@ import pytest
 
 from analysis.laws import LAWS, check_law_names, get_law, laws_of_study
 from analysis.reader import Results, add_derived
-from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT
+from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, OUTSIDE
 from iclscale.cli import main
 from usererror import UserError
 
@@ -211,7 +211,10 @@ def test_a_sweep_without_a_transfer_grid_is_not_a_diagonal_minimum():
     assert fit.verdict.verdict == INCONCLUSIVE and fit.n_levels == 0
 
 
-def test_subspace_recovery_from_curves():
+@pytest.mark.parametrize("task_class", ["lowrank_linear", "lowrank_affine"])
+def test_subspace_recovery_from_curves(task_class):
+    """Thm 4.4 covers softmax attention on the low-rank linear class (at σ = 0 here): the affine class is outside
+    its conditions for softmax; the linear-attention claim (Fig 9) has none."""
     law = get_law("softmax_window.subspace_recovery")
     rows, curve_rows = [], []
     for attention, end in (("softmax", 0.02), ("linear", 0.9)):
@@ -226,7 +229,9 @@ def test_subspace_recovery_from_curves():
                     "eval_key": "{}",
                     "d": 10,
                     "k": 2,
-                    "task_class": "lowrank_affine",
+                    "task_class": task_class,
+                    "sigma": 0.0,
+                    "n": 20,
                     "attention": attention,
                     "status": "ok",
                 }
@@ -237,9 +242,12 @@ def test_subspace_recovery_from_curves():
                 )
     fits = law.evaluate(results_of("softmax_window", rows, pd.DataFrame(curve_rows)))
     by_attention = {f.group["attention"]: f for f in fits}
+    assert by_attention["linear"].verdict.verdict == CONSISTENT  # linear attention does not recover
+    if task_class == "lowrank_affine":
+        assert by_attention["softmax"].verdict.verdict == OUTSIDE
+        return
     assert by_attention["softmax"].verdict.verdict == CONSISTENT
     assert by_attention["softmax"].estimate == pytest.approx(0.022, abs=0.001)
-    assert by_attention["linear"].verdict.verdict == CONSISTENT  # linear attention does not recover
 
 
 def test_registry_names_studies_and_citations():
