@@ -11,15 +11,18 @@ from iclscale.cli import main
 
 
 def planted(path, exponent=-1.0, seeds=8, levels=8, decades=2.0, bend=0.0, sd=0.05, censored=None, seed=0):
-    """y = 3·x^exponent (+ a bend: local exponents exponent ± bend across the range), log-normal scatter."""
+    """y = 3·(x/x̄)^exponent (x̄ the geometric mean x; + a bend: local exponents exponent ± bend across the range),
+    log-normal scatter; `censored`: a cap above which y is recorded at the cap and marked censored."""
     rng = np.random.default_rng(seed)
     x = np.repeat(np.geomspace(1, 10**decades, levels), seeds)
     u = np.log(x) - np.log(x).mean()
     reach = np.log(x).max() - np.log(x).min()
     log_y = np.log(3) + exponent * u + (bend / reach) * u**2 + rng.normal(0, sd, len(x))
     table = pd.DataFrame({"size": x, "loss": np.exp(log_y), "seed": np.tile(np.arange(seeds), levels)})
-    if censored is not None:
-        table["censored"] = censored(table)
+    if censored is not None:  # a lower bound: y never got below the cap, recorded at the cap
+        cap = censored
+        table["censored"] = table["loss"] > cap
+        table["loss"] = table["loss"].clip(upper=cap)
     if str(path).endswith(".parquet"):
         table.to_parquet(path)
     else:
@@ -76,7 +79,7 @@ def test_three_x_values_are_flagged(tmp_path, capsys):
 
 
 def test_censored_points_enter_the_censored_fit(tmp_path, capsys):
-    capped = planted(tmp_path / "capped.csv", sd=0.1, censored=lambda t: t["loss"] > 1.5)
+    capped = planted(tmp_path / "capped.csv", sd=0.1, censored=10.0)  # y = 30/x: x < 3 (2 of 8 x values) capped
     code, out, _ = run(capsys, *AD_HOC, "--json", str(capped))
     record = json.loads(out[0])
     assert code == 0 and record["n_censored"] > 0 and record["method"].startswith("Wald t-interval")
