@@ -233,7 +233,9 @@ def _curve_bounds(kind, x, params) -> tuple[np.ndarray, np.ndarray]:
 
 def plant_bound(law: Law, config, statistic: float, rng) -> list[dict]:
     """The same value in every cell (its reduction over cells is that value); for a spread (largest /
-    smallest seed-mean), cells alternate between 1 and the planted ratio. Additive scatter (a value may be ≤ 0)."""
+    smallest seed-mean), cells alternate between 1 and the planted ratio. Additive scatter (a value may be ≤ 0),
+    none where the prediction is a point with no tolerance (a share of seeds that must be 1, say: only the exact
+    value meets it)."""
     cells = _x_cells(law, config)
     if law.kind.aggregate == "spread":
         values = [1.0 if i % 2 == 0 else statistic for i in range(len(cells))]
@@ -243,7 +245,9 @@ def plant_bound(law: Law, config, statistic: float, rng) -> list[dict]:
         values = [statistic] * len(cells)
     rows = _rows(config, cells)
     planted = np.repeat(values, SEEDS)
-    noise = rng.normal(0, SCATTER * max(abs(statistic), 0.05) / 4, len(rows))
+    band = law.predict(fixed(config)).primary.band
+    exact = band.low == band.high and law.rule.band_tolerance() == 0
+    noise = rng.normal(0, 0.0 if exact else SCATTER * max(abs(statistic), 0.05) / 4, len(rows))
     return [{**row, PLANTED: float(v)} for row, v in zip(rows, planted + noise, strict=True)]
 
 

@@ -101,6 +101,8 @@ def _l_ts_law(model: str, metric: str, suffix: str) -> Law:
     source = "[LM25] Theorem 2 (d), Eq. (12)" if mamba else "[LM25] Theorem 4 (d), Eq. (15)"
     return Law(
         name=f"{STUDY}.{model}_l_ts_threshold{suffix}",
+        # (1 − α)⁻¹ = 1.1 … 20, evenly spread on log axes (the study config's α levels crowd near 1.1)
+        control_params={"alpha": (0.1, 0.5, 0.7, 0.8, 0.9, 0.95)} if mamba else {},
         regime=trained_regime(),
         study=STUDY,
         claim=f"{'Mamba' if mamba else 'the LT'} needs l_ts ≳ {x_text}·log M1 test demonstrations for error ≤ ε "
