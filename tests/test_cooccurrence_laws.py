@@ -62,7 +62,7 @@ def test_kappa_law_fits_the_slope_of_one_over_the_loss():
     def planted(m):  # κ = 0.1·m
         return _store(lambda _, s: 0.2, lambda t, T1: {"loss": loss(t, T1, 0.1 * m)}, levels=(m,))
 
-    parts = [planted(m) for m in (64, 256, 1024)]
+    parts = [planted(m) for m in (64, 128, 256, 1024)]  # four m values: the form check needs four
     runs = pd.concat([p.runs for p in parts], ignore_index=True)
     planted = Results("synthetic", parts[0].sweep, runs, pd.concat([p.curves for p in parts], ignore_index=True))
     (fit,) = _verdicts("cooccurrence.kappa_vs_m", planted).values()
