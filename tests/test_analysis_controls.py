@@ -136,3 +136,10 @@ def test_the_report_counts_points_inside_and_outside_the_conditions():
     row = fit.row()
     assert (row["n_inside_conditions"], row["n_outside_conditions"]) == (fit.n_inside, fit.n_outside)
     assert f"{fit.n_outside} points outside the theorem's conditions" in fit.verdict.reason
+
+
+def test_a_band_that_carries_its_tolerance_is_not_widened_again():
+    """[Y24]'s exponent bands are p ± 0.1 already (cooccurrence.common): 1.15 against 1 ± 0.1 is outside, where a
+    second widening by the rule's 0.1 would call it consistent."""
+    verdict, reason = controls.verdict_at(LAWS["cooccurrence.kappa_vs_m"], 1.15)
+    assert verdict == INCONSISTENT, reason

@@ -20,10 +20,11 @@ PHASE2 = Window("min_margin", 0.0, below=False, factor=1.0)
 # the 1/t law is fitted from 2·T1 on (spec §5.5 C8: "t ∈ [2 T1, t_end]")
 LATE_PHASE2 = Window("min_margin", 0.0, below=False, factor=2.0)
 
-EXPONENT_RULE = VerdictRule(max_interval_width=0.3)  # 0.3 wide at most: not from the paper
 # [Y24]'s rates are Θ̃/Õ (log factors hidden) and T1 is read on a grid of records: an exponent p is judged
-# against [p − 0.1, p + 0.1] (the 0.1 is this tool's tolerance, not from the paper)
+# against [p − 0.1, p + 0.1] (the 0.1 is this tool's tolerance, not from the paper). The bands below carry it, so
+# the rule widens them no further (tolerance 0, not the exponent default 0.1); 0.3 wide at most
 EXPONENT_TOLERANCE = 0.1
+EXPONENT_RULE = VerdictRule(max_interval_width=0.3, tolerance=0.0)
 
 
 def exponent_band(p: float) -> Band:
