@@ -17,6 +17,19 @@ def add_commands(commands) -> None:
     laws.add_argument("--study", help="only the laws about this study")
     laws.set_defaults(handler=cmd_laws)
 
+    fit = commands.add_parser(
+        "fit",
+        help="judge measurement tables (CSV/Parquet: x, y, seed, optional censored) against a law or y ∝ x^P",
+        description="iclscale fit LAW FILE...  or  iclscale fit --x COL --y COL --exponent P [--tolerance T] FILE...",
+    )
+    fit.add_argument("items", nargs="+", metavar="[LAW] FILE", help="a catalogue law (without --exponent), then files")
+    fit.add_argument("--x", metavar="COL", help="the x column (default: the law's x)")
+    fit.add_argument("--y", metavar="COL", help="the y column (default: value)")
+    fit.add_argument("--exponent", type=float, metavar="P", help="judge y ∝ x^P instead of a catalogue law")
+    fit.add_argument("--tolerance", type=float, metavar="T", help="with --exponent: the band P ± T (default 0.1)")
+    fit.add_argument("--json", action="store_true", help="one JSON object per file, with fits.csv's keys")
+    fit.set_defaults(handler=cmd_fit)
+
 
 def cmd_report(args: argparse.Namespace) -> None:
     from analysis.page import VERDICT_TEXT
@@ -30,6 +43,28 @@ def cmd_report(args: argparse.Namespace) -> None:
     for note in report.notes:
         print(note)
     print(f"wrote {report.index} ({len(report.charts)} charts) and {report.fits_csv}")
+
+
+def cmd_fit(args: argparse.Namespace) -> None:
+    import json
+
+    from analysis.userfit import ad_hoc_law, fit_files
+    from usererror import UserError
+
+    if args.exponent is not None:
+        if not (args.x and args.y):
+            raise UserError("--exponent needs --x COL and --y COL")
+        law, files = ad_hoc_law(args.x, args.y, args.exponent, args.tolerance), args.items
+    else:
+        from analysis.laws import get_law
+
+        if args.tolerance is not None:
+            raise UserError("--tolerance goes with --exponent (a catalogue law has its own)")
+        if len(args.items) < 2:
+            raise UserError("give a law and at least one FILE, or --x COL --y COL --exponent P FILE...")
+        law, files = get_law(args.items[0]), args.items[1:]
+    for verdict in fit_files(files, law, args.x, args.y):
+        print(json.dumps(verdict.record(), ensure_ascii=False, default=str) if args.json else verdict.line())
 
 
 def cmd_laws(args: argparse.Namespace) -> None:

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 
 from analysis.lawfit import Estimate, LawFit
 from analysis.select import Group, groups
-from analysis.verdict import INCONCLUSIVE, INCONSISTENT, OUTSIDE, Verdict, against_band, evidence, judge
+from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, OUTSIDE, Band, Verdict, against_band, evidence
 
 if TYPE_CHECKING:
-    from analysis.law import Law, Prediction
+    from analysis.law import Hypothesis, Law, Prediction
     from analysis.reader import Results
 
 NO_PREDICTION = Verdict(INCONCLUSIVE, "the law makes no prediction for this group")
@@ -39,9 +39,10 @@ def evaluate(law: Law, results: Results) -> list[LawFit]:
                 group=group.key,
                 prediction=prediction,
                 verdict=verdict,
-                alternatives=alternatives(law, prediction, estimate),
+                alternatives=alternatives(law, group, prediction, estimate),
                 n_excluded=group.n_excluded,
                 n_outside=len(group.outside),
+                n_inside=len(group.rows),
                 outside_points=outside_points(law, group),
                 x_title=results.title(law.x) if law.x else "",
             )
@@ -72,28 +73,79 @@ def _decide_inside(law: Law, prediction: Prediction | None, estimate: Estimate) 
 
 
 def shared_verdict(law: Law, prediction: Prediction, estimate: Estimate) -> Verdict:
-    """The rule every kind without its own judge gets: evidence → form → band (a kind's judge may refine it)."""
+    """The rule every kind without its own judge gets for the primary hypothesis (a kind's judge may refine it)."""
+    return judge_hypothesis(law, prediction.primary, estimate)
+
+
+def judge_hypothesis(law: Law, hypothesis: Hypothesis, estimate: Estimate) -> Verdict:
+    """evidence → band (widened by the law's tolerance) → form, for any hypothesis of the law: the primary and
+    the other readings of the paper are judged alike (same interval, evidence, form check and regime)."""
     thin = evidence(estimate.n_points, estimate.n_levels, estimate.n_censored, law.rule)
     if thin is not None:
         return thin
-    form, local = estimate.lack_of_fit, estimate.local
-    band = against_band(prediction.primary.band, estimate.ci_low, estimate.ci_high, law.rule)
-    if form is None or not form.rejected or not law.kind.form_decides:
+    tolerance = law.rule.band_tolerance(law.kind.tolerance, hypothesis.mode)
+    band = against_band(
+        hypothesis.band, estimate.ci_low, estimate.ci_high, tolerance, law.rule.width_limit(hypothesis.mode)
+    )
+    if not law.kind.form_decides:
         return band
-    line = law.kind.name == "linear"
-    what = "slopes" if line else "exponents"
-    if estimate.form_verdict is not None:  # the paper's own wording of the law fits where the power law does not
-        return estimate.form_verdict
+    if law.kind.power_form:
+        return power_form(law, hypothesis.band.widened(tolerance), estimate, band)
+    return line_form(law, estimate, band)
+
+
+def power_form(law: Law, widened: Band, estimate: Estimate, band: Verdict) -> Verdict:
+    """Step 2 of analysis.verdict's rule for an exponent: "consistent" only where the data are shown to follow
+    a power law over the range (analysis.forms.curvature); the span of x is always stated."""
+    found = estimate.curvature
+    if found is None:
+        if band.verdict == INCONSISTENT:
+            return band
+        return Verdict(INCONCLUSIVE, f"{band.reason}; the power-law form could not be checked (needs 4 x values "
+                       "and, with censored points, 4 observed)")  # fmt: skip
+    span = found.span()
+    local = found.local
+    missed = bool(local) and all(high < widened.low or low > widened.high for _, low, high in local)
+    local_text = ", ".join(f"{s:.2g} [{lo:.2g}, {hi:.2g}]" for s, lo, hi in local)
+    margin = law.rule.form_drift
+    shown = found.shown(margin)
+    if estimate.form_verdict is not None:  # a power law is rejected and the paper's own wording of the law fits
+        return replace(estimate.form_verdict, reason=f"{estimate.form_verdict.reason}; {span}")
+    if band.verdict == INCONSISTENT:  # the average slope over the range misses: the theory's curve has it everywhere
+        return replace(band, reason=f"{band.reason}; {span}")
+    if missed:
+        return Verdict(INCONSISTENT, f"every local exponent lies outside {widened.describe()}: {local_text}; {span}")
+    if shown:
+        return replace(band, reason=f"{band.reason}; a power law over the range: {found.describe()} within "
+                       f"±{margin:g}; {span}")  # fmt: skip
+    lack = estimate.lack_of_fit
+    if found.bent or (lack is not None and lack.rejected):
+        what = f"{found.describe()}" + (f"; {lack.describe()}" if lack is not None and lack.rejected else "")
+        if law.kind.form_required:
+            return Verdict(INCONSISTENT, f"not a power law, which the theory requires here: {what}; local "
+                           f"exponents {local_text}; {span}")  # fmt: skip
+        return Verdict(INCONCLUSIVE, f"not a power law here: {what}; local exponents {local_text}; {span}")
+    if band.verdict == CONSISTENT:
+        return Verdict(INCONCLUSIVE, f"{band.reason}, but the power-law form is not shown: {found.describe()} "
+                       f"is not within ±{margin:g}; {span}")  # fmt: skip
+    return replace(band, reason=f"{band.reason}; the power-law form is not shown ({found.describe()}); {span}")
+
+
+def line_form(law: Law, estimate: Estimate, band: Verdict) -> Verdict:
+    """Step 2 for a line: where the lack-of-fit test rejects it and the local slopes differ by more than the
+    kind's tolerance, the slope describes no curve the data follow."""
+    form, local = estimate.lack_of_fit, estimate.local
+    if form is None or not form.rejected:
+        return band
     tolerance = estimate.details.get("bend_tolerance", 0.0)
     spread = local.spread if local is not None else math.inf
     if spread <= tolerance:  # statistically detectable, too slight to matter
-        note = f"; a slight bend: {form.describe()}, local {what} span {spread:.2g} ≤ {tolerance:.2g}"
-        return replace(band, reason=band.reason + note)
-    bend = f"; local {what} along x: {local.describe()} (span {spread:.2g} > {tolerance:.2g})" if local else ""
-    curve = "a line" if line else "a power law"
+        return replace(band, reason=band.reason + f"; a slight bend: {form.describe()}, local slopes span "
+                       f"{spread:.2g} ≤ {tolerance:.2g}")  # fmt: skip
+    bend = f"; local slopes along x: {local.describe()} (span {spread:.2g} > {tolerance:.2g})" if local else ""
     if law.kind.form_required:
-        return Verdict(INCONSISTENT, f"not {curve}, which the theory requires here: {form.describe()}{bend}")
-    return Verdict(INCONCLUSIVE, f"not {curve} here: {form.describe()}{bend}")
+        return Verdict(INCONSISTENT, f"not a line, which the theory requires here: {form.describe()}{bend}")
+    return Verdict(INCONCLUSIVE, f"not a line here: {form.describe()}{bend}")
 
 
 def whole_range(estimate: Estimate) -> str:
@@ -110,16 +162,14 @@ def whole_range(estimate: Estimate) -> str:
     return f"; over all points, those outside included, {verdict}: " + ", ".join(parts)
 
 
-def alternatives(law: Law, prediction: Prediction | None, estimate: Estimate):
-    """The other readings of the paper, judged like the primary on the same interval and evidence."""
+def alternatives(law: Law, group: Group, prediction: Prediction | None, estimate: Estimate):
+    """The other readings of the paper, judged like the primary: the same points inside the theorem's
+    conditions ("outside" where there are none), interval, evidence and form check (`judge_hypothesis`)."""
     if prediction is None:
         return []
-    evidence_ = (estimate.ci_low, estimate.ci_high, estimate.n_points, estimate.n_levels, estimate.n_censored)
-    out = []
-    for h in prediction.alternatives:
-        rule = law.rule if h.mode is None else replace(law.rule, mode=h.mode)
-        out.append((h, judge(h.band, *evidence_, rule)))
-    return out
+    if not len(group.rows) and len(group.outside):
+        return [(h, Verdict(OUTSIDE, "outside the theorem's conditions")) for h in prediction.alternatives]
+    return [(h, judge_hypothesis(law, h, estimate)) for h in prediction.alternatives]
 
 
 def outside_points(law: Law, group: Group):

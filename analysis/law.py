@@ -52,12 +52,16 @@ class Prediction:
 class Regime:
     """A theorem's conditions as data. `inside(rows)` is a predicate on the params (a boolean per row);
     `flags` are 0/1 metrics that must be 1 for every seed of a config (conditions on the measured value
-    itself, e.g. the oracle's w* ≥ d + √d). Points outside are left out of the verdict, counted and drawn
-    grey; a sweep with no point inside gets "outside the theorem's conditions", not a verdict."""
+    itself, e.g. the oracle's w* ≥ d + √d); `measured` a predicate computed from the runs' curves (a metric
+    at t = 0, over a phase). Points outside are left out of the verdict, counted and drawn grey; a sweep with
+    no point inside gets "outside the theorem's conditions", not a verdict."""
 
     text: str
     inside: Callable[[pd.DataFrame], Any] | None = None
     flags: tuple[str, ...] = ()
+    # conditions on measured quantities the runs table does not hold (a metric at t = 0, its largest value over
+    # a phase): measured(results, rows) -> a boolean per row, counted like the flags (every seed of a config)
+    measured: Callable[[Results, pd.DataFrame], Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,10 @@ class Law:
     regime: Regime | None = None
     pool: tuple[str, ...] = ()  # params that vary by design but are never grouped (e.g. Fig 5's task class)
     rule: VerdictRule = field(default_factory=VerdictRule)
+    # the negative control (analysis.controls): params where the study's control config lies outside this
+    # law's conditions or lacks what it reads (a tuple: a param's levels), or why the law can have none
+    control_params: Mapping[str, Any] = field(default_factory=dict)
+    no_control: str = ""
 
     @property
     def axes(self) -> tuple[str, ...]:
@@ -113,6 +121,9 @@ class Law:
             lines.append(f"  regime:     {self.regime.text} (points outside are left out of the verdict)")
         if where or self.group_by:
             lines.append(f"  rows:       {where or 'all'}; fitted per {', '.join(self.group_by) or 'group'}")
+        from analysis.controls import plan
+
+        lines.append(f"  control:    {plan(self).describe()}")
         return "\n".join(lines)
 
 

@@ -12,7 +12,7 @@ from analysis.reader import symbol
 from analysis.select import label
 
 if TYPE_CHECKING:
-    from analysis.forms import FormComparison, LackOfFit, LocalExponents
+    from analysis.forms import Curvature, FormComparison, LackOfFit, LocalExponents
     from analysis.law import Hypothesis, Law, Prediction
     from analysis.verdict import Verdict
 
@@ -36,6 +36,7 @@ class Estimate:
     ols_high: float = NAN
     lack_of_fit: LackOfFit | None = None  # the law's form against the cell means (analysis.forms)
     local: LocalExponents | None = None  # slopes between neighbouring x
+    curvature: Curvature | None = None  # the local exponent's drift across the range (power laws)
     forms: FormComparison | None = None  # the paper's alternative forms, side by side
     form_verdict: Verdict | None = None  # the verdict the paper's alternative form gives, where it fits
     sensitivity: dict[str, float] = field(default_factory=dict)
@@ -56,6 +57,7 @@ class LawFit(Estimate):
     alternatives: list[tuple[Hypothesis, Verdict]] = field(default_factory=list)
     n_excluded: int = 0  # outside the law's conditions or not ok (diverged, failed)
     n_outside: int = 0  # of which outside the conditions
+    n_inside: int = 0  # rows inside the conditions (status ok), censored ones included
     outside_points: Any = None  # DataFrame like `points`: configs outside the theorem's regime
     x_title: str = ""  # the chart's x axis: the param's symbol and meaning where the sweep gives them
 
@@ -86,11 +88,16 @@ class LawFit(Estimate):
             "statistic": self.statistic,
             "reason": self.verdict.reason,
             "theory": self.prediction.primary.name if self.prediction else "",
+            "method": self.interval_method.split(" (")[0],
             "interval_method": self.interval_method,
+            "tolerance": self.tolerance,
+            "form": self.form_text(),
+            "x_decades": self.curvature.decades if self.curvature else NAN,
             "ols_low": self.ols_low,
             "ols_high": self.ols_high,
             "n_levels": self.n_levels,
             "n_excluded": self.n_excluded,
+            "n_inside_conditions": self.n_inside,
             "n_outside_conditions": self.n_outside,
             "lack_of_fit": self.lack_of_fit.describe() if self.lack_of_fit else "",
             "lack_of_fit_p": self.lack_of_fit.p_value if self.lack_of_fit else NAN,
@@ -105,6 +112,21 @@ class LawFit(Estimate):
             "combination": self.combination_text(),
             "citation": self.law.citation,
         }
+
+    @property
+    def tolerance(self) -> float:
+        """The widening of the primary band in the verdict (analysis.verdict)."""
+        if self.law is None or self.prediction is None:
+            return NAN
+        return self.law.rule.band_tolerance(self.law.kind.tolerance, self.prediction.primary.mode)
+
+    def form_text(self) -> str:
+        """The power-law form check (analysis.forms.curvature): shown, not shown or bent, and its numbers."""
+        found = self.curvature
+        if found is None:
+            return ""
+        state = "shown" if found.shown(self.law.rule.form_drift) else "bent" if found.bent else "not shown"
+        return f"{state}: {found.describe()}; {found.span()}"
 
     def combination_text(self) -> str:
         """The multi-variable fit, and whether its ingredients imply one common exponent of x (their

@@ -115,7 +115,8 @@ def _which_laws(results: Results) -> str:
 def _summary_table(fits: list[LawFit]) -> str:
     head = (
         "<tr><th>law</th><th>group</th><th>statistic</th><th>estimate</th><th>interval</th>"
-        "<th>theory</th><th>R²</th><th>points (censored, left out)</th><th>verdict</th>"
+        "<th>theory</th><th>R²</th><th>points (censored, left out)</th>"
+        "<th>inside / outside the theorem's conditions</th><th>verdict</th>"
         "<th>other readings of the theory, judged the same way</th></tr>"
     )
     rows = []
@@ -135,8 +136,7 @@ def _summary_table(fits: list[LawFit]) -> str:
             f"<td>{e(theory.band.describe()) if theory else '—'}</td>"
             f'<td class="num">{num(fit.r2)}</td>'
             f'<td class="num">{fit.n_points} ({fit.n_censored}, {fit.n_excluded})</td>'
-            + verdict_cell(fit)
-            + f"<td>{alternatives}</td>"
+            f'<td class="num">{fit.n_inside} / {fit.n_outside}</td>' + verdict_cell(fit) + f"<td>{alternatives}</td>"
             "</tr>"
         )
     return f"<div class='wide'><table>{head}{''.join(rows)}</table></div>"
@@ -155,11 +155,15 @@ def _verdict_rule_html() -> str:
         f"<pre>{e(doc.strip())}</pre>"
         f"<p class='note'>Default thresholds (this tool's, not from any paper; a law may set its own): "
         f"min x values {defaults.min_levels}, min points {defaults.min_points}, max censored fraction "
-        f"{defaults.max_censored_fraction:.0%}, max interval width {defaults.max_interval_width}, lack-of-fit "
-        "p below 0.01. Intervals are 95% bootstrap percentile intervals over seeds (2000 resamples): seeds "
-        "resampled within each x value where every x is its own trained model, whole seeds where one model is "
-        "measured at every x (paired); censored points enter a Tobit likelihood on log y. The OLS t-interval is "
-        "given too, and reported instead when there is nothing to resample.</p></details>"
+        f"{defaults.max_censored_fraction:.0%}, max interval width {defaults.max_interval_width}, tolerance "
+        f"{verdict_rule.EXPONENT_TOLERANCE} for an exponent "
+        f"(0 for other statistics unless the law sets one), the local exponent's drift within "
+        f"±{defaults.form_drift} across the range, lack-of-fit p below 0.01. Exponents and slopes get 95% "
+        "Student t-intervals: OLS where every x is its own trained model, over per-seed fits where one model is "
+        "measured at every x (paired); censored points enter a Tobit likelihood on log y (Wald t-interval). "
+        "Statistics of seed-means (a minimum, Spearman's ρ, a crossing) get a parametric t-bootstrap of the "
+        "means (seeds resampled whole where paired). "
+        "benchmarks/calibration.py measures their coverage (README, Laws and verdicts).</p></details>"
     )
 
 

@@ -53,9 +53,9 @@ class Report:
 
 def fit_sweep_laws(results: Results) -> list[LawFit]:
     """Fit the frozen sweep's `laws:`; when it lists none, every law of its study whose data are present:
-    some group has points (inside or outside the theorem's conditions) at as many x values as the law's
-    verdict rule asks for (a law whose x does not vary in the sweep is left out). A named law with no rows at
-    all still gets a row, saying so."""
+    some group has points (inside or outside the theorem's conditions) at three x values, or as many as the
+    law's verdict rule asks for where that is fewer (a law whose x does not vary in the sweep is left out). A
+    named law with no rows at all still gets a row, saying so."""
     from analysis.laws import get_law, laws_of_study
 
     named = results.sweep.get("laws") or []
@@ -72,7 +72,9 @@ def fit_sweep_laws(results: Results) -> list[LawFit]:
 def _has_data(fit: LawFit) -> bool:
     outside = fit.outside_points
     levels_outside = outside["x"].nunique() if outside is not None and len(outside) else 0
-    return max(fit.n_levels, levels_outside) >= fit.law.rule.min_levels and bool(fit.n_points or levels_outside)
+    # three x values suffice to be shown (flagged as too few for a verdict where the rule asks four)
+    shown_from = min(fit.law.rule.min_levels, 3)
+    return max(fit.n_levels, levels_outside) >= shown_from and bool(fit.n_points or levels_outside)
 
 
 def _no_data(law: Law, results: Results) -> LawFit:
@@ -94,7 +96,8 @@ def write_report(directory: str, out: str | None = None) -> Report:
     from analysis.searched import search_summary
 
     fits = fit_sweep_laws(results)
-    report = Report(out_dir, fits, notes=[note for note in (search_summary(results),) if note])
+    notes = [note for note in (chance_note(fits), search_summary(results)) if note]
+    report = Report(out_dir, fits, notes=notes)
     write_fits_csv(fits, report.fits_csv)
 
     from analysis import law_charts, sweep_charts
@@ -111,6 +114,38 @@ def write_report(directory: str, out: str | None = None) -> Report:
     page = render_html(results, fits, law_sections, sweep, sections, _vl_version(), report.notes)
     report.index.write_text(page, encoding="utf-8")
     return report
+
+
+CHANCE_PER_VERDICT = 0.025  # a 95% interval lies wholly beyond one edge of a band that holds the truth: ≤ 2.5%
+
+
+def chance_note(fits: list[LawFit]) -> str:
+    """How many "inconsistent" verdicts chance alone would give across the hypotheses judged (primaries and
+    the other readings): where every theory holds, a verdict read off a 95% interval is "inconsistent" with
+    probability at most 2.5% (the truth at the band's edge; less inside it), so at most 0.025·N are expected
+    among N, and Binomial(N, 0.025) bounds how many chance gives 95% of the time (hypotheses taken as
+    independent, which those sharing one fit are not: a rough bound). "" with nothing judged."""
+    from scipy.stats import binom
+
+    judged = [
+        v.verdict
+        for fit in fits
+        if fit.verdict is not None
+        for v in (fit.verdict, *(verdict for _, verdict in fit.alternatives))
+        if v.verdict in (verdict_rule.CONSISTENT, verdict_rule.INCONSISTENT, verdict_rule.INCONCLUSIVE)
+    ]
+    if not judged:
+        return ""
+    count = len(judged)
+    found = judged.count(verdict_rule.INCONSISTENT)
+    expected = CHANCE_PER_VERDICT * count
+    bound = int(binom.ppf(0.95, count, CHANCE_PER_VERDICT))
+    return (
+        f"Chance across laws: {count} hypotheses judged (laws and their other readings), {found} inconsistent. "
+        f"Were every theory true, chance alone would give at most {expected:.2g} inconsistent on average and, 95% "
+        f"of the time, at most {bound} (each verdict rests on a 95% interval: ≤ 2.5% wholly beyond a band holding "
+        "the truth)."
+    )
 
 
 def write_fits_csv(fits: list[LawFit], path: Path) -> None:

@@ -79,8 +79,8 @@ def select(law: Law, results: Results) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 
 def inside_regime(law: Law, results: Results, runs: pd.DataFrame) -> pd.Series:
-    """True for rows inside the law's regime. Flags count only if every one is 1 for every seed of a config:
-    dropping single seeds would bias the config's mean (the flags depend on the measured value itself)."""
+    """True for rows inside the law's regime. Flags and measured conditions count only if they hold for every
+    seed of a config: dropping single seeds would bias the config's mean (they depend on the measured runs)."""
     import pandas as pd
 
     inside = pd.Series(True, index=runs.index)
@@ -90,8 +90,11 @@ def inside_regime(law: Law, results: Results, runs: pd.DataFrame) -> pd.Series:
     if regime.inside is not None:
         inside &= pd.Series(regime.inside(add_derived(runs)), index=runs.index).fillna(False).astype(bool)
     flags = [f for f in regime.flags if f in runs]
-    if flags:
+    if flags or regime.measured is not None:
         flagged = (runs[flags].fillna(0) >= 1).all(axis=1)
+        if regime.measured is not None:
+            measured = pd.Series(regime.measured(results, runs), index=runs.index)
+            flagged &= measured.fillna(False).astype(bool)
         config = [p for p in results.params() if p in runs and p != "seed"]
         if config:
             key = runs[config].astype(str).agg("|".join, axis=1)

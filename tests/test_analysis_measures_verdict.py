@@ -67,25 +67,38 @@ BAND = Band(0.2, 0.4)
     ("interval", "expected"),
     [
         ((0.25, 0.30), CONSISTENT),  # inside the band
-        ((0.35, 0.50), CONSISTENT),  # overlaps its upper edge
-        ((0.45, 0.55), INCONSISTENT),  # misses it above
-        ((-0.1, 0.1), INCONSISTENT),  # misses it below
-        ((-0.5, 0.9), INCONCLUSIVE),  # meets it, but far too wide to tell
+        ((0.35, 0.50), INCONCLUSIVE),  # straddles its upper edge: neither inside nor outside
+        ((0.45, 0.55), INCONSISTENT),  # wholly above it
+        ((-0.1, 0.1), INCONSISTENT),  # wholly below it
+        ((-0.5, 0.9), INCONCLUSIVE),  # holds the band and far more
     ],
 )
-def test_verdict_overlap_rule(interval, expected):
+def test_verdict_is_an_equivalence_test(interval, expected):
     assert judge(BAND, *interval, n_points=20, n_levels=5).verdict == expected
 
 
-def test_verdict_point_prediction():
+def test_the_tolerance_widens_the_band_and_nothing_else():
     point = Band.point(1 / 3)
-    assert judge(point, 0.30, 0.35, 20, 5).verdict == CONSISTENT
-    assert judge(point, 0.36, 0.41, 20, 5).verdict == INCONSISTENT
+    assert judge(point, 0.30, 0.35, 20, 5).verdict == INCONCLUSIVE  # a point holds no interval by itself
+    assert judge(point, 0.30, 0.35, 20, 5, tolerance=0.1).verdict == CONSISTENT
+    assert judge(point, 0.36, 0.41, 20, 5, tolerance=0.1).verdict == CONSISTENT
+    assert judge(point, 0.36, 0.41, 20, 5, tolerance=0.01).verdict == INCONSISTENT
+    # an interval that touches the widened band is not outside it, nor inside: the C20 case of issue 21
+    at_most_zero = Band(-math.inf, 0.0)
+    touching = judge(at_most_zero, 0.097, 0.14, 20, 5, tolerance=0.1)
+    assert touching.verdict == INCONCLUSIVE and "straddles" in touching.reason
+    assert judge(at_most_zero, 0.11, 0.14, 20, 5, tolerance=0.1).verdict == INCONSISTENT
+    # a one-sided band is widened at its finite end only
+    assert Band(-math.inf, -1.0).widened(0.1) == Band(-math.inf, -0.9)
+    rule = VerdictRule(tolerance=0.05)
+    assert judge(point, 0.30, 0.35, 20, 5, rule=rule).verdict == CONSISTENT  # the law's own tolerance
+    assert VerdictRule(tolerance=0.05, mode=INSIDE).band_tolerance(0.1) == 0.0  # an effect: no widening
 
 
 def test_verdict_needs_enough_evidence():
-    assert judge(BAND, 0.25, 0.3, n_points=20, n_levels=2).verdict == INCONCLUSIVE  # two x values
-    assert judge(BAND, 0.25, 0.3, n_points=3, n_levels=3).verdict == INCONCLUSIVE  # three points
+    assert judge(BAND, 0.25, 0.3, n_points=20, n_levels=3).verdict == INCONCLUSIVE  # three x values
+    assert VerdictRule().min_levels == 4
+    assert judge(BAND, 0.25, 0.3, n_points=3, n_levels=5).verdict == INCONCLUSIVE  # three points
     censored = judge(BAND, 0.25, 0.3, n_points=10, n_levels=5, n_censored=11)  # more than half censored
     assert censored.verdict == INCONCLUSIVE and "censored" in censored.reason
     assert judge(BAND, math.nan, math.nan, 20, 5).verdict == INCONCLUSIVE

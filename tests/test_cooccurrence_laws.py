@@ -25,7 +25,10 @@ def _store(T1_of, metrics_of=None, axis="m", levels=(64, 128, 256, 512, 1024), f
                         | {"status": "ok", **params})  # fmt: skip
             t = params["lr"] * np.array(STEPS, dtype=float)
             T1 = T1_of(level, seed)
-            planted = {"gf_time": t, "min_margin": t - T1, **(metrics_of(t, T1) if metrics_of else {})}
+            # inside Lemma D.8 (|F(0)| ≤ 0.01) and Def. F.1 (‖Wᵀa‖² ≤ 2σ1² m m1 = 2c1²m) unless a test plants them
+            readout = params["c1"] ** 2 * params["m"]
+            sizes = {"max_abs_output": np.full(len(t), 0.001), "u_norm2": np.full(len(t), readout)}
+            planted = {"gf_time": t, "min_margin": t - T1, **sizes, **(metrics_of(t, T1) if metrics_of else {})}
             for metric, values in planted.items():
                 curves += [{"run_id": run_id, "sweep": "s", "step": s, "metric": metric, "value": v, "eval_key": None}
                            for s, v in zip(STEPS, values, strict=True)]  # fmt: skip
@@ -59,7 +62,7 @@ def test_kappa_law_fits_the_slope_of_one_over_the_loss():
     def planted(m):  # κ = 0.1·m
         return _store(lambda _, s: 0.2, lambda t, T1: {"loss": loss(t, T1, 0.1 * m)}, levels=(m,))
 
-    parts = [planted(m) for m in (64, 256, 1024)]
+    parts = [planted(m) for m in (64, 128, 256, 1024)]  # four m values: the form check needs four
     runs = pd.concat([p.runs for p in parts], ignore_index=True)
     planted = Results("synthetic", parts[0].sweep, runs, pd.concat([p.curves for p in parts], ignore_index=True))
     (fit,) = _verdicts("cooccurrence.kappa_vs_m", planted).values()

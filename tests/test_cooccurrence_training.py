@@ -144,3 +144,12 @@ def test_drifts_are_zero_at_the_start_and_match_the_weights_after_training():
     A = K.T @ moved["W_Q"][:, tokens] - K0.T @ initial["W_Q"][:, tokens]
     random_max = max(A[3:, :3].abs().max(), A[:3, 3:].abs().max(), A[3:, 3:].abs().max())
     assert found["random_score_change_ratio"].item() == pytest.approx((random_max / A[0, 1].abs()).item())
+
+
+def test_the_largest_output_is_recorded_for_lemma_d8():
+    """max_i |F(X_i)| ([Y24] Lemma D.8 bounds it at t = 0): at least |min_i y_iF_i| at every record, and small at
+    the theory's initialisation with small c0, c1 (|F(0)| ≲ 2σ0σ1√(2Lm1m log(·)) = O(c0·c1))."""
+    result, _ = _train(20, 0.1, RecordSchedule(every=5), init="theory", readout="pm1_fixed", c0=0.1, c1=0.1)
+    largest, smallest_margin = _series(result, "max_abs_output"), _series(result, "min_margin")
+    assert np.all(largest >= np.abs(smallest_margin) - 1e-12)
+    assert 0 < largest[0] <= 0.05

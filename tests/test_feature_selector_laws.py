@@ -15,10 +15,17 @@ EVAL = ("domain", "ood_relevant", "ood_label", "alpha_test", "l_ts", "eval_promp
 METRICS = ("test_error", "train_loss", "in_regime", "attn_same", "wq_mu_norm", "wq_nu_norm")
 
 
+# what a planted run carries where a test leaves it out: a config inside [LW23] Thm 1's conditions, constants 1
+# (m ≥ 4 M1² ln(B·steps), B ≥ M1 ln M1, l_tr ≥ 2 ln M/α, τ ≤ 1/M1), as a real store carries every param
+INSIDE_THEOREM = {"M1": 4, "M2": 16, "m": 250000, "batch_size": 300, "steps": 2000, "l_tr": 120, "alpha": 0.6}
+INSIDE_THEOREM |= {"tau": 0.01, "n_train_tasks": 0}
+
+
 def results_of(rows: list[dict], curves: list[dict]) -> Results:
     import pandas as pd
 
     runs = pd.DataFrame(rows)
+    runs = runs.assign(**{k: v for k, v in INSIDE_THEOREM.items() if k not in runs})
     skip = {"run_id", "sweep", "study", "seed", "eval_key", "status", *METRICS}
     params = {c: {"role": "eval" if c in EVAL else "train"} for c in runs.columns if c not in skip}
     frame = pd.DataFrame(curves, columns=["run_id", "sweep", "step", "metric", "value", "eval_key"])
@@ -108,10 +115,15 @@ def test_the_noise_curve_recovers_a_planted_e_and_rejects_one_outside_the_theore
     (fit,) = law.evaluate(planted)
     assert fit.estimate == pytest.approx(0.2, abs=0.05)
     assert fit.verdict.verdict == CONSISTENT
-    # training that ignores the noise up to τM1 = 4 needs e ≤ 1 − 4 = −3: outside ε_m ∈ [0, 1/2)
-    flat = crossing_store((0.0, 0.25, 0.5, 0.75, 1.0), lambda t, s: 300 * (1 + 0.02 * s), lambda t: {"tau": t, "M1": 4})
+    # training that ignores the noise up to τ = 1/M1 (Thm 1's τ ≤ O(1/M1)) needs e < 0: outside ε_m ∈ [0, 1/2)
+    taus = (0.0, 0.06, 0.12, 0.18, 0.24)
+    flat = crossing_store(taus, lambda t, s: 300 * (1 + 0.02 * s), lambda t: {"tau": t, "M1": 4})
     (fit,) = law.evaluate(flat)
     assert fit.estimate < 0 and fit.verdict.verdict == INCONSISTENT
+    # beyond τ = 1/M1 the theorem says nothing: those points are outside, never evidence against it
+    wide = crossing_store((0.0, 0.25, 0.5, 0.75, 1.0), lambda t, s: 300 * (1 + 0.02 * s), lambda t: {"tau": t, "M1": 4})
+    (fit,) = law.evaluate(wide)
+    assert fit.n_outside == 3 * 4 and fit.verdict.verdict != INCONSISTENT
 
 
 def test_the_promotion_bound_separates_promoted_from_unpromoted_features():

@@ -14,8 +14,14 @@ METRICS = ("test_error", "error_trained", "train_loss")
 ALPHAS = (0.0, 0.2, 0.4, 0.5, 0.6, 0.8, 0.9)
 
 
+# what a planted run carries where a test leaves it out: trained inside [LM25] Thms 1/3's conditions, constants 1
+INSIDE_THEOREM = {"V": 3, "batch_size": 200000, "M1": 6, "beta": 3.0, "kappa_a": 4.0, "kappa_a_test": 5000.0}
+INSIDE_THEOREM |= {"p_a": 0.6, "l_tr": 20, "lr": 0.1, "layers": 1}
+
+
 def results_of(rows: list[dict]) -> Results:
     runs = pd.DataFrame(rows)
+    runs = runs.assign(**{k: v for k, v in INSIDE_THEOREM.items() if k not in runs})
     skip = {"run_id", "sweep", "study", "seed", "eval_key", "status"}
     params = {c: {"role": "eval" if c in EVAL_PARAMS else "train"} for c in runs if c not in skip | set(METRICS)}
     curves = pd.DataFrame([], columns=["run_id", "sweep", "step", "metric", "value", "eval_key"])

@@ -19,8 +19,14 @@ CURVE_COLUMNS = ["run_id", "sweep", "step", "metric", "value", "eval_key"]
 BASE = {"layers": 1, "lr": 0.1, "p_a": 0.4, "l_tr": 20, "M1": 6, "beta": 3.0, "kappa_a": 2.0}
 
 
+# what a planted run carries where a test leaves it out: trained inside [LM25] Thms 1/3's conditions, constants 1
+# (B ≥ B_M, Vβ⁻⁴ ≤ κ_a ≤ Vβ(1 − p_a)/(p_a ε), l_tr ≥ ln M1/(1 − p_a)), as a real store carries every param
+INSIDE_THEOREM = {"V": 3, "batch_size": 200000, "model": "mamba", "kappa_a_test": 5000.0}
+
+
 def results_of(rows: list[dict], curves: list[dict] = ()) -> Results:
-    runs = add_derived(pd.DataFrame(rows))
+    frame = pd.DataFrame(rows)
+    runs = add_derived(frame.assign(**{k: v for k, v in INSIDE_THEOREM.items() if k not in frame}))
     params = {c: {"role": "eval" if c in EVAL_PARAMS else "train"} for c in (*TRAIN_PARAMS, *EVAL_PARAMS) if c in runs}
     table = pd.DataFrame(list(curves)) if curves else pd.DataFrame([], columns=CURVE_COLUMNS)
     return Results("synthetic", {"name": "synthetic", "study": STUDY, "laws": [], "params": params}, runs, table)

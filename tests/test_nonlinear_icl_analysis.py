@@ -25,8 +25,15 @@ EVAL_PARAMS = ("domain", "alpha_test", "l_ts", "S1", "K_ood", "prune_method", "p
 METRICS = ("test_error", "test_hinge", "small_neuron_fraction")
 
 
+# what a planted run carries where a test leaves it out: a config inside [L24] Thm 3.3's conditions, constants 1
+# (m ≥ M1² ln M1, B ≥ 10⁴ ln M1, l_tr ≥ ln M1/α, η ≤ 1), as a real store carries every param of the study
+INSIDE_THEOREM = {"M1": 6, "m": 20000, "batch_size": 50000, "l_tr": 50, "alpha": 0.8, "beta": 3.0, "lr": 1.0}
+INSIDE_THEOREM |= {"n_train_tasks": 0, "alpha_test": 0.8, "l_ts": 20}
+
+
 def results_of(rows: list[dict], curves: list[dict] | None = None, study: str = STUDY) -> Results:
     runs = pd.DataFrame(rows)
+    runs = runs.assign(**{k: v for k, v in INSIDE_THEOREM.items() if k not in runs})
     skip = {"run_id", "sweep", "study", "seed", "eval_key", "status"}
     params = {
         c: {"role": "eval" if c in EVAL_PARAMS else "train"}
@@ -117,15 +124,16 @@ def test_required_length_law_refits_at_other_thresholds():
 
 
 def test_samples_law_multiplies_the_first_step_by_the_batch_size():
-    """N = B·T (Thm 3.3): at B = 64 the samples are 64·T, with T's exponent; a planted α^(−2/3) is consistent."""
+    """N = B·T (Thm 3.3): at B = 2·10⁴ (inside B ≥ 10⁴ ln M1) the samples are B·T, with T's exponent; a planted
+    α^(−2/3) is consistent."""
     store = iteration_store(-2 / 3)
-    store.runs["batch_size"] = 64
+    store.runs["batch_size"] = 20000
     (samples,) = get_law("nonlinear_icl.samples_vs_alpha").evaluate(store)
     (iterations,) = get_law("nonlinear_icl.T_vs_alpha").evaluate(store)
     assert samples.estimate == pytest.approx(iterations.estimate, abs=1e-9)
     assert samples.verdict.verdict == CONSISTENT
     measured = samples.points["value"].to_numpy()
-    assert np.all(measured % 64 == 0) and measured.min() >= 64 * 5  # 64 × a record step (every 5)
+    assert np.all(measured % 20000 == 0) and measured.min() >= 20000 * 5  # B × a record step (every 5)
 
 
 def width_store(required_width):
@@ -156,11 +164,11 @@ def test_width_law_fits_the_smallest_sufficient_width_against_m1_squared_log_m1(
 
 def test_hinge_vs_batch_law_recovers_a_planted_inverse_square_root():
     rows = []
-    for B in (8, 16, 32, 64, 128, 256):
+    for B in (16, 32, 64, 128, 256, 512):  # inside Thm 3.3's B ≥ M1 ln M1 ≈ 10.8 (the loss is the law's ε)
         for seed in range(4):
             hinge = 0.4 * B**-0.5 * (1 + 0.03 * seed)
             rows.append(row(f"{B}-{seed}", seed, batch_size=B, domain="id", test_hinge=hinge))
-    rows.append(row("zero", 0, batch_size=512, domain="id", test_hinge=0.0))  # a loss of 0: left out, counted
+    rows.append(row("zero", 0, batch_size=1024, domain="id", test_hinge=0.0))  # a loss of 0: left out, counted
     (fit,) = get_law("nonlinear_icl.hinge_vs_batch").evaluate(results_of(rows))
     assert fit.estimate == pytest.approx(-0.5, abs=0.02) and fit.verdict.verdict == CONSISTENT
     assert fit.row()["n_points"] == 24

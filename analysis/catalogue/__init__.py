@@ -3,8 +3,10 @@
 A catalogue package exports LAWS (analysis.law.Law), CLAIMS (every claim of its paper and the laws testing it)
 and SECTIONS: hooks `section(results, add_chart) -> Section | None` that the generic report calls for a study's
 results, so that study-specific pages (pruning curves, classical learners) live beside the study's laws.
-Optionally RUN_SUMMARY: {study: function(one run's curves, one row per record) -> dict}, what `iclscale train`
-prints about the run's course beside its final metrics (a training-dynamics paper's phases, say)."""
+Optionally CONTROL_CONFIG: {study: params}, one config inside every theorem's conditions of the study, a
+tuple giving a param's levels, for the negative controls (analysis.controls). Optionally RUN_SUMMARY:
+{study: function(one run's curves, one row per record) -> dict}, what `iclscale train` prints about the
+run's course beside its final metrics (a training-dynamics paper's phases, say)."""
 
 from analysis.catalogue import cooccurrence, feature_selector, mamba_outliers, nonlinear_icl, softmax_window
 
@@ -17,6 +19,14 @@ PAPERS = {
     "Yang et al. 2024 [Y24], seed 003": (("cooccurrence",), cooccurrence),
 }
 ALL_LAWS = tuple(law for _, package in PAPERS.values() for law in package.LAWS)
+
+
+def control_config(study: str) -> dict:
+    """The study's config for the negative controls (analysis.controls): CONTROL_CONFIG[study] of its package."""
+    for studies, package in PAPERS.values():
+        if study in studies:
+            return dict(getattr(package, "CONTROL_CONFIG", {}).get(study, {}))
+    return {}
 
 
 def sections_of_study(study: str) -> tuple:

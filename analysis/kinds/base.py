@@ -22,6 +22,8 @@ class Kind:
     """The interface analysis.evaluate calls; defaults for a law whose x is a param or derived variable."""
 
     name: ClassVar[str] = "law"
+    tolerance: ClassVar[float] = 0.0  # the band's default widening (analysis.verdict), in the statistic's units
+    power_form: ClassVar[bool] = False  # the statistic is an exponent: "consistent" needs the power law shown
     form_required: bool = False  # a rejected form is inconsistent (the theory requires it), not inconclusive
     form_decides: bool = True  # False for a sign claim read off an exponent: a bent curve still has a sign
 

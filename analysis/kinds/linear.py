@@ -1,6 +1,6 @@
 """measure = a + b·x on linear axes (e.g. a loss linear in the pruning rate R, a neuron norm linear in the
-training step t): the slope b (or the intercept a) per group by least squares, with a bootstrap interval over
-seeds (analysis.fits), judged against the predicted band. Linearity is tested against the cell means (lack
+training step t): the slope b (or the intercept a) per group by least squares, with a t-interval
+(analysis.fits), judged against the predicted band. Linearity is tested against the cell means (lack
 of fit, analysis.forms) and shown beside it: R², the slope on the lower and upper half of the x values, and
 the curvature c of a quadratic fit a + b·x + c·x². x may be a fixed function of one param (ℒ = c0 + c1·L'²:
 x = L'²)."""
@@ -54,8 +54,8 @@ class Linear(TransformedX):
             lack_of_fit=lack_of_fit(x, y, x, blocks=seeds if group.paired else None) if len(x) else None,
             local=local_exponents(x, y, log=False) if len(levels) >= 2 else None,
             sensitivity={
-                "slope on lower half of x": fit_line(x[lower], y[lower], resamples=0).slope,
-                "slope on upper half of x": fit_line(x[upper], y[upper], resamples=0).slope,
+                "slope on lower half of x": fit_line(x[lower], y[lower]).slope,
+                "slope on upper half of x": fit_line(x[upper], y[upper]).slope,
                 "quadratic coefficient": line.curvature,
                 "intercept": line.intercept,
             },

@@ -50,7 +50,8 @@ class MaxTerm(PowerLaw):
                 f"{interval} meets this term's {named:g} and the other term's {_list(met)}: which term of the "
                 "max{} dominates here is not identified",
             )
-        band_miss = shared.verdict == INCONSISTENT and not prediction.primary.band.meets(low, high)
+        widened = prediction.primary.band.widened(law.rule.band_tolerance(self.tolerance, prediction.primary.mode))
+        band_miss = shared.verdict == INCONSISTENT and not widened.meets(low, high)
         if not band_miss:
             return shared  # too little evidence, or not a power law: as the shared rule says
         envelope = self.envelope(named)

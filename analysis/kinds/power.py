@@ -25,6 +25,7 @@ from analysis.forms import (
     LOF_ALPHA,
     OffsetForm,
     compare_forms,
+    curvature,
     lack_of_fit,
     local_exponents,
     range_sensitivity,
@@ -33,7 +34,7 @@ from analysis.kinds.base import TransformedX
 from analysis.lawfit import Estimate
 from analysis.reader import DERIVED, ingredients
 from analysis.select import groups, label
-from analysis.verdict import CONSISTENT, Verdict
+from analysis.verdict import CONSISTENT, EXPONENT_TOLERANCE, Verdict
 
 THRESHOLD_FACTORS = (0.5, 2.0)  # ε refitted at ε/2 and 2ε for the sensitivity (not from any paper)
 POINT_COLUMNS = ["x", "value", "seed", "censored", "left_censored"]
@@ -47,6 +48,8 @@ class PowerLaw(TransformedX):
     form_decides: bool = True
 
     name: ClassVar[str] = "power law"
+    tolerance: ClassVar[float] = EXPONENT_TOLERANCE
+    power_form: ClassVar[bool] = True
 
     def estimate(self, law, group, prediction, results, context) -> Estimate:
         rows = group.rows
@@ -76,7 +79,7 @@ class PowerLaw(TransformedX):
             details=details,
         )
         self._form(found, x, y, side, seeds if group.paired else None)
-        found.details["bend_tolerance"] = min(law.rule.max_interval_width, FORM_TOLERANCE)
+        found.details["bend_tolerance"] = FORM_TOLERANCE
         found.sensitivity = {
             f"exponent on {part}": value
             for part, value in range_sensitivity(x, y, rows["censored"]).items()
@@ -100,6 +103,7 @@ class PowerLaw(TransformedX):
         keep = np.isfinite(x) & np.isfinite(y) & (x > 0) & (y > 0)
         if not keep.any():
             return
+        found.curvature = curvature(x, y, side, blocks)  # every point: it leaves out what it cannot use itself
         blocks = None if blocks is None else blocks[keep]
         found.lack_of_fit = lack_of_fit(np.log(x[keep]), np.log(y[keep]), x[keep], side[keep], blocks)
         found.local = local_exponents(x, y, side)
@@ -140,7 +144,7 @@ class PowerLaw(TransformedX):
                     continue
             else:
                 again = law.measure.with_threshold(threshold).per_run(results, base)
-            fit = fit_power_law(again[law.x], again["value"], again["seed"], again["censored"], resamples=0)
+            fit = fit_power_law(again[law.x], again["value"], again["seed"], again["censored"])
             out[f"exponent at ε = {threshold:g}"] = fit.exponent
             out[f"censored at ε = {threshold:g}"] = float(fit.n_censored)
         return out

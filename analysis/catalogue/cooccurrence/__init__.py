@@ -64,3 +64,22 @@ CLAIMS = (
 LAWS = (*phase1.LAWS, *figure1_laws.LAWS, *initial_rates.LAWS, *phase2.LAWS, *attention.LAWS, *fractions.LAWS)
 SECTIONS = (figure1_section,)  # Figure 1 of its own (analysis.report calls it)
 RUN_SUMMARY = {STUDY: run_summary}  # T1, the peaks before it, T_attn: what `iclscale train` prints
+
+# The negative controls' config (analysis.controls): the theory's init inside Condition 1 (m ≥ m1, m ≥ L², n ≥ L²)
+# at every level; a tuple is a param's levels, its first the value where the param is not swept
+CONTROL_CONFIG = {
+    STUDY: {
+        "d": 64,
+        "m": (512, 64, 128, 256, 1024, 2048, 4096),
+        "m1": (64, 8, 16, 32, 128, 256),
+        "L": (2, 1, 3, 4, 6, 8, 12, 16, 20),
+        "n": (500, 50, 100, 200, 1000, 2000, 5000),
+        "c0": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0),
+        "c1": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0),
+        "lr": (0.01, 0.001, 0.002, 0.005, 0.02, 0.05, 0.1),
+        "steps": 30000,
+        "tokens": "distinct",
+        "init": "theory",
+        "readout": "pm1_fixed",
+    }
+}

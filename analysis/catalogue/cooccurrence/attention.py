@@ -4,7 +4,7 @@ softmax moves from uniform (Def. F.1, C15)."""
 
 from __future__ import annotations
 
-from analysis.catalogue.cooccurrence.common import PHASE2, theory_exponent_law
+from analysis.catalogue.cooccurrence.common import PHASE2, PHASE_2_CONDITIONS, theory_exponent_law
 from analysis.flow_measures import ChangeFromStart, PhaseValue
 from analysis.law import Law
 from analysis.measures import FinalValue
@@ -25,6 +25,7 @@ def _c12_law(axis: str, exponent: float, group_by: tuple[str, ...], why: str, **
         exponent,
         group_by,
         **extra,
+        regime=PHASE_2_CONDITIONS,
     )
 
 
@@ -54,6 +55,7 @@ def _rate_law(axis: str, exponent: float, why: str, **extra) -> Law:
         exponent,
         extra.pop("group_by", ("c0", "c1", "m1", "lr")),
         **extra,
+        regime=PHASE_2_CONDITIONS,
     )
 
 
@@ -79,6 +81,7 @@ C13_VS_N = theory_exponent_law(
     ("c0", "c1", "m", "m1", "lr"),
     where={"tokens": ("distinct",)},
     pool=("d",),
+    regime=PHASE_2_CONDITIONS,
 )
 
 # [Y24] Def. F.1 (held throughout Phase 2, Lemma F.18): max_{i,l,h} |p(t) − p(0)| < O(1/L²)
@@ -94,6 +97,7 @@ SOFTMAX_VS_L = theory_exponent_law(
     ("c0", "c1", "m", "m1", "lr"),
     upper=True,
     pool=("d",),
+    regime=PHASE_2_CONDITIONS,
 )
 
 LAWS = (*C12_LAWS, *RATE_LAWS, C13_VS_N, SOFTMAX_VS_L)

@@ -20,10 +20,11 @@ PHASE2 = Window("min_margin", 0.0, below=False, factor=1.0)
 # the 1/t law is fitted from 2·T1 on (spec §5.5 C8: "t ∈ [2 T1, t_end]")
 LATE_PHASE2 = Window("min_margin", 0.0, below=False, factor=2.0)
 
-EXPONENT_RULE = VerdictRule(max_interval_width=0.3)  # 0.3 wide at most: not from the paper
 # [Y24]'s rates are Θ̃/Õ (log factors hidden) and T1 is read on a grid of records: an exponent p is judged
-# against [p − 0.1, p + 0.1] (the 0.1 is this tool's tolerance, not from the paper)
+# against [p − 0.1, p + 0.1] (the 0.1 is this tool's tolerance, not from the paper). The bands below carry it, so
+# the rule widens them no further (tolerance 0, not the exponent default 0.1); 0.3 wide at most
 EXPONENT_TOLERANCE = 0.1
+EXPONENT_RULE = VerdictRule(max_interval_width=0.3, tolerance=0.0)
 
 
 def exponent_band(p: float) -> Band:
@@ -49,13 +50,70 @@ def constant(name: str, band: Band, source: str):
 THROUGHOUT = 0.95
 FRACTION_RULE = VerdictRule(mode=INSIDE, min_levels=1, min_points=3)
 
-CONDITION_1 = Regime(
-    "Condition 1: m ≥ m1, m ≥ L² and n ≥ L² (the theory's width and sample regime; the log factors are not checked)",
-    inside=lambda rows: (
-        (rows["m"].astype(float) >= rows["m1"].astype(float))
-        & (rows["m"].astype(float) >= rows["L"].astype(float) ** 2)
-        & (rows["n"].astype(float) >= rows["L"].astype(float) ** 2)
-    ),
+
+def condition_1(rows):
+    """Condition 1 on the params, log factors not checked: m ≥ m1, m ≥ L², n ≥ L²."""
+    m, L = rows["m"].astype(float), rows["L"].astype(float)
+    return (m >= rows["m1"].astype(float)) & (m >= L**2) & (rows["n"].astype(float) >= L**2)
+
+
+def _theory_setting(rows):
+    """The theory's initialisation (σ0 = c0/√(Lm), σ1 = c1/√m1, a = ±1 fixed: Condition 1, §2.2) and Condition 1."""
+    return (rows["init"] == "theory") & (rows["readout"] == "pm1_fixed") & condition_1(rows)
+
+
+INITIAL_OUTPUT_BOUND = 0.01  # [Y24] Lemma D.8: |F(0)(X_i)| ≤ 0.01 for every i
+# [Y24] Thm E.27 (‖Wᵀa‖² = Θ(σ1² m m1) at T1) and Def. F.1 (≤ O(σ1² m m1) throughout Phase 2), read with the
+# constant 2, not 1: ‖Wᵀa‖² is σ1² m m1 in expectation at t = 0 (a = ±1, W ~ N(0, σ1²)), so a constant of 1 would
+# exclude about half the initialisations before any training (this tool's choice)
+READOUT_SIZE_CONSTANT = 2.0
+
+
+def _per_row(measure, results, rows):
+    """A measure's value for each of `rows`, aligned with their index (NaN where a run has none, e.g. a store
+    recorded before the study had the probe)."""
+    import pandas as pd
+
+    if not len(rows):
+        return pd.Series(dtype=float, index=rows.index)
+    found = measure.per_run(results, rows.reset_index(names="_row"))
+    return found.set_index("_row")["value"].reindex(rows.index)
+
+
+def initial_output_small(results, rows):
+    """[Y24] Lemma D.8: max_i |F(0)(X_i)| ≤ 0.01, from the probe `max_abs_output` at step 0."""
+    from analysis.flow_measures import InitialValue
+
+    return _per_row(InitialValue("max_abs_output"), results, rows) <= INITIAL_OUTPUT_BOUND
+
+
+def readout_size_in_phase_2(results, rows):
+    """Lemma D.8, and [Y24] Def. F.1 / Thm E.27: the largest ‖Wᵀa‖² (probe `u_norm2`) over Phase 2 ≤
+    2·σ1² m m1 = 2·c1²·m (theory init)."""
+    from analysis.flow_measures import PhaseValue
+
+    largest = _per_row(PhaseValue("u_norm2", window=PHASE2, statistic="max"), results, rows)
+    scale = rows["c1"].astype(float) ** 2 * rows["m"].astype(float)
+    return initial_output_small(results, rows) & (largest <= READOUT_SIZE_CONSTANT * scale)
+
+
+CONDITION_1_TEXT = "Condition 1: m ≥ m1, m ≥ L² and n ≥ L² (the log factors are not checked)"
+F0_TEXT = (
+    "Lemma D.8: max_i |F(0)(X_i)| ≤ 0.01 (probe max_abs_output at t = 0; runs recorded without it count as outside)"
+)
+READOUT_TEXT = "Def. F.1, Thm E.27: ‖Wᵀa‖² ≤ 2σ1² m m1 = 2c1²m at every Phase-2 record (constant 2: see common.py)"
+CONDITION_1 = Regime(f"{CONDITION_1_TEXT}; {F0_TEXT}", inside=condition_1, measured=initial_output_small)
+PHASE_2_CONDITIONS = Regime(
+    f"{CONDITION_1_TEXT}; {F0_TEXT}; {READOUT_TEXT}", inside=condition_1, measured=readout_size_in_phase_2
+)
+# for laws judged on every init: the theory's init is one of the conditions, the others are left out and counted
+THEORY_SETTING = Regime(
+    f"theory init (a = ±1 fixed); {CONDITION_1_TEXT}; {F0_TEXT}", inside=_theory_setting, measured=initial_output_small
+)
+THEORY_SETTING_PHASE_2 = Regime(
+    f"theory init (a = ±1 fixed); {CONDITION_1_TEXT}; {F0_TEXT}; {READOUT_TEXT}",
+    inside=_theory_setting,
+    measured=readout_size_in_phase_2,
 )
 
 
@@ -88,7 +146,8 @@ def theory_exponent_law(
 ) -> Law:
     """measure ∝ x^exponent on theory-init runs (a = ±1 fixed) inside Condition 1, judged against exponent ± 0.1;
     a pair (low, high) is a range of exponents, [low − 0.1, high + 0.1]; with `upper`, an Õ bound: exponent ≤
-    exponent + 0.1. `citation` is the paper's theorem/equation."""
+    exponent + 0.1. `citation` is the paper's theorem/equation. The regime is CONDITION_1 unless `regime` is given
+    (PHASE_2_CONDITIONS for a Phase-2 claim)."""
     if isinstance(exponent, tuple):
         wording = f"exponent in [{exponent[0]:g}, {exponent[1]:g}] (±0.1)"
         band = Band(exponent[0] - EXPONENT_TOLERANCE, exponent[1] + EXPONENT_TOLERANCE)
@@ -109,7 +168,7 @@ def theory_exponent_law(
         kind=extra.pop("kind", PowerLaw()),
         group_by=group_by,
         row_filter=theory_init,
-        regime=CONDITION_1,
+        regime=extra.pop("regime", CONDITION_1),
         rule=EXPONENT_RULE,
         **extra,
     )

@@ -11,6 +11,7 @@ from analysis.catalogue.cooccurrence.common import (
     LATE_PHASE2,
     PHASE2,
     STUDY,
+    THEORY_SETTING_PHASE_2,
     THROUGHOUT,
     Y24,
     constant,
@@ -55,6 +56,7 @@ def _throughout(claim_id: str, metric: str, low: float, high: float, claim: str,
         kind=Bound(aggregate="min", statistic_text="seed-mean of the fraction of Phase-2 records where it holds"),
         group_by=SETTING,
         rule=FRACTION_RULE,
+        regime=THEORY_SETTING_PHASE_2,
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 from analysis.catalogue.cooccurrence.common import (
     FRACTION_RULE,
     STUDY,
+    THEORY_SETTING,
     Y24,
     exponent_band,
     theory_exponent_law,
@@ -83,6 +84,7 @@ RANDOM_RATE_CONDITIONS = (
 
 RANDOM_RATE_RATIO = Law(
     name=f"{STUDY}.initial_random_token_rate_ratio",
+    regime=THEORY_SETTING,
     study=STUDY,
     claim="a random token's sub-network moves ≈ 3/n as fast as a target's at t = 0",
     citation=f"{Y24} Lemma E.6 (the ratio 3/n is spec C4's derivation)",

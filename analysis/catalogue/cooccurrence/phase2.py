@@ -8,10 +8,11 @@ import math
 from dataclasses import replace
 
 from analysis.catalogue.cooccurrence.common import (
-    CONDITION_1,
     LATE_PHASE2,
     PHASE2,
+    PHASE_2_CONDITIONS,
     STUDY,
+    THEORY_SETTING_PHASE_2,
     Y24,
     constant,
     exponent_band,
@@ -39,6 +40,7 @@ KAPPA_VS_M = theory_exponent_law(
     "m",
     1.0,
     ("c1", "m1", "lr"),
+    regime=PHASE_2_CONDITIONS,
 )
 KAPPA_VS_M1 = theory_exponent_law(
     "kappa_vs_m1",
@@ -49,6 +51,7 @@ KAPPA_VS_M1 = theory_exponent_law(
     "m1",
     0.0,
     ("c0", "c1", "m", "lr"),
+    regime=PHASE_2_CONDITIONS,
 )
 
 # Thm F.8's step: dL̂/dt = −‖Wᵀa‖² Θ(L̂²), with the exact rate dL̂/dt = −‖∇L̂‖² (the study's `loss_rate_ratio`)
@@ -61,10 +64,12 @@ LOSS_RATE_RATIO_VS_M = theory_exponent_law(
     "m",
     0.0,
     ("c0", "c1", "m1", "lr"),
+    regime=PHASE_2_CONDITIONS,
 )
 
 LOCAL_LOSS_EXPONENT = Law(
     name=f"{STUDY}.local_loss_exponent",
+    regime=THEORY_SETTING_PHASE_2,
     study=STUDY,
     claim="in Phase 2 the loss falls as 1/(t − T1): the slope of log L̂ against log(t − T1) is −1",
     citation=f"{Y24} Thm F.8",
@@ -84,6 +89,7 @@ LOSS_LEVELS = (0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.003, 0.002, 0.001)  # ε: t
 # [Y24] Thm 3.3 / F.8: L̂(t) = 1/(κ(t − T1) + 1/L̂(T1)) reaches ε at t_ε = T1 + (1/ε − 1/L̂(T1))/κ
 TIME_TO_LOSS = Law(
     name=f"{STUDY}.time_to_loss",
+    regime=THEORY_SETTING_PHASE_2,
     study=STUDY,
     claim="the time to reach a training loss ε is t_ε ≈ T1 + (1/ε − 1/L̂(T1))/κ: t_ε − T1 grows linearly in "
     "1/ε − 1/L̂(T1)",
@@ -101,7 +107,8 @@ TIME_TO_LOSS = Law(
 )
 
 # [Y24] Lemma F.10 over ‖Wᵀa‖²(T1) = Θ(σ1² m m1): relative growth Õ(1/(σ1² m)) = Õ(m1/(c1² m)): an O bound, so an
-# exponent of at most −1; spec C10 reads it as tight (exponent −1): judged beside it
+# exponent of at most −1; spec C10 reads it as tight (exponent −1): judged beside it. Its regime is Condition 1
+# and Lemma D.8 without Def. F.1's size of ‖Wᵀa‖²: that size is what it measures (selecting on it would bias it)
 READOUT_GROWTH_VS_M = theory_exponent_law(
     "readout_growth_vs_m",
     "‖Wᵀa‖² barely grows in Phase 2: its growth relative to T1 is Õ(m1/(σ1² m m1)) ∝ 1/m at fixed c1",
@@ -133,6 +140,7 @@ G_SPREAD_VS_M = theory_exponent_law(
     0.0,
     ("c0", "c1", "m1", "lr"),
     upper=True,
+    regime=PHASE_2_CONDITIONS,
 )
 
 # C19, [Y24] Thm E.27 and Lemma F.14: |G(μ_r)| = Õ(σ0σ1√(m m1)) + Õ((1/n + …)/(σ1² m m1)): with s0 = c0/√(Lm),
@@ -148,6 +156,7 @@ G_RANDOM_VS_M = theory_exponent_law(
     0.0,
     ("c0", "c1", "m1", "lr"),
     upper=True,
+    regime=PHASE_2_CONDITIONS,
 )
 
 TEST_LOSS_VS_M = Law(
@@ -166,7 +175,7 @@ TEST_LOSS_VS_M = Law(
     kind=PowerLaw(),
     group_by=("c0", "c1", "m1", "lr"),
     row_filter=theory_init,
-    regime=CONDITION_1,
+    regime=PHASE_2_CONDITIONS,
     one_row_per_run=False,
     rule=VerdictRule(mode=INSIDE),
 )
@@ -184,6 +193,7 @@ TEST_TRAIN_RATIO_VS_M = theory_exponent_law(
     ("c0", "c1", "m1", "lr"),
     upper=True,
     one_row_per_run=False,
+    regime=PHASE_2_CONDITIONS,
 )
 
 LAWS = (

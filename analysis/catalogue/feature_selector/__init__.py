@@ -88,3 +88,33 @@ CLAIMS = (
 
 LAWS = (*iterations.LAWS, *mechanism.LAWS, *ood.LAWS)
 SECTIONS = (figure1_section,)
+
+# The negative controls' config (analysis.controls): inside Thm 1's conditions with constants 1 at every level
+# (M1 ≤ 64: m ≥ 4·M1²·ln(B·steps) ≈ 2.2·10⁵, B ≥ M1 ln M1 ≈ 266, τ ≤ 1/M1, l_tr ≥ 2 ln M/α) and in the selection
+# regime (the probe's in_regime = 1, a training hinge below the plateau's 0.8); a tuple is a param's levels, its
+# first the value where not swept
+CONTROL_CONFIG = {
+    STUDY: {
+        "d_x": 20,
+        "M1": (4, 2, 3, 6, 8, 16, 32, 64),
+        "M2": (16, 2, 4, 8, 32, 64, 128),
+        "l_tr": 120,
+        "batch_size": 300,
+        "steps": 2000,
+        "m": 250000,
+        "lr": (2.5, 0.1, 0.25, 0.5, 1.0, 5.0),
+        "alpha": (0.6, 0.1, 0.2, 0.3, 0.4, 0.8, 1.0),
+        "beta": 2.0,
+        "lambda_star": (0.5, 0.05, 0.1, 0.2, 0.3, 0.7, 1.0),
+        "lambda_mode": "fixed",
+        "tau": (0.01, 0.02, 0.05, 0.075, 0.1, 0.15),
+        "n_train_tasks": 0,
+        "domain": "id",
+        "alpha_test": (0.6, 0.1, 0.2, 0.3, 0.4, 0.8, 1.0),
+        "l_ts": (20, 2, 5, 10, 40, 80),
+        "ood_relevant": "cone",
+        "ood_label": "same",
+        "in_regime": 1,
+        "train_loss": 0.1,
+    }
+}

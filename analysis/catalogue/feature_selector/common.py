@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from analysis.law import Hypothesis, Prediction, Regime
 from analysis.verdict import OVERLAP, Band, VerdictRule
 
@@ -39,10 +41,53 @@ def _selection_or_plateau(runs):
     return (runs["in_regime"] >= 1) | (runs["train_loss"] > PLATEAU_LOSS)
 
 
-SELECTION = Regime(
-    text="runs ending in the selection regime (A_* ≥ 0.9) or still at the initial plateau (training hinge > 0.8); runs "
-    "that escaped into a non-selection solution are left out and counted (spec §6.3 robustness protocol)",
-    inside=_selection_or_plateau,
+# [LW23] Thm 1's hypotheses on the params, every Ω constant 1 (the paper gives none; not from the paper) --------
+THEOREM_1_PARTS = ("width", "batch", "l_tr", "noise", "tasks")
+THEOREM_1_WORDS = {
+    "width": "m ≥ 4·M1²·ln N, N = B·steps (ε_m⁻² M1² log N at its weakest, ε_m → 1/2)",
+    "batch": "B ≥ M1 ln M1",
+    "l_tr": "l_tr ≥ 2 ln M/α (Eq. 5)",
+    "noise": "τ ≤ 1/M1",
+    "tasks": "n_train_tasks = 0 (cyclic) or ≥ M1 (Lemma 1)",
+}
+
+
+def theorem_1(rows, without: tuple[str, ...] = ()):
+    """[LW23] Thm 1's conditions on the params (constants 1), but for the parts in `without` (what a law measures)."""
+    m1 = rows["M1"].astype(float)
+    ok = np.ones(len(rows), dtype=bool)
+    if "width" not in without:
+        samples = rows["batch_size"].astype(float) * rows["steps"].astype(float)
+        ok &= rows["m"].astype(float) >= 4 * m1**2 * np.log(samples)
+    if "batch" not in without:
+        ok &= rows["batch_size"].astype(float) >= m1 * np.log(m1)
+    if "l_tr" not in without:
+        patterns = m1 + rows["M2"].astype(float)
+        ok &= rows["l_tr"].astype(float) >= 2 * np.log(patterns) / rows["alpha"].astype(float)
+    if "noise" not in without:
+        ok &= rows["tau"].astype(float) <= 1 / m1
+    if "tasks" not in without and "n_train_tasks" in rows:
+        tasks = rows["n_train_tasks"].astype(float)
+        ok &= (tasks == 0) | (tasks >= m1)
+    return ok
+
+
+def theorem_1_regime(without: tuple[str, ...] = (), run_condition=None, run_text: str = "") -> Regime:
+    """Thm 1's conditions (but `without`), and a condition on the trained run (SELECTION, SELECTED) where given."""
+    words = "; ".join(THEOREM_1_WORDS[p] for p in THEOREM_1_PARTS if p not in without)
+    text = f"[LW23] Thm 1: {words} (the Ω constants taken as 1, not from the paper)"
+
+    def inside(rows):
+        ok = theorem_1(rows, without)
+        return ok & np.asarray(run_condition(rows), dtype=bool) if run_condition is not None else ok
+
+    return Regime(f"{run_text}; {text}" if run_text else text, inside=inside)
+
+
+SELECTION = theorem_1_regime(
+    run_condition=_selection_or_plateau,
+    run_text="runs ending in the selection regime (A_* ≥ 0.9) or still at the initial plateau (training hinge > "
+    "0.8); runs that escaped into a non-selection solution are left out and counted (spec §6.3 robustness protocol)",
 )
 
 
@@ -51,10 +96,11 @@ def _selected(runs):
     return runs["in_regime"] >= 1 if "in_regime" in runs else [True] * len(runs)
 
 
-SELECTED = Regime(
-    text="runs ending in the selection regime (A_* ≥ 0.9); the others (non-selection solutions, runs still at the "
-    "plateau) are left out and counted",
-    inside=_selected,
+# Propositions 1–2, Lemma 3 and Thm 2 describe the model Thm 1 trains: under its conditions too
+SELECTED = theorem_1_regime(
+    run_condition=_selected,
+    run_text="runs ending in the selection regime (A_* ≥ 0.9); the others (non-selection solutions, runs still at "
+    "the plateau) are left out and counted",
 )
 
 

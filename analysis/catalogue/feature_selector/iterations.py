@@ -17,6 +17,7 @@ from analysis.catalogue.feature_selector.common import (
     SELECTION,
     STUDY,
     exponent_prediction,
+    theorem_1_regime,
 )
 from analysis.kinds import Bound, Curve, PowerLaw, Trend
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
@@ -176,6 +177,7 @@ def tau_crit_prediction(params: Mapping[str, Any]) -> Prediction:
 
 TAU_CRIT_VS_M1 = Law(
     name=f"{STUDY}.tau_crit_vs_M1",
+    regime=theorem_1_regime(without=("noise",)),  # τ is what it measures
     study=STUDY,
     claim="training breaks down at a noise bound τ_crit ≈ (1 − ε_m)/M1, i.e. τ_crit ∝ 1/M1",
     citation=f"{LW23} Theorem 1, Eq. (6)",
@@ -207,6 +209,7 @@ def l_tr_prediction(params: Mapping[str, Any]) -> Prediction:
 
 L_TR_VS_ALPHA = Law(
     name=f"{STUDY}.l_tr_vs_alpha",
+    regime=theorem_1_regime(without=("l_tr",)),  # l_tr is what it measures
     study=STUDY,
     claim="the training prompt length needed grows as 1/α",
     citation=f"{LW23} Theorem 1, Eq. (5)",
@@ -258,6 +261,9 @@ def width_prediction(params: Mapping[str, Any]) -> Prediction:
     )
 
 
+MEASURED_CONDITION = {"m": ("width",), "batch_size": ("batch",), "tau": ("noise",)}  # a grid axis measured
+
+
 def _required_vs_m1(name, axis, symbol, x, kind, predict, claim, citation, how, prediction_text) -> Law:
     """The smallest value of a grid `axis` whose final in-domain error is ≤ ε, per M1 and seed, against M1."""
     return Law(
@@ -265,6 +271,7 @@ def _required_vs_m1(name, axis, symbol, x, kind, predict, claim, citation, how, 
         study=STUDY,
         claim=claim,
         citation=f"{LW23} {citation}",
+        regime=theorem_1_regime(without=MEASURED_CONDITION.get(axis, ())),
         conditions=f"required {symbol} = the smallest {symbol} of the grid whose final in-domain error is ≤ 0.01 "
         f"{how}, per M1 and seed (ε not from the paper; a staircase on the grid); M2 = max(M1² − M1, 8), d_X = M "
         f"vary with M1 (pooled); every run counts (failing is the event measured). {THEOREM_1}",

@@ -190,6 +190,8 @@ def resolvable(runs):
 
 
 def _no_match_law(name: str, judged: str, predict, prediction_text: str, width: float) -> Law:
+    """`width`: the resolution the sweep's grid gives the constant; the band around the point is ± width/2 (an
+    equivalence band needs a tolerance: a point alone is met by no interval; this tool's choice)."""
     return Law(
         name=f"{STUDY}.{name}",
         study=STUDY,
@@ -217,7 +219,7 @@ def _no_match_law(name: str, judged: str, predict, prediction_text: str, width: 
         row_filter=resolvable,
         one_row_per_run=False,
         regime=SELECTED,
-        rule=VerdictRule(min_levels=4, min_points=8, max_interval_width=width),
+        rule=VerdictRule(min_levels=4, min_points=8, max_interval_width=width, tolerance=width / 2),
     )
 
 

@@ -59,3 +59,29 @@ CLAIMS = (
 
 LAWS = (*fig2.LAWS, *iterations.LAWS, *batch.LAWS, *thresholds.LAWS, *magnitude.LAWS, *mechanism.LAWS)
 SECTIONS = (table1_section, figures3_6_section)
+
+# The negative controls' config (analysis.controls): trained inside Thms 1/3 (B ≥ B_M ≈ 1.3·10⁵ at the smallest κ_a,
+# Vβ⁻⁴ ≤ κ_a ≤ Vβ(1 − p_a)/(p_a ε), l_tr ≥ ln M1/(1 − p_a) up to p_a = 0.97) and tested inside Thm 2 (b), (d)
+# (κ_a′ ≥ κ_a, l_ts ≥ (1 − α)^(−1) ln M1 up to α = 0.9), constants 1; a tuple is a param's levels, its first the
+# value where the param is not swept
+CONTROL_CONFIG = {
+    STUDY: {
+        "M1": (6, 3, 4, 8, 12, 16, 32, 64),
+        "M2": 10,
+        "V": 3,
+        "d": 30,
+        "l_tr": (80, 5, 10, 20, 40, 160),
+        "batch_size": 200000,
+        "steps": 1000,
+        "lr": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5),
+        "p_a": (0.6, 0.0, 0.3, 0.5, 0.8, 0.9, 0.95, 0.97),
+        "beta": (3.0, 1.0, 1.5, 2.0, 4.0, 6.0, 10.0),
+        "kappa_a": (4.0, 0.5, 1.0, 2.0, 8.0, 16.0),
+        "kappa_a_test": 5000.0,
+        "alpha": (0.1, 0.2, 0.25, 0.35, 0.4, 0.45, 0.55, 0.7, 0.9),
+        "l_ts": 40,
+        "label_mode": "flip",
+        "placement": "bernoulli",
+        "step": (0, 100, 200, 300, 400, 500, 600),
+    }
+}

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY
+from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.catalogue.mamba_outliers.iterations import one_minus
 from analysis.kinds import MaxTerm
 from analysis.law import Hypothesis, Law, Prediction
@@ -87,6 +87,7 @@ def batch_law(model: str, variable: str) -> Law:
         kind=kind,
         where={**ONE_LAYER, "model": (model,)},
         pool=("steps",),  # the budget follows T_M or T_T along the swept variable by design
+        regime=trained_regime(without=("batch",)),  # B is what it measures
     )
 
 

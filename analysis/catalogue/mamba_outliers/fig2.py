@@ -10,9 +10,9 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY
+from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.kinds import Comparison, Threshold
-from analysis.law import Hypothesis, Law, Prediction, Regime, inside_rule
+from analysis.law import Hypothesis, Law, Prediction, inside_rule
 from analysis.measures import FinalValue
 from analysis.verdict import Band, VerdictRule
 
@@ -50,7 +50,9 @@ def theorem4_inside(rows):
     return (alpha >= 0.5) | (rows["l_ts"].astype(float) >= needed)
 
 
-def _law(name, model, metric, claim, prediction, citation, conditions, text, necessary, regime=None) -> Law:
+def _law(
+    name, model, metric, claim, prediction, citation, conditions, text, necessary, regime=None, control=None
+) -> Law:
     return Law(
         name=f"{STUDY}.{name}",
         study=STUDY,
@@ -66,6 +68,7 @@ def _law(name, model, metric, claim, prediction, citation, conditions, text, nec
         where={**ONE_LAYER, "model": (model,), "placement": ("bernoulli",)},
         one_row_per_run=False,
         regime=regime,
+        control_params=control or {},
         rule=THRESHOLD_RULE,
     )
 
@@ -94,6 +97,7 @@ def _fig2_laws(metric: str, suffix: str) -> tuple[Law, ...]:
         "Thm 2 also needs κ_a' ≥ κ_a and a large enough T, B (not checked)",
         "error ≤ 0.01 at every α < min(1, p_a·l_tr/l_ts) (0.6 at p_a = 0.6, l_tr = l_ts)",
         necessary=False,
+        regime=trained_regime(),  # Thm 2: "the model trained under Theorem 1"
     )
     lt = _law(
         "lt_threshold_half" + suffix,
@@ -106,7 +110,8 @@ def _fig2_laws(metric: str, suffix: str) -> tuple[Law, ...]:
         "(Thm 4, constant 1 not from the paper: at l_ts = 20, α ≤ 0.3)",
         "error ≤ 0.01 at every α < 1/2 inside Thm 4's l_ts condition, > 0.01 at every α ≥ 1/2",
         necessary=True,
-        regime=Regime("l_ts ≥ (1/2 − α)^(−2)·α·log M1, or α ≥ 1/2", theorem4_inside),
+        regime=trained_regime(also=theorem4_inside, also_text="l_ts ≥ (1/2 − α)^(−2)·α·log M1, or α ≥ 1/2"),
+        control={"l_ts": 400},  # Thm 4's l_ts ≥ α ln M1/(1/2 − α)² up to α = 0.45
     )
     return mamba, theorem2, lt
 

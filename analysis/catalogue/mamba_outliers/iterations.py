@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.catalogue.mamba_outliers.common import LM25, ONE_LAYER, STUDY
+from analysis.catalogue.mamba_outliers.common import LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.kinds import PowerLaw
 from analysis.law import Hypothesis, Law, Prediction
 from analysis.measures import FirstStepReaching, first_step_reaching
@@ -83,6 +83,7 @@ def iteration_law(model: str, variable: str) -> Law:
         predict=_prediction(model, variable),
         kind=kind,
         where={**ONE_LAYER, "model": (model,)},
+        regime=trained_regime(),
         rule=EXPONENT_RULE,
     )
 
@@ -135,6 +136,7 @@ def ratio_prediction(params: Mapping[str, Any]) -> Prediction:
 
 T_RATIO_VS_L_TR = Law(
     name=f"{STUDY}.T_ratio_vs_l_tr",
+    regime=trained_regime(),
     study=STUDY,
     claim="Mamba needs Θ(l_tr) times the LT's iterations: T_M / T_T ∝ l_tr",
     citation=f"{LM25} Remark 4; Theorem 1, Eq. (9) over Theorem 3, Eq. (14)",

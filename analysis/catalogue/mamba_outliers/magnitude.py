@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY
+from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.kinds import Threshold
-from analysis.law import Hypothesis, Law, Prediction, Regime
+from analysis.law import Hypothesis, Law, Prediction
 from analysis.measures import FinalValue
 from analysis.verdict import Band
 
@@ -89,7 +89,12 @@ KAPPA_A_LOWER = Law(
     prediction_text="hinge ≤ 0.01 iff κ_a ≥ Vβ^(−4) (on the window's lower half)",
     predict=_edge("Vβ^(−4)", lower_bound),
     kind=Threshold(threshold=EPSILON, good_side="above", necessary=True),
-    regime=Regime("κ_a ≤ √(Vβ^(−4)·Vβ(1 − p_a)/(p_a ε)), the window's lower half (log scale, constants 1)", lower_half),
+    regime=trained_regime(  # κ_a is what it measures
+        without=("kappa",),
+        also=lower_half,
+        also_text="κ_a ≤ √(Vβ^(−4)·Vβ(1 − p_a)/(p_a ε)), the window's lower half (log scale, constants 1)",
+    ),
+    control_params={"kappa_a": (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)},  # around Vβ^(−4) = 0.037 at β = 3
     **COMMON,
 )
 
@@ -100,7 +105,12 @@ KAPPA_A_UPPER = Law(
     prediction_text="hinge ≤ 0.01 iff κ_a ≤ Vβ(1 − p_a)/(p_a ε) (on the window's upper half)",
     predict=_edge("Vβ(1 − p_a)/(p_a ε)", upper_bound),
     kind=Threshold(threshold=EPSILON, good_side="below", necessary=True),
-    regime=Regime("κ_a ≥ √(Vβ^(−4)·Vβ(1 − p_a)/(p_a ε)), the window's upper half (log scale, constants 1)", upper_half),
+    regime=trained_regime(
+        without=("kappa",),
+        also=upper_half,
+        also_text="κ_a ≥ √(Vβ^(−4)·Vβ(1 − p_a)/(p_a ε)), the window's upper half (log scale, constants 1)",
+    ),
+    control_params={"kappa_a": (10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)},  # around the upper edge 600 at β = 3
     **COMMON,
 )
 

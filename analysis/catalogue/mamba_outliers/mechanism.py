@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, STUDY
+from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, STUDY, trained_regime
 from analysis.kinds import Bound, Trend
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
 from analysis.measures import CurveValues, FinalValue, RelativeToStart, final_value
@@ -77,6 +77,10 @@ def _law(name: str, layers: int, **particular) -> Law:
         "one_row_per_run": False,
         "rule": RULE,
     }
+    # Corollaries 1–2 describe the one-layer Mamba that Thm 1 trains: its conditions are theirs; the 3-layer laws
+    # extend them as Figs. 5–6 do (no theorem covers them)
+    if layers == 1 and "Corollary" in particular.get("citation", ""):
+        shared["regime"] = trained_regime()
     return Law(name=f"{STUDY}.{name}", **{**shared, **particular})
 
 

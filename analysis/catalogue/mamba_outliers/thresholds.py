@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY
+from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.catalogue.mamba_outliers.fig2 import ERRORS, STRICT, THRESHOLD_RULE
 from analysis.kinds import Bound, PowerLaw, Threshold
-from analysis.law import Hypothesis, Law, Prediction, Regime, inside_rule
+from analysis.law import Hypothesis, Law, Prediction, inside_rule
 from analysis.measures import FinalValue, ThresholdAlongAxis, final_value
 from analysis.verdict import Band, VerdictRule
 
@@ -64,7 +64,7 @@ def _r_law(metric: str, suffix: str) -> Law:
         where={**ONE_LAYER, "model": ("mamba",), "placement": ("bernoulli",)},
         row_filter=_positive_p_a,
         one_row_per_run=False,
-        regime=Regime("κ_a′ ≥ κ_a and l_ts ≥ (1 − α)^(−1)·log M1", theorem2_conditions),
+        regime=trained_regime(also=theorem2_conditions, also_text="κ_a′ ≥ κ_a and l_ts ≥ (1 − α)^(−1)·log M1"),
         rule=THRESHOLD_RULE,
     )
 
@@ -101,6 +101,9 @@ def _l_ts_law(model: str, metric: str, suffix: str) -> Law:
     source = "[LM25] Theorem 2 (d), Eq. (12)" if mamba else "[LM25] Theorem 4 (d), Eq. (15)"
     return Law(
         name=f"{STUDY}.{model}_l_ts_threshold{suffix}",
+        # (1 − α)⁻¹ = 1.1 … 20, evenly spread on log axes (the study config's α levels crowd near 1.1)
+        control_params={"alpha": (0.1, 0.5, 0.7, 0.8, 0.9, 0.95)} if mamba else {},
+        regime=trained_regime(),
         study=STUDY,
         claim=f"{'Mamba' if mamba else 'the LT'} needs l_ts ≳ {x_text}·log M1 test demonstrations for error ≤ ε "
         f"({ERRORS[metric]})",
@@ -147,6 +150,8 @@ def tail_prediction(params: Mapping[str, Any]) -> Prediction:
 def _tail_law(metric: str, suffix: str) -> Law:
     return Law(
         name=f"{STUDY}.lt_error_tail_bound{suffix}",
+        control_params={"l_ts": 400},  # Thm 4's l_ts condition up to α = 0.45
+        regime=trained_regime(),
         study=STUDY,
         claim=f"the LT's test error is ≤ exp(−l_ts(1/2 − α)²α) for α < 1/2 ({ERRORS[metric]})",
         citation=f"{LM25} proof of Theorem 4, Eq. (79)",

@@ -46,3 +46,29 @@ CLAIMS = (
 
 LAWS = (*theorem33.LAWS, *thresholds.LAWS, *pruning.LAWS, *mechanism.LAWS, *learners.LAWS)
 SECTIONS = (pruning_section, learner_section)  # report sections of its own (analysis.report calls them)
+
+# The negative controls' config (analysis.controls): inside Thm 3.3's conditions with the Ω constants 1 at every
+# level (M1 ≤ 64: m ≥ M1² ln M1 ≈ 1.7·10⁴, B ≥ 10⁴·ln M1 ≈ 4.2·10⁴, l_tr ≥ ln M1/α ≈ 42 at α = 0.1); a tuple is
+# a param's levels, its first the value where the param is not swept
+_CONTROL = {
+    "M1": (6, 8, 12, 16, 24, 32, 48, 64),
+    "M2": 24,
+    "m": 20000,
+    "batch_size": (50000, 100000, 200000, 300000, 500000, 1000000),
+    "l_tr": 50,
+    "alpha": (0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0),
+    "beta": (1.0, 1.5, 2.5, 4.0, 6.0, 10.0),
+    "lr": (0.03, 0.05, 0.1, 0.2, 0.5, 1.0),
+    "n_train_tasks": 0,
+    "domain": "id",
+    "alpha_test": (0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0),
+    "l_ts": 20,
+    "S1": (0.25, 0.5, 0.7, 1.4, 2.0, 4.0),
+    "learner": "transformer",
+    "prune_method": "none",
+    "prune_score": "wowv",
+    "prune_ratio": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9),
+    "small_neuron_fraction": 0.35,
+    "step": (0, 100, 200, 300, 400, 500, 600),
+}
+CONTROL_CONFIG = {STUDY: _CONTROL, GPT2: {k: v for k, v in _CONTROL.items() if k != "m"}}

@@ -18,7 +18,9 @@ record. Thresholds, verdict widths and the Ω(m) constant below are this tool's 
 
 from __future__ import annotations
 
-from analysis.law import Hypothesis, Prediction
+import numpy as np
+
+from analysis.law import Hypothesis, Prediction, Regime
 from analysis.verdict import OVERLAP, Band, VerdictRule
 
 L24 = "Li, Wang, Lu, Cui, Chen 2024 [L24] (ICML 2024, arXiv 2402.15607)"
@@ -34,6 +36,54 @@ THEOREM_3_3 = (
     "A sufficient condition: the exponent of the bound is predicted, the exponent of a measured "
     "requirement only as a trend (spec §6)"
 )
+
+
+# Theorem 3.3's conditions as a regime -----------------------------------------------------------------
+THEOREM_3_3_PARTS = ("width", "batch", "l_tr", "l_ts", "step", "tasks")
+
+
+def theorem_3_3_regime(epsilon: float | None, without: tuple[str, ...] = (), source: str = "Thm 3.3") -> Regime:
+    """[L24] Thm 3.3's conditions (i)–(iv) and Condition 3.2 on the params, every Ω(·) constant taken as 1
+    (the paper gives none; this tool's reading): (i) m ≥ M1² ln M1; (ii) B ≥ max{ε⁻², M1}·ln M1; (iii)
+    l_tr ≥ max{ln M1/α, 1/(β²α)} and l_ts ≥ 1/α'; (iv) η ≤ 1; Condition 3.2: the cyclic task set
+    (n_train_tasks = 0) or at least M1 training tasks. `epsilon`: the ε of (ii), the threshold the law's
+    measure reads; None where the claim fixes no ε (the statement holds for any ε > 0), so (ii) is read at
+    its weakest, ε ≥ M1^(−1/2): B ≥ M1 ln M1. `without`: the parts whose param the law measures (the
+    required m of a width law, say) or that the study lacks (a GPT-2 has no m): THEOREM_3_3_PARTS."""
+    parts = [p for p in THEOREM_3_3_PARTS if p not in without]
+    floor = f"max{{ε⁻² = {epsilon**-2:g}, M1}}" if epsilon is not None else "M1 (ε free: ε ≥ M1^(−1/2))"
+    words = {
+        "width": "m ≥ M1² ln M1",
+        "batch": f"B ≥ {floor}·ln M1",
+        "l_tr": "l_tr ≥ max{ln M1/α, 1/(β²α)}",
+        "l_ts": "l_ts ≥ 1/α'",
+        "step": "η ≤ 1",
+        "tasks": "n_train_tasks = 0 (cyclic) or ≥ M1",
+    }
+
+    def inside(rows):
+        m1 = rows["M1"].astype(float)
+        log_m1 = np.log(m1)
+        ok = np.ones(len(rows), dtype=bool)
+        if "width" in parts:
+            ok &= rows["m"].astype(float) >= m1**2 * log_m1
+        if "batch" in parts:
+            floor_ = np.maximum(epsilon**-2, m1) if epsilon is not None else m1
+            ok &= rows["batch_size"].astype(float) >= floor_ * log_m1
+        if "l_tr" in parts:
+            alpha, beta = rows["alpha"].astype(float), rows["beta"].astype(float)
+            ok &= rows["l_tr"].astype(float) >= np.maximum(log_m1 / alpha, 1 / (beta**2 * alpha))
+        if "l_ts" in parts:
+            ok &= rows["l_ts"].astype(float) >= 1 / rows["alpha_test"].astype(float)
+        if "step" in parts:
+            ok &= rows["lr"].astype(float) <= 1
+        if "tasks" in parts and "n_train_tasks" in rows:
+            tasks = rows["n_train_tasks"].astype(float)
+            ok &= (tasks == 0) | (tasks >= m1)
+        return ok
+
+    text = "; ".join(words[p] for p in parts)
+    return Regime(f"[L24] {source}: {text} (the Ω constants taken as 1: not from the paper)", inside)
 
 
 # Row filters --------------------------------------------------------------------------------------

@@ -10,13 +10,16 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.catalogue.nonlinear_icl.common import EXPONENT_RULE, L24, STUDY
+from analysis.catalogue.nonlinear_icl.common import EXPONENT_RULE, L24, STUDY, theorem_3_3_regime
 from analysis.kinds import Bound, Linear, PowerLaw
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
 from analysis.measures import CurveValues, FinalCombination
 from analysis.verdict import INSIDE, OVERLAP, Band
 
 ONE_ROW = inside_rule(min_levels=1, min_points=2)
+# §4 describes "the trained model after being updated by T (characterized in (10)) iterations" (Prop. 4.1):
+# the model of Thm 3.3, so under its conditions; no ε is fixed by these claims
+MECHANISM_REGIME = theorem_3_3_regime(None, source="§4 (the model trained as in Thm 3.3 (i)–(iv))")
 DOMAIN_TEXT = {"id": "unseen-task in-domain prompts", "ood": "Fig. 2's out-of-domain prompts (a = b = 0.64, K' = 5)"}
 
 
@@ -30,6 +33,7 @@ def concentration_prediction(params: Mapping[str, Any]) -> Prediction:
 def _concentration_law(domain: str) -> Law:
     return Law(
         name=f"{STUDY}.attention_concentrates_{domain}",
+        regime=MECHANISM_REGIME,
         study=STUDY,
         claim="after training, attention puts more mass on demonstrations sharing the query's pattern than uniform "
         "attention would",
@@ -57,6 +61,7 @@ def complement_prediction(params: Mapping[str, Any]) -> Prediction:
 
 ATTENTION_COMPLEMENT_VS_M1 = Law(
     name=f"{STUDY}.attention_complement_vs_M1",
+    regime=MECHANISM_REGIME,
     study=STUDY,
     claim="the attention mass off the query's pattern falls polynomially in M1, faster than 1/M1",
     citation=f"{L24} Corollary 4.3, Eq. (20)",
@@ -90,6 +95,7 @@ def projection_prediction(params: Mapping[str, Any]) -> Prediction | None:
 def _projection_law(weights: str, symbol: str) -> Law:
     return Law(
         name=f"{STUDY}.{weights}_projection_on_pattern",
+        regime=MECHANISM_REGIME,
         study=STUDY,
         claim=f"the trained W_{symbol} projects {'the query' if weights == 'q' else 'each demonstration'} onto its own "
         "relevant pattern; its projection on any other relevant pattern is smaller by a factor O(1/M1 + 1/M2)",
@@ -124,6 +130,7 @@ def alignment_prediction(params: Mapping[str, Any]) -> Prediction | None:
 def _alignment_law(part: str, target: str, equation: str) -> Law:
     return Law(
         name=f"{STUDY}.large_neuron_{part}_alignment",
+        regime=MECHANISM_REGIME,
         study=STUDY,
         claim=f"the {part} part of every large neuron's row of W_O W_V points along {target}",
         citation=f"{L24} Proposition 4.5, Eq. ({equation}); Figure 2{'C' if part == 'feature' else 'D'}",
@@ -151,6 +158,7 @@ def growth_prediction(params: Mapping[str, Any]) -> Prediction:
 
 LARGE_NEURONS_GROW_LINEARLY = Law(
     name=f"{STUDY}.large_neurons_grow_linearly",
+    regime=MECHANISM_REGIME,
     study=STUDY,
     claim="the norms of the neurons that end up large grow linearly in the iteration t",
     citation=f"{L24} Appendix B, Lemma B.9 and Eq. (233); Eq. (82)",

@@ -8,11 +8,14 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from analysis.catalogue.nonlinear_icl.common import EXPONENT_RULE, L24, STUDY, transformer_rows
+from analysis.catalogue.nonlinear_icl.common import EXPONENT_RULE, L24, STUDY, theorem_3_3_regime, transformer_rows
 from analysis.kinds import Bound, EarlierOnset, FlatRegion, Linear, PowerLaw
 from analysis.law import Hypothesis, Law, Prediction, inside_rule
 from analysis.measures import FinalValue, IncreaseOver
 from analysis.verdict import INSIDE, Band, VerdictRule
+
+# Thm 3.7: "Suppose Condition 3.2 and conditions (i)–(iv) in Theorem 3.3 hold"; its ε is free ("for any ε > 0")
+THEOREM_3_7_REGIME = theorem_3_3_regime(None, source="Thm 3.7 (Condition 3.2 and Thm 3.3 (i)–(iv))")
 
 
 def magnitude_pruning_prediction(params: Mapping[str, Any]) -> Prediction | None:
@@ -32,6 +35,7 @@ def magnitude_pruning_prediction(params: Mapping[str, Any]) -> Prediction | None
 
 MAGNITUDE_PRUNING_FREE = Law(
     name=f"{STUDY}.magnitude_pruning_free",
+    regime=THEOREM_3_7_REGIME,
     study=STUDY,
     claim="magnitude-based pruning (smallest neurons first) does not raise the error while it removes only "
     "the small neurons L^c",
@@ -65,6 +69,7 @@ def small_pruning_cost_prediction(params: Mapping[str, Any]) -> Prediction:
 
 SMALL_PRUNING_COST_VS_M1 = Law(
     name=f"{STUDY}.small_pruning_cost_vs_M1",
+    regime=THEOREM_3_7_REGIME,
     study=STUDY,
     claim="pruning all the small neurons L^c raises the hinge loss by at most O(M1^{-1/2}) (plus ε)",
     citation=f"{L24} Theorem 3.7, Eq. (15)",
@@ -92,6 +97,7 @@ def largest_pruning_prediction(params: Mapping[str, Any]) -> Prediction:
 
 LARGEST_PRUNING_LINEAR = Law(
     name=f"{STUDY}.largest_pruning_linear",
+    regime=THEOREM_3_7_REGIME,
     study=STUDY,
     claim="pruning a share R of the large neurons raises the hinge loss linearly in R",
     citation=f"{L24} Theorem 3.7, Eq. (16); Remark 3.8",
@@ -118,6 +124,7 @@ def pruned_alpha_test_prediction(params: Mapping[str, Any]) -> Prediction:
 
 PRUNED_LOSS_VS_ALPHA_TEST = Law(
     name=f"{STUDY}.pruned_loss_vs_alpha_test",
+    regime=THEOREM_3_7_REGIME,
     study=STUDY,
     claim="the pruned model's hinge loss falls as the test fraction α' grows",
     citation=f"{L24} Theorem 3.7, Eq. (16); Section 5.1, Figure 5B",
@@ -146,6 +153,7 @@ def large_share_prediction(params: Mapping[str, Any]) -> Prediction:
 
 SMALL_NEURON_SHARE = Law(
     name=f"{STUDY}.small_neuron_share",
+    regime=THEOREM_3_7_REGIME,
     study=STUDY,
     claim="after training, most MLP neurons are large: |L| = Ω(m), the small ones a minority (≈ 15% in Fig. 5A)",
     citation=f"{L24} Theorem 3.7, Eq. (14); Section 5.1, Figure 5A",
@@ -170,6 +178,7 @@ def random_earlier_prediction(params: Mapping[str, Any]) -> Prediction:
 
 RANDOM_PRUNING_HURTS_EARLIER = Law(
     name=f"{STUDY}.random_pruning_hurts_earlier",
+    regime=THEOREM_3_7_REGIME,
     study=STUDY,
     claim="random pruning starts to raise the error at a smaller pruning rate than magnitude-based pruning",
     citation=f"{L24} Section 5.1, Figure 5A; Theorem 3.7, Eq. (15)–(16)",

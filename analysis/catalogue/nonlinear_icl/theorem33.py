@@ -20,6 +20,7 @@ from analysis.catalogue.nonlinear_icl.common import (
     STUDY,
     THEOREM_3_3,
     exponent_prediction,
+    theorem_3_3_regime,
     transformer_unpruned_once_in_domain,
 )
 from analysis.forms import OffsetForm
@@ -111,6 +112,7 @@ def _t_law(name: str, x: str, predict, claim: str, conditions: str, forms=()) ->
         x=x,
         predict=predict,
         kind=PowerLaw(forms=forms),
+        regime=theorem_3_3_regime(EPSILON),
         **IN_DOMAIN_EXPONENT,
     )
 
@@ -157,6 +159,7 @@ T_VS_M1 = Law(
     x="M1_sqrt_ln_M1",
     predict=t_vs_m1_prediction,
     kind=PowerLaw(transform=m1_sqrt_log_m1, param="M1", x_text="M1·√(ln M1)"),
+    regime=theorem_3_3_regime(EPSILON),
     **IN_DOMAIN_EXPONENT,
 )
 
@@ -174,6 +177,7 @@ SAMPLES_VS_ALPHA = Law(
     x="alpha",
     predict=t_vs_alpha_prediction,
     kind=PowerLaw(forms=(LINEAR_IN_ALPHA_TWO_THIRDS,)),
+    regime=theorem_3_3_regime(EPSILON),
     **IN_DOMAIN_EXPONENT,
 )
 
@@ -191,6 +195,7 @@ L_TR_VS_ALPHA = Law(
     x="alpha",
     predict=l_tr_prediction,
     kind=PowerLaw(forms=(LINEAR_IN_INVERSE_ALPHA,)),
+    regime=theorem_3_3_regime(EPSILON, without=("l_tr",)),  # l_tr is what it measures
     **IN_DOMAIN_EXPONENT,
 )
 
@@ -225,6 +230,7 @@ WIDTH_VS_M1 = Law(
     x="M1_squared_ln_M1",
     predict=width_prediction,
     kind=PowerLaw(transform=m1_squared_log_m1, param="M1", x_text="M1²·ln M1"),
+    regime=theorem_3_3_regime(EPSILON, without=("width",)),  # m is what it measures
     **IN_DOMAIN_EXPONENT,
 )
 
@@ -253,6 +259,8 @@ HINGE_VS_BATCH = Law(
     x="batch_size",
     predict=hinge_vs_batch_prediction,
     kind=PowerLaw(),
+    # ε is the loss this law reads off B (ε ∝ √(log M1/B)), so (ii) reduces to B ≥ M1 ln M1
+    regime=theorem_3_3_regime(None),
     **IN_DOMAIN_EXPONENT,
 )
 
@@ -271,6 +279,8 @@ def _l_ts_law(study: str) -> Law:
         predict=l_ts_prediction,
         kind=PowerLaw(forms=(LINEAR_IN_INVERSE_ALPHA_TEST,)),
         group_by=("domain",),
+        # l_ts is what it measures; the GPT-2 of Fig. 3 is not the theorem's model and has no MLP width m
+        regime=theorem_3_3_regime(L_TS_EPSILON, without=("l_ts",) if study == STUDY else ("l_ts", "width")),
         row_filter=transformer_unpruned_once_in_domain,
         one_row_per_run=False,
         rule=EXPONENT_RULE,

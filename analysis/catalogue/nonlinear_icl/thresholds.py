@@ -15,6 +15,7 @@ from analysis.catalogue.nonlinear_icl.common import (
     TASKS_EPSILON,
     app_a2_task_sets,
     longest_test_prompt,
+    theorem_3_3_regime,
 )
 from analysis.kinds import PowerLaw, Threshold
 from analysis.law import Hypothesis, Law, Prediction
@@ -33,6 +34,7 @@ def tasks_threshold_prediction(params: Mapping[str, Any]) -> Prediction | None:
 
 TRAIN_TASKS_THRESHOLD = Law(
     name=f"{STUDY}.train_tasks_threshold",
+    control_params={"n_train_tasks": (1, 2, 3, 4, 5, 6, 8, 12, 16)},
     study=STUDY,
     claim="unseen-task error is ≈ 0 iff the number of training tasks |T_tr| ≥ M1 (App. A.2's task sets)",
     citation=f"{L24} Condition 3.2, Lemma B.11; App. A.2, Figure 7",
@@ -45,6 +47,7 @@ TRAIN_TASKS_THRESHOLD = Law(
     x="n_train_tasks",
     predict=tasks_threshold_prediction,
     group_by=("M1",),
+    regime=theorem_3_3_regime(TASKS_EPSILON, without=("tasks",)),  # Condition 3.2 is what it varies
     where={"domain": ("id",)},
     row_filter=app_a2_task_sets,
     one_row_per_run=False,
@@ -60,6 +63,7 @@ def tasks_vs_m1_prediction(params: Mapping[str, Any]) -> Prediction:
 
 TRAIN_TASKS_VS_M1 = Law(
     name=f"{STUDY}.train_tasks_vs_M1",
+    control_params={"n_train_tasks": 0},
     study=STUDY,
     claim="the number of training tasks needed for unseen-task error ≤ 0.01 grows as M1 (|T_tr|* = M1)",
     citation=f"{L24} Condition 3.2, Lemma B.11; App. A.2, Figure 7",
@@ -70,6 +74,7 @@ TRAIN_TASKS_VS_M1 = Law(
     x="M1",
     predict=tasks_vs_m1_prediction,
     kind=PowerLaw(),
+    regime=theorem_3_3_regime(TASKS_EPSILON, without=("tasks",)),  # Condition 3.2 is what it measures
     where={"domain": ("id",)},
     row_filter=app_a2_task_sets,
     one_row_per_run=False,
@@ -106,6 +111,9 @@ def _s1_law(study: str, necessary: bool) -> Law:
         x="S1",
         predict=s1_prediction,
         where={"domain": ("ood",)},
+        # Thm 3.4: "Suppose Condition 3.2 and conditions (i)–(iv) in Theorem 3.3 hold"; ε = 0.01 as measured
+        # (Fig. 3A's GPT-2 is not the theorem's model and has no MLP width m)
+        regime=theorem_3_3_regime(EPSILON, without=("width",) if study == GPT2 else (), source="Thm 3.4"),
         row_filter=longest_test_prompt,
         one_row_per_run=False,
         kind=Threshold(threshold=EPSILON, good_side="above", necessary=necessary),

@@ -34,3 +34,19 @@ CLAIMS = (
 
 LAWS = (*window.LAWS, *transfer.LAWS)
 SECTIONS = ()  # no report sections of its own
+
+# The negative controls' config (analysis.controls): inside Thm 3.4's conditions with the ≳ constants 1 (d = 2,
+# σ = 1, n = 100 at every L, L = 1 at every n: n ≥ (L²/σ²)^{d/2} and n^{−2/d} ≤ σ² ≤ nL²); a tuple is a param's
+# levels, its first the value where the param is not swept
+_CONTROL = {
+    "d": 2,
+    "n": (100, 10, 20, 50, 200, 500, 1000),
+    "L": (1.0, 0.25, 0.5, 2.0, 4.0),
+    "sigma": (1.0, 0.5, 0.25, 0.1, 0.05, 0.025),
+    "L_test": (1.0, 0.25, 0.5, 2.0, 4.0),
+    "task_class": ("relu", "affine", "cos"),
+    "test_class": "relu",
+    "covariates": "isotropic",
+    "attention": "softmax",
+}
+CONTROL_CONFIG = {STUDY: _CONTROL, f"{STUDY}_oracle": _CONTROL}

@@ -18,11 +18,28 @@ from analysis.catalogue.softmax_window.common import (
     same_family_with_test_L,
     with_test_class,
 )
+from analysis.catalogue.softmax_window.window import theorem_3_4_conditions
 from analysis.forms import OffsetForm
 from analysis.kinds import Bound, Comparison, DiagonalMinimum, Linear, PowerLaw
-from analysis.law import Hypothesis, Law, Prediction, inside_rule
+from analysis.law import Hypothesis, Law, Prediction, Regime, inside_rule
 from analysis.measures import FinalValue, FinalValueScaled, RelativeToStart
 from analysis.verdict import INSIDE, OVERLAP, Band, VerdictRule
+
+
+def theorem_3_5_conditions(rows):
+    """[C24] Thm 3.5 bounds the error of the pretrained minimiser that Thm 3.4 characterises, so Thm 3.4's
+    hypotheses on the pretraining params (window.theorem_3_4_conditions, constants 1), its two task classes
+    (affine, ReLU: Cases 1–2) and Assumption 3.3's isotropic covariates."""
+    inside = theorem_3_4_conditions(rows) & rows["task_class"].isin(THEORY_CLASSES)
+    return inside & (rows["covariates"] == "isotropic") if "covariates" in rows else inside
+
+
+THEOREM_3_5_REGIME = Regime(
+    "pretrained inside Thm 3.4's conditions: affine or ReLU tasks, isotropic covariates (Assumption 3.3), "
+    "n ≥ (L²/σ²)^{d/2} (ReLU) or (L²/σ²)^{(d+2)/2} (affine) and n^{−2/d} ≤ σ² ≤ nL² ([C24] Thm 3.4–3.5; the ≳ "
+    "constants taken as 1, not from the paper)",
+    inside=theorem_3_5_conditions,
+)
 
 
 # Theorem 3.5 / Fig 1: softmax test error falls with n ------------------------------------------
@@ -51,6 +68,7 @@ def error_rate_prediction(params: Mapping[str, Any]) -> Prediction:
 
 SOFTMAX_ERROR_DECREASES_IN_N = Law(
     name=f"{STUDY}.softmax_error_decreases_in_n",
+    regime=THEOREM_3_5_REGIME,
     study=STUDY,
     claim="the test error of trained softmax attention falls as the context length n grows",
     citation=f"{C24} Theorem 3.5 (App E.3) and Figure 1 (bottom row)",
@@ -79,6 +97,7 @@ def transfer_prediction(params: Mapping[str, Any]) -> Prediction:
 
 TRANSFER_DIAGONAL = Law(
     name=f"{STUDY}.transfer_diagonal",
+    regime=THEOREM_3_5_REGIME,
     study=STUDY,
     claim="for test tasks of Lipschitz constant L', the softmax unit pretrained at L = L' has the smallest error",
     citation=f"{C24} Theorem 3.5 (App E.3); Figure 5 (right)",
@@ -114,6 +133,7 @@ def mismatch_prediction(params: Mapping[str, Any]) -> Prediction:
 
 MISMATCH_ERROR_VS_L_TEST = Law(
     name=f"{STUDY}.mismatch_error_vs_L_test",
+    regime=THEOREM_3_5_REGIME,
     study=STUDY,
     claim="pretrained at L and tested at L' > L, the error grows as L'² (the window is too wide for sharper tasks)",
     citation=f"{C24} Theorem 3.5 (App E.3): ℒ ≥ Ω(L'²/Λ^{{2β}}) for L' > L",
@@ -144,6 +164,7 @@ def squared(values):
 
 MISMATCH_ERROR_FLOOR = Law(
     name=f"{STUDY}.mismatch_error_floor",
+    regime=THEOREM_3_5_REGIME,
     study=STUDY,
     claim="pretrained at L and tested at L' < L, the error does not vanish as L' → 0 (the window is too narrow: "
     "noise is under-averaged)",
@@ -288,8 +309,25 @@ def subspace_prediction(params: Mapping[str, Any]) -> Prediction | None:
     return None
 
 
+def theorem_4_4_conditions(rows):
+    """[C24] Thm 4.4's hypotheses on the params, for the softmax rows it covers: tasks from D(F_B^lin) (the
+    low-rank linear class) and σ = 0 (Case 1) or n = 2 (Case 2). The linear-attention rows are Fig 9's claim
+    (App J.1), which states no conditions. Assumption 4.3 (the covariates) and the constraint ‖BᵀMB‖ ≤ L on the
+    minimiser are not params."""
+    theorem = (rows["task_class"] == "lowrank_linear") & (
+        (rows["sigma"].astype(float) == 0) | (rows["n"].astype(float) == 2)
+    )
+    return (rows["attention"] != "softmax") | theorem
+
+
 SUBSPACE_RECOVERY = Law(
     name=f"{STUDY}.subspace_recovery",
+    regime=Regime(
+        "softmax: tasks from D(F_B^lin) and σ = 0 or n = 2 ([C24] Thm 4.4, Cases 1–2); linear attention: Fig 9, "
+        "no conditions",
+        inside=theorem_4_4_conditions,
+    ),
+    control_params={"sigma": 0.0},  # Case 1
     study=STUDY,
     claim="softmax attention recovers the task subspace (ρ(M, B) → 0); linear attention does not",
     citation=f"{C24} Theorem 4.4 (App H.5) and Figure 9 (App J.1)",

@@ -1,7 +1,7 @@
 """The mechanism measurements of [Y24] (spec §7), for one config at one record.
 
 - margins and losses: ℓ_i = ℓ(y_i F_i) with ℓ(x) = log(1 + e^{−x}) (Eq. 2), per type k the mean over I_k
-  (Fig. 1b), min_i y_i F_i (T1 is the first time it is positive, spec §7.4);
+  (Fig. 1b), min_i y_i F_i (T1 is the first time it is positive, spec §7.4), max_i |F_i| (Lemma D.8 at t = 0);
 - the linear sub-network G(μ) = uᵀW_V μ (Eq. 4) on μ1, μ2, μ3, its margins (Thm 3.2(iv)) and its size on the
   random tokens of the training set (Lemma F.14); ‖Wᵀa‖² (Eq. 5);
 - attention: the key–query scores A_ij = μ_iᵀ W_Kᵀ W_Q μ_j (key i, query j; Fig. 1a, Thm 3.2(i)), the value
@@ -52,6 +52,7 @@ def losses(margin: torch.Tensor) -> Metrics:
         "loss": loss.mean(),
         **{f"loss_type{k}": loss[I].mean() for k, I in enumerate((I1, I2, I3, I4), start=1)},
         "min_margin": margin.min(),  # > 0: every sample correct (T1, spec §7.4)
+        "max_abs_output": margin.abs().max(),  # max_i |F(X_i)| (|y_i| = 1); at t = 0 Lemma D.8 needs ≤ 0.01
         # per type: which samples become correct last (Thm E.14 for type 1, Cor. E.20 for types 2 and 3,
         # Lemma E.19 / C21 for type 4)
         **{f"min_margin_type{k}": margin[I].min() for k, I in enumerate((I1, I2, I3, I4), start=1)},

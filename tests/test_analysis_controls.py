@@ -1,0 +1,145 @@
+"""The negative control of every law (analysis.controls), and the theorem conditions added to the catalogue's
+regimes (issue 21, points 4 and 8):
+
+- every law in the catalogue, planted at its own prediction, is "consistent" through `Law.evaluate`, and planted
+  clearly wrong is "inconsistent" (or the law says why it has no control);
+- a control can fail: a law whose rule cannot be met, or whose regime excludes every planted point, does not pass;
+- [L24] Thm 3.3's conditions with constants 1 put the catalogue's T-vs-β design (m = 60, B = 64, M1 = 6) outside;
+- [Y24] Lemma D.8 and Def. F.1 as conditions on measured curves: a run whose ‖Wᵀa‖² outgrows 2σ1² m m1 in Phase 2,
+  or whose |F(0)| > 0.01, is outside for κ vs m, and every seed of its config with it;
+- [C24] Thm 3.5's laws carry Thm 3.4's conditions.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analysis import controls
+from analysis.catalogue.cooccurrence.common import PHASE_2_CONDITIONS
+from analysis.laws import LAWS
+from analysis.reader import Results
+from analysis.select import inside_regime
+from analysis.verdict import CONSISTENT, INCONSISTENT, OUTSIDE
+
+
+@pytest.mark.parametrize("name", sorted(LAWS))
+def test_every_law_tells_its_own_prediction_from_a_wrong_one(name):
+    law = LAWS[name]
+    outcome = controls.run(law)
+    if outcome.plan.right is None:
+        assert law.no_control, f"{name} has no control and does not say why: {outcome.plan.reason}"
+        return
+    assert outcome.right == CONSISTENT, (outcome.plan.describe(), outcome.right_reason)
+    if outcome.plan.wrong is None:
+        assert outcome.plan.reason, f"{name}: no wrong value and no reason"
+    else:
+        assert outcome.wrong == INCONSISTENT, (outcome.plan.describe(), outcome.wrong_reason)
+    assert outcome.passed
+
+
+def test_a_control_fails_where_the_law_cannot_decide():
+    law = LAWS["nonlinear_icl.T_vs_alpha"]
+    demanding = replace(law, rule=replace(law.rule, min_levels=50))  # more x levels than any design has
+    outcome = controls.run(demanding)
+    assert outcome.right != CONSISTENT and not outcome.passed
+
+
+def test_a_control_fails_where_the_regime_excludes_the_planted_points():
+    law = LAWS["nonlinear_icl.T_vs_alpha"]
+    nowhere = replace(law, regime=replace(law.regime, inside=lambda rows: np.zeros(len(rows), bool)))
+    outcome = controls.run(nowhere)
+    assert outcome.right == OUTSIDE and not outcome.passed
+
+
+def test_iclscale_laws_shows_each_control():
+    text = LAWS["nonlinear_icl.T_vs_alpha"].describe()
+    assert "control:    planted at exponent -0.667 → consistent; at -1.17 → inconsistent" in text
+    curve = LAWS["feature_selector.T_vs_alpha_curve"]
+    assert "no wrong value" in controls.plan(curve).describe()  # C > 1/min α ≥ 1 by the fit's bounds
+
+
+# [L24] Thm 3.3's conditions --------------------------------------------------------------------------------
+def _nonlinear_rows(**overrides) -> pd.DataFrame:
+    base = {"M1": 6, "m": 60, "batch_size": 64, "l_tr": 20, "alpha": 0.8, "beta": 2.0, "l_ts": 20, "alpha_test": 0.8}
+    return pd.DataFrame([{**base, "lr": 1.0, "n_train_tasks": 0, **overrides}])
+
+
+def test_theorem_3_3_with_constants_1_puts_the_catalogue_design_outside():
+    regime = LAWS["nonlinear_icl.T_vs_beta"].regime
+    assert not regime.inside(_nonlinear_rows()).iloc[0]  # m = 60 < 36 ln 6 = 64.5 and B = 64 ≪ 10⁴ ln 6
+    assert not regime.inside(_nonlinear_rows(m=65)).iloc[0]  # B still far below ε⁻² ln M1 ≈ 1.8·10⁴
+    assert regime.inside(_nonlinear_rows(m=65, batch_size=18000)).iloc[0]
+    assert not regime.inside(_nonlinear_rows(m=65, batch_size=18000, lr=2.0)).iloc[0]  # η ≤ 1
+    assert not regime.inside(_nonlinear_rows(m=65, batch_size=18000, l_tr=2)).iloc[0]  # l_tr ≥ ln M1/α
+    # the width law measures m: its regime leaves the width condition out; the hinge law's ε is its own loss
+    assert LAWS["nonlinear_icl.width_vs_M1"].regime.inside(_nonlinear_rows(batch_size=18000)).iloc[0]
+    assert LAWS["nonlinear_icl.hinge_vs_batch"].regime.inside(_nonlinear_rows(m=65, batch_size=16)).iloc[0]
+
+
+# [Y24] Lemma D.8 and Def. F.1 on measured curves ----------------------------------------------------------
+def _cooccurrence_results(readout_growth: dict[int, float], f0: float = 0.005) -> Results:
+    """Two configs (m = 64, 256) × 3 seeds; min_margin crosses 0 at t = 10; ‖Wᵀa‖² = c1²m at t = 0, then grows by
+    `readout_growth[m]` over Phase 2; max|F| = f0 at t = 0."""
+    runs, curves = [], []
+    for m in (64, 256):
+        for seed in range(3):
+            run_id = f"m{m}-s{seed}"
+            runs.append({"run_id": run_id, "sweep": "s", "study": "cooccurrence", "seed": seed, "eval_key": "{}",
+                         "status": "ok", "m": m, "m1": 64, "L": 5, "n": 60, "c0": 0.1, "c1": 0.3})  # fmt: skip
+            for step, t in enumerate(np.arange(0, 40, 5.0)):
+                scale = 0.09 * m * (1 + readout_growth[m] * max(0.0, t - 10) / 30)
+                for metric, value in (("gf_time", t), ("min_margin", t - 10), ("u_norm2", scale),
+                                      ("max_abs_output", f0 if step == 0 else 1.0)):  # fmt: skip
+                    curves.append({"run_id": run_id, "step": step, "metric": metric, "value": value, "eval_key": ""})
+    params = {p: {"role": "train"} for p in ("m", "m1", "L", "n", "c0", "c1")}
+    spec = {"name": "s", "study": "cooccurrence", "params": params}
+    return Results("planted", spec, pd.DataFrame(runs), pd.DataFrame(curves))
+
+
+def test_a_readout_that_outgrows_its_theta_size_is_outside_phase_2():
+    law = replace(LAWS["cooccurrence.kappa_vs_m"], regime=PHASE_2_CONDITIONS)
+    results = _cooccurrence_results({64: 5.7, 256: 0.5})  # 6.7× c1²m at m = 64 (the issue's case)
+    inside = inside_regime(law, results, results.runs)
+    assert list(inside) == [False] * 3 + [True] * 3
+    small_start = _cooccurrence_results({64: 0.5, 256: 0.5}, f0=0.05)  # Lemma D.8's |F(0)| ≤ 0.01 fails
+    assert not inside_regime(law, small_start, small_start.runs).any()
+
+
+def test_a_store_without_the_probe_counts_as_outside():
+    results = _cooccurrence_results({64: 0.5, 256: 0.5})
+    results.curves = results.curves[results.curves["metric"] != "max_abs_output"]
+    assert not inside_regime(LAWS["cooccurrence.kappa_vs_m"], results, results.runs).any()
+
+
+def test_the_kappa_law_carries_the_phase_2_conditions():
+    text = LAWS["cooccurrence.kappa_vs_m"].regime.text
+    assert "Lemma D.8" in text and "‖Wᵀa‖²" in text and "Condition 1" in text
+
+
+# [C24] Thm 3.5 under Thm 3.4's conditions -------------------------------------------------------------------
+def test_the_softmax_error_law_has_theorem_3_4s_conditions():
+    regime = LAWS["softmax_window.softmax_error_decreases_in_n"].regime
+    rows = pd.DataFrame({"d": [2, 2, 2], "n": [100, 100, 100], "L": [1.0, 1.0, 1.0], "sigma": [1.0, 0.01, 1.0],
+                         "task_class": ["relu", "relu", "cos"], "covariates": ["isotropic"] * 3})  # fmt: skip
+    assert list(regime.inside(rows)) == [True, False, False]  # σ = 0.01: n < (L²/σ²)^{d/2}; cos: no case of Thm 3.4
+
+
+def test_the_report_counts_points_inside_and_outside_the_conditions():
+    law = LAWS["nonlinear_icl.T_vs_alpha"]
+    results = controls.planted_results(law, -2 / 3)
+    results.runs["l_tr"] = 10  # l_tr ≥ ln M1/α holds from α = ln 6/10 ≈ 0.18 on: α = 0.1, 0.15 are outside
+    small = results.runs["alpha"] < 0.18
+    (fit,) = controls.controlled(law).evaluate(results)
+    assert fit.n_outside == int(small.sum()) and fit.n_inside == int((~small).sum())
+    row = fit.row()
+    assert (row["n_inside_conditions"], row["n_outside_conditions"]) == (fit.n_inside, fit.n_outside)
+    assert f"{fit.n_outside} points outside the theorem's conditions" in fit.verdict.reason
+
+
+def test_a_band_that_carries_its_tolerance_is_not_widened_again():
+    """[Y24]'s exponent bands are p ± 0.1 already (cooccurrence.common): 1.15 against 1 ± 0.1 is outside, where a
+    second widening by the rule's 0.1 would call it consistent."""
+    verdict, reason = controls.verdict_at(LAWS["cooccurrence.kappa_vs_m"], 1.15)
+    assert verdict == INCONSISTENT, reason

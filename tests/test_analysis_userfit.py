@@ -1,0 +1,123 @@
+"""`iclscale fit` on planted files: each file judged on its own, one line (or one JSON object) per file, and a
+bad file, column or law name ends with one line and exit status 2."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from iclscale.cli import main
+
+
+def planted(path, exponent=-1.0, seeds=8, levels=8, decades=2.0, bend=0.0, sd=0.05, censored=None, seed=0):
+    """y = 3·(x/x̄)^exponent (x̄ the geometric mean x; + a bend: local exponents exponent ± bend across the range),
+    log-normal scatter; `censored`: a cap above which y is recorded at the cap and marked censored."""
+    rng = np.random.default_rng(seed)
+    x = np.repeat(np.geomspace(1, 10**decades, levels), seeds)
+    u = np.log(x) - np.log(x).mean()
+    reach = np.log(x).max() - np.log(x).min()
+    log_y = np.log(3) + exponent * u + (bend / reach) * u**2 + rng.normal(0, sd, len(x))
+    table = pd.DataFrame({"size": x, "loss": np.exp(log_y), "seed": np.tile(np.arange(seeds), levels)})
+    if censored is not None:  # a lower bound: y never got below the cap, recorded at the cap
+        cap = censored
+        table["censored"] = table["loss"] > cap
+        table["loss"] = table["loss"].clip(upper=cap)
+    if str(path).endswith(".parquet"):
+        table.to_parquet(path)
+    else:
+        table.to_csv(path, index=False)
+    return path
+
+
+def run(capsys, *argv):
+    code = main(["fit", *argv])
+    out, err = capsys.readouterr()
+    return code, out.strip().splitlines(), err.strip().splitlines()
+
+
+AD_HOC = ("--x", "size", "--y", "loss", "--exponent", "-1")
+
+
+def test_each_file_gets_one_line_and_a_clean_law_at_the_theory_is_consistent(tmp_path, capsys):
+    clean = planted(tmp_path / "clean.csv")
+    wrong = planted(tmp_path / "wrong.parquet", exponent=-1.15)
+    code, out, err = run(capsys, *AD_HOC, str(clean), str(wrong))
+    assert code == 0 and not err and len(out) == 2
+    assert out[0].startswith(f"{clean}:") and ": consistent — " in out[0] and "x spans 100×" in out[0]
+    assert out[1].startswith(f"{wrong}:") and ": inconsistent — " in out[1]  # 0.15 outside −1 ± 0.1
+
+
+def test_json_gives_fits_csv_keys_per_file(tmp_path, capsys):
+    clean = planted(tmp_path / "clean.csv")
+    code, out, _ = run(capsys, *AD_HOC, "--tolerance", "0.05", "--json", str(clean))
+    (record,) = [json.loads(line) for line in out]
+    assert code == 0 and record["file"] == str(clean)
+    assert {"exponent", "ci_low", "ci_high", "verdict", "reason", "method", "tolerance", "form"} <= set(record)
+    assert record["ci_low"] <= -1 <= record["ci_high"] and record["tolerance"] == 0.05
+    assert record["method"] == "OLS t-interval" and record["form"].startswith("shown")
+
+
+def test_a_bent_curve_with_one_seed_per_x_is_not_consistent(tmp_path, capsys):
+    """Local exponents −1.2 … −0.8 around the theory's −1, one seed per x: the form check still runs."""
+    bent = planted(tmp_path / "bent.csv", seeds=1, levels=10, bend=0.4, sd=0.02)
+    code, out, _ = run(capsys, *AD_HOC, str(bent))
+    assert code == 0 and ": consistent — " not in out[0]
+    assert "not a power law" in out[0] or "form is not shown" in out[0]
+
+
+def test_identical_seeds_still_get_the_form_check(tmp_path, capsys):
+    bent = planted(tmp_path / "same.csv", levels=10, bend=0.4, sd=0.0)
+    code, out, _ = run(capsys, *AD_HOC, str(bent))
+    assert code == 0 and ": consistent — " not in out[0] and "not a power law" in out[0]
+
+
+def test_three_x_values_are_flagged(tmp_path, capsys):
+    three = planted(tmp_path / "three.csv", levels=3)
+    code, out, _ = run(capsys, *AD_HOC, str(three))
+    assert code == 0 and ": inconclusive — only 3 x value(s) with data (needs 4)" in out[0]
+
+
+def test_censored_points_enter_the_censored_fit(tmp_path, capsys):
+    capped = planted(tmp_path / "capped.csv", sd=0.1, censored=10.0)  # y = 30/x: x < 3 (2 of 8 x values) capped
+    code, out, _ = run(capsys, *AD_HOC, "--json", str(capped))
+    record = json.loads(out[0])
+    assert code == 0 and record["n_censored"] > 0 and record["method"].startswith("Wald t-interval")
+    assert abs(record["exponent"] + 1) < 0.1  # one draw: its coverage is benchmarks/calibration.py's to measure
+    assert record["ci_low"] < record["exponent"] < record["ci_high"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (("{missing}",), "no such file"),
+        (("{text}",), "expected a .csv or .parquet file"),
+        (("{garbled}",), "no column 'size'"),
+        (("{empty}",), "no rows"),
+    ],
+)
+def test_a_bad_file_gets_one_line_and_exit_2(tmp_path, capsys, argv, message):
+    (tmp_path / "notes.txt").write_text("x,y\n1,2\n")
+    (tmp_path / "garbled.csv").write_text("a,b,seed\n1,2,0\n")
+    (tmp_path / "empty.csv").write_text("size,loss,seed\n")
+    good = planted(tmp_path / "good.csv")
+    names = {
+        "missing": tmp_path / "absent.csv",
+        "text": tmp_path / "notes.txt",
+        "garbled": tmp_path / "garbled.csv",
+        "empty": tmp_path / "empty.csv",
+    }
+    files = [a.format(**names) for a in argv]
+    code, out, err = run(capsys, *AD_HOC, str(good), *files)
+    assert code == 2 and not out  # nothing judged before the bad file is found
+    assert len(err) == 1 and message in err[0]
+
+
+def test_a_bad_law_name_or_flag_gets_one_line_and_exit_2(tmp_path, capsys):
+    good = planted(tmp_path / "good.csv")
+    code, out, err = run(capsys, "no_such.law", str(good))
+    assert code == 2 and not out and len(err) == 1 and "unknown law 'no_such.law'" in err[0]
+    code, out, err = run(capsys, "--exponent", "-1", str(good))
+    assert code == 2 and not out and len(err) == 1 and "--exponent needs --x COL and --y COL" in err[0]
+    code, out, err = run(capsys, "--x", "size", "--y", "seed_not_numeric", "--exponent", "-1", str(good))
+    assert code == 2 and not out and len(err) == 1 and "no column 'seed_not_numeric'" in err[0]
