@@ -13,6 +13,7 @@ A pack that does not fit in memory is trained in parts (`iclscale.footprint`), n
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -225,7 +226,8 @@ class PackTrainer:
         result = PackResult(self.pack.configs, self.eval_points, device=str(self.pack.device))
         result.evals = {point: {} for point in self.eval_points}
         result.eval_errors = dict.fromkeys(self.eval_points)
-        record_at = set(schedule.record_steps(self.steps))
+        record_after = schedule.record_steps(self.steps)  # sorted, ends with self.steps
+        record_at = set(record_after)
         self.measurer.compile = resolve_mode(compile)
         with self.defaults():
             state = self.start_state()
@@ -238,8 +240,8 @@ class PackTrainer:
             fixed = self.step_inputs()
             since, t = 0, 0
             while t < self.steps:
-                next_record = min((s for s in record_at if s > t), default=self.steps)
-                # full-width t from a fill on the device: a tensor copied from the host would wait for the GPU
+                next_record = record_after[bisect.bisect_right(record_after, t)]
+                # the step count filled in on the device: copied from host memory it would wait for the GPU
                 count = torch.full((), t, dtype=torch.int64)
                 if graph is not None and next_record - t >= graph.steps:
                     state, _ = replay.call_or_fall_back(graph, runner, (*state, *fixed, count))
