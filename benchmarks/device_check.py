@@ -84,6 +84,10 @@ TOLERANCE_BY_METRIC = {"M_isotropy_ratio": None}
 """Metrics compared otherwise: None, not compared. M_isotropy_ratio is σ_max/σ_min of M, and σ_min is still at
 rounding level after a few steps: its value is float noise on either device."""
 SPEED_MODELS = ("softmax_window", "nonlinear_icl")
+RECOMPILE_LIMITS = {"recompile_limit": 64, "cache_size_limit": 64, "accumulated_recompile_limit": 1024,
+                    "accumulated_cache_size_limit": 1024}  # fmt: skip
+"""torch.compile recompiles a function for every pack size (static shapes) and, past 8 sizes by default,
+silently runs it eagerly: the compiled peers would be timed uncompiled at the larger sizes."""
 GRAPH_STEPS = {"softmax_window": 8, "nonlinear_icl": 4}
 """Steps per replayed CUDA graph (a divisor of the timed steps, so that no step runs outside a graph)."""
 
@@ -228,6 +232,7 @@ def check_parity(device: str, plan: Plan, budget: Budget, report: Report, reserv
             try:
                 candidate = train_pack(info, configs, [point], 4, device=device, **options)
                 entry.update(compare(reference, candidate, point), compiled=candidate.compiled)
+                entry["graphed"] = candidate.graphed
             except Exception as error:
                 entry.update(ok=False, error=_error(error))
             entry["seconds"] = round(time.perf_counter() - started, 2)
@@ -287,23 +292,38 @@ def measure(prepare: Callable[[], Callable], K: int, steps: int, repeats: int, d
 
 def peers(model: str, device: str, plan: Plan) -> dict[str, Callable]:
     """Peer name -> prepare(K, steps) -> run."""
-    from peers import iclscale_run, torch_loop
+    from peers import torch_loop
 
     steps_per_graph = GRAPH_STEPS[model]
-    whole = {"memory_limit": 2**62}  # one part, whatever the memory model says: find where it runs out
-    chosen = {
-        "iclscale": lambda K, steps: iclscale_run.prepare(
-            model, K, steps, steps, device, plan.iclscale_compile, graph_steps=0, **whole
-        ),
-    }
+    chosen = {"iclscale": lambda K, steps: iclscale_prepare(model, K, steps, device, plan.iclscale_compile, 0)}
     if device.startswith("cuda"):
-        chosen[f"iclscale graphs/{steps_per_graph}"] = lambda K, steps: iclscale_run.prepare(
-            model, K, steps, steps, device, plan.iclscale_compile, graph_steps=steps_per_graph, **whole
+        chosen[f"iclscale graphs/{steps_per_graph}"] = lambda K, steps: iclscale_prepare(
+            model, K, steps, device, plan.iclscale_compile, steps_per_graph
         )
     compiled = plan.torch_peer == "torch compiled"
     chosen[plan.torch_peer] = lambda K, steps: torch_loop.prepare(model, K, steps, steps, device, compiled=compiled)
     chosen["jax"] = lambda K, steps: jax_prepare(model, K, steps, device)
     return chosen
+
+
+ICLSCALE_PATH: dict[str, bool] = {}
+"""How iclscale's last run went: compiled, replayed from CUDA graphs (a failed capture falls back quietly)."""
+
+
+def iclscale_prepare(model: str, K: int, steps: int, device: str, compile: str, graph_steps: int) -> Callable:
+    """iclscale through its Python API, the pack trained whole (a memory limit beyond any device: the point is
+    to find where it runs out), recording at the start and the end only."""
+    from peers import iclscale_run
+
+    info, configs, point = iclscale_run.pack_configs(model, K, steps)
+    options = {"graph_steps": graph_steps, "memory_limit": 2**62}
+
+    def run() -> float:
+        result = iclscale_run.train(info, configs, point, steps, device, compile, **options)
+        ICLSCALE_PATH.update(compiled=result.compiled, graphed=result.graphed)
+        return float(result.probes["train_loss"][-1].mean())
+
+    return run
 
 
 JAX_PROGRAM_BYTES: dict[tuple, int] = {}
@@ -410,7 +430,8 @@ def check_speed(model: str, device: str, plan: Plan, budget: Budget, report: Rep
         K = sizes[index]
         for peer, prepare in chosen.items():
             if K >= fits_below.get(peer, math.inf):
-                report.skip(f"{model} {peer} K = {K}", f"out of memory at K = {fits_below[peer]}")
+                why = f"out of memory at K = {fits_below[peer]}" if fits_below[peer] else "failed at another size"
+                report.skip(f"{model} {peer} K = {K}", why)
                 continue
             predicted = predicted_seconds(done[peer], K, plan.repeats)
             if index and budget.left() < max(predicted, 5.0):  # the first size is measured whatever is left
@@ -424,6 +445,7 @@ def check_speed(model: str, device: str, plan: Plan, budget: Budget, report: Rep
             if peer == "jax":
                 entry["peak_bytes"], entry["peak_source"] = JAX_PROGRAM_BYTES.get((model, K)), "XLA buffer assignment"
             if peer.startswith("iclscale"):
+                entry.update(ICLSCALE_PATH)
                 if not cuda and found.error is None:
                     entry["peak_bytes"], entry["peak_source"] = cpu_peak(model, K, steps), "footprint.peak_bytes"
                 entry["estimated_bytes"] = footprint.estimated_bytes(fixed, per_config, K)
@@ -434,6 +456,8 @@ def check_speed(model: str, device: str, plan: Plan, budget: Budget, report: Rep
                 fits_below[peer] = min(K, fits_below.get(peer, K))
             elif found.error is None:
                 done[peer][K] = found
+            else:  # not a matter of size: no other size is tried
+                fits_below[peer] = 0
     report.data["speed"].sort(key=lambda e: (SPEED_MODELS.index(e["model"]), e["K"], list(chosen).index(e["peer"])
                                              if e["peer"] in chosen else 0))  # fmt: skip
     report.write()
@@ -520,8 +544,12 @@ def main(argv=None) -> int:
 
     limit_threads(args.threads)  # before torch and jax are imported
     import torch
+    import torch._dynamo
 
     torch.set_num_threads(args.threads)
+    for name, limit in RECOMPILE_LIMITS.items():  # names differ between torch versions
+        if hasattr(torch._dynamo.config, name):
+            setattr(torch._dynamo.config, name, limit)
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print(f"--device {args.device}: torch sees no CUDA device here (--device cpu rehearses)", file=sys.stderr)
         return 2

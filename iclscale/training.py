@@ -56,6 +56,8 @@ class PackResult:
     wall_time: float = 0.0
     device: str = "cpu"
     compiled: bool = False
+    graphed: bool = False
+    """Whether steps were replayed from CUDA graphs (`iclscale.replay`); False too where a capture failed."""
 
     def _records_of(self, k: int) -> int:
         """How many records belong to config k: those taken before it diverged."""
@@ -95,6 +97,7 @@ class PackResult:
         joined.diverged_step = [s for p in parts for s in p.diverged_step]
         joined.wall_time = sum(p.wall_time for p in parts)
         joined.device, joined.compiled = first.device, any(p.compiled for p in parts)
+        joined.graphed = any(p.graphed for p in parts)
         return joined
 
 
@@ -258,6 +261,7 @@ class PackTrainer:
                         progress(t, self.steps, result)
             self.params, self.opt_state, active, diverged_at, _ = state
             result.compiled = runner is not None and runner.compiled
+            result.graphed = graph is not None and not graph.failed
         self.active = active
         result.diverged_step = [step or None for step in diverged_at.tolist()]
         result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
