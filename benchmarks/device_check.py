@@ -505,6 +505,12 @@ def table(data: dict) -> str:
                                   for s in studies))  # fmt: skip
     for e in failed:
         lines.append(f"  FAIL {e['study']} [{e['variant']}]: {e.get('error') or e.get('worst_metric')}")
+    uncaptured = [f"{e['study']} [{e['variant']}]" for e in parity if "graphs" in e["variant"] and not e.get("graphed")]
+    uncaptured += [
+        f"{e['model']} K = {e['K']}" for e in data["speed"] if "graphs" in e["peer"] and not e.get("graphed")
+    ]
+    if uncaptured:
+        lines.append(f"  no CUDA graph captured (steps launched one by one): {', '.join(uncaptured)}")
     lines.append(f"{'model':<15} {'K':>8} {'peer':<20} {'model-steps/s':>14} {'peak MiB':>9} {'est/peak':>8}")
     for e in data["speed"]:
         rate = f"{e['model_steps_per_s']:>14,.0f}" if e["error"] is None else f"{e['error'][:14]:>14}"
