@@ -221,14 +221,13 @@ def check_parity(device: str, plan: Plan, budget: Budget, report: Report, reserv
             report.skip(f"parity {name}", f"time budget: {budget.left():.0f} s left, {reserve:.0f} s kept for speed")
             continue
         info, configs, point = small_pack(name)
-        started = time.perf_counter()
         try:
             reference = train_pack(info, configs, [point], 4, device="cpu", compile="off")
         except Exception as error:
             report.add("parity", {"study": name, "variant": "cpu reference", "ok": False, "error": _error(error)})
             continue
         for variant, options in parity_variants(name, device, plan):
-            entry = {"study": name, "variant": variant, "device": device}
+            entry, started = {"study": name, "variant": variant, "device": device}, time.perf_counter()
             try:
                 candidate = train_pack(info, configs, [point], 4, device=device, **options)
                 entry.update(compare(reference, candidate, point), compiled=candidate.compiled)
