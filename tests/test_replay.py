@@ -93,3 +93,27 @@ def test_the_trainer_with_graphed_steps_trains_exactly_as_with_single_steps(monk
         np.testing.assert_array_equal(np.array(graphed.probes[name]), np.array(values), err_msg=name)
     for name, values in plain.evals[point].items():
         np.testing.assert_array_equal(np.array(graphed.evals[point][name]), np.array(values), err_msg=name)
+
+
+def test_a_settled_runner_is_compiled_unless_compiling_is_off_or_fails(monkeypatch, capsys):
+    """What a graph captures is decided at once (no timed eager steps in between)."""
+    from iclscale import compiling
+
+    monkeypatch.setattr(compiling, "_COMPILED", {})
+    args = (torch.arange(3.0), torch.zeros(()), torch.tensor(0.5), torch.tensor(1))
+    assert compiling.StepRunner(counter_step, 10, "off").settled(args) is counter_step
+    runner = compiling.StepRunner(counter_step, 10, "on")
+    compiled = runner.settled(args)
+    assert compiled is not counter_step and runner.compiled
+    assert all(torch.equal(a, b) for a, b in zip(compiled(*args), counter_step(*args), strict=True))
+
+    def fails(*args, **kwargs):
+        raise RuntimeError("no compiler")
+
+    monkeypatch.setattr(compiling, "compile_function", fails)
+
+    def another_step(x, total, scale, t):
+        return counter_step(x, total, scale, t)
+
+    assert compiling.StepRunner(another_step, 10, "on").settled(args) is another_step
+    assert "compiling the training step failed" in capsys.readouterr().err
