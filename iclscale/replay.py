@@ -52,7 +52,8 @@ class GraphedSteps:
     `step` maps (state..., fixed..., t) to a new state of the same structure; `state_size` says how many
     leading arguments are state. Each call takes the same arguments as `step` and returns the new state;
     the tensors returned are the static buffers, overwritten by the next call (pass them back, or copy
-    what must be kept). `capture`: record a CUDA graph (CUDA only), else run the body directly.
+    what must be kept). The fixed inputs are those of the first call (the graph reads their addresses).
+    `capture`: record a CUDA graph (CUDA only), else run the body directly.
     """
 
     def __init__(self, step: Callable, steps: int, state_size: int, capture: bool = True):
