@@ -510,12 +510,7 @@ def table(data: dict) -> str:
     ]
     if uncaptured:
         lines.append(f"  no CUDA graph captured (steps launched one by one): {', '.join(uncaptured)}")
-    lines.append(f"{'model':<15} {'K':>8} {'peer':<20} {'model-steps/s':>14} {'peak MiB':>9} {'est/peak':>8}")
-    for e in data["speed"]:
-        rate = f"{e['model_steps_per_s']:>14,.0f}" if e["error"] is None else f"{e['error'][:14]:>14}"
-        peak = f"{e['peak_bytes'] / 2**20:>9.1f}" if e.get("peak_bytes") else f"{'-':>9}"
-        ratio = f"{e['estimate_over_peak']:>8.2f}" if e.get("estimate_over_peak") else f"{'-':>8}"
-        lines.append(f"{e['model']:<15} {e['K']:>8} {e['peer']:<20} {rate} {peak} {ratio}")
+    lines += speed_rows(data["speed"])
     for e in data["auto"]:
         trained = (f"; a pack of {e['trained_K']} in {e['parts']} part(s): "
                    f"{'ok' if not e.get('error') else e['error']}") if "trained_K" in e else ""  # fmt: skip
@@ -524,6 +519,46 @@ def table(data: dict) -> str:
     if data["skipped"]:
         lines.append(f"skipped: {len(data['skipped'])} (see device_check.json)")
     return "\n".join(lines)
+
+
+def speed_rows(speed: list[dict]) -> list[str]:
+    """One row per model and pack size: each peer's model-steps/s (OOM: out of memory; err: see the JSON) and
+    peak MiB, and iclscale's best against JAX; the memory model's estimate over iclscale's measured peak."""
+    peers = list(dict.fromkeys(e["peer"] for e in speed))
+    width = max([16, *(len(p) for p in peers)])
+    head = f"{'model':<15} {'K':>8} " + " ".join(f"{p:>{width}}" for p in peers)
+    lines = [
+        "model-steps/s (peak MiB); est/peak: iclscale's memory model over its measured peak",
+        head + "  ours/jax  est/peak",
+    ]
+    for model, K in dict.fromkeys((e["model"], e["K"]) for e in speed):
+        row = {e["peer"]: e for e in speed if (e["model"], e["K"]) == (model, K)}
+        cells = []
+        for peer in peers:
+            e = row.get(peer)
+            if e is None:
+                cells.append("-")
+            elif e["error"] is not None:
+                cells.append("OOM" if e["out_of_memory"] else "err")
+            else:
+                peak = f" ({_short(e['peak_bytes'] / 2**20)})" if e.get("peak_bytes") else ""
+                cells.append(f"{_short(e['model_steps_per_s'])}{peak}")
+        ours = max((e["model_steps_per_s"] for p, e in row.items() if p.startswith("iclscale") and not e["error"]),
+                   default=math.nan)  # fmt: skip
+        jax = row.get("jax")
+        versus = ours / jax["model_steps_per_s"] if jax and not jax["error"] else math.nan
+        ratio = row.get("iclscale", {}).get("estimate_over_peak") or math.nan
+        lines.append(
+            f"{model:<15} {K:>8} " + " ".join(f"{c:>{width}}" for c in cells) + f"  {versus:>8.2f}  {ratio:>8.2f}"
+        )
+    return lines
+
+
+def _short(rate: float) -> str:
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if rate >= scale:
+            return f"{rate / scale:.3g}{suffix}"
+    return f"{rate:.3g}"
 
 
 # The command --------------------------------------------------------------------------------------

@@ -94,7 +94,8 @@ def test_the_quick_cpu_rehearsal_compares_every_study_and_measures_every_peer(tm
         assert auto["auto_pack_size"] >= 1 and auto["per_config_bytes"] > 0
     lines = done.stdout.strip().splitlines()
     table = lines[lines.index(next(line for line in lines if line.startswith("device check on"))) :]
-    assert any("softmax_window" in line and "iclscale" in line for line in table)  # the table comes last
+    assert any(line.startswith("model ") and "iclscale" in line and "torch eager" in line for line in table)
+    assert all(any(line.startswith(model + " ") for line in table) for model in device_check.SPEED_MODELS)
 
 
 def test_sizes_are_visited_ends_first_and_each_once():
