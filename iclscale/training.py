@@ -261,7 +261,7 @@ class PackTrainer:
                         progress(t, self.steps, result)
             self.params, self.opt_state, active, diverged_at, _ = state
             result.compiled = runner is not None and runner.compiled
-            result.graphed = graph is not None and not graph.failed
+            result.graphed = graph is not None and graph.replay is not None and not graph.failed
         self.active = active
         result.diverged_step = [step or None for step in diverged_at.tolist()]
         result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
