@@ -94,11 +94,23 @@ class StepRunner:
                 self._compiled_fn = compiled
                 return out
             except Exception as error:  # no compiler, an unsupported op: eager still works
-                _FAILED.add(id(self.step))
-                print(
-                    f"iclscale: compiling the training step failed, training eagerly ({error!r:.300})", file=sys.stderr
-                )
+                self._failed(error)
         return self._timed_eager(*args)
+
+    def settled(self, args: tuple) -> Callable:
+        """The function to call from now on, decided now rather than after timed eager steps (for a caller
+        that records its calls, `iclscale.replay`): compiled for inputs like `args` unless the mode is "off"
+        or compiling fails (then eager, with the usual warning)."""
+        if self.mode != "off" and id(self.step) not in _FAILED:
+            try:
+                self._compiled_fn = compile_function(self.step, args, self.key, self.external)
+            except Exception as error:
+                self._failed(error)
+        return self._compiled_fn or self.step
+
+    def _failed(self, error: Exception) -> None:
+        _FAILED.add(id(self.step))
+        print(f"iclscale: compiling the training step failed, training eagerly ({error!r:.300})", file=sys.stderr)
 
     @property
     def compiled(self) -> bool:

@@ -50,7 +50,8 @@ class LiveBytes(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         for tensor in tree_leaves(out):
-            if isinstance(tensor, torch.Tensor) and not tensor._is_view():
+            # a zero tensor (autograd's zero gradients of some ops) has no storage at all
+            if isinstance(tensor, torch.Tensor) and not tensor._is_view() and not tensor._is_zerotensor():
                 self._track(tensor)
         return out
 
@@ -170,10 +171,32 @@ def pack_parts(
     K = len(configs)
     if K <= MEASURE_ABOVE and memory_limit is None:
         return [(configs, 0)]
+    return split(configs, auto_pack_size(info, configs, eval_points, device, memory_limit))
+
+
+def auto_pack_size(
+    info: StudyInfo,
+    configs: list[Config],
+    eval_points: list[EvalPoint],
+    device: torch.device,
+    memory_limit: int | None = None,
+) -> int:
+    """The most configs of this shape one part may hold (what `pack_size: auto` trains at once): the memory
+    budget (`memory_limit`, else `MEMORY_FRACTION` of the device's free memory) less the fixed bytes, over
+    the bytes per config; at least 1."""
     fixed, per_config = per_config_bytes(info, configs, eval_points, device)
     budget = memory_limit if memory_limit is not None else int(free_memory(device) * MEMORY_FRACTION)
-    fits = max(1, (budget - fixed) // per_config)
-    return split(configs, fits)
+    return fits(budget, fixed, per_config)
+
+
+def fits(budget: int, fixed: int, per_config: int) -> int:
+    """Configs whose estimated memory (`estimated_bytes`) stays within `budget`; at least 1."""
+    return max(1, (budget - fixed) // max(1, per_config))
+
+
+def estimated_bytes(fixed: int, per_config: int, K: int) -> int:
+    """The memory model: the peak bytes of a pack of K configs."""
+    return fixed + per_config * K
 
 
 def split(configs: Sequence[Config], fits: int) -> list[tuple[list[Config], int]]:

@@ -13,6 +13,7 @@ A pack that does not fit in memory is trained in parts (`iclscale.footprint`), n
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import numpy as np
 import torch
 from torch.func import grad_and_value, vmap
 
-from iclscale import recipe
+from iclscale import recipe, replay
 from iclscale.compiling import StepRunner, resolve_mode
 from iclscale.measuring import Measurer, append
 from iclscale.params import Config, EvalPoint, RecordSchedule
@@ -55,6 +56,8 @@ class PackResult:
     wall_time: float = 0.0
     device: str = "cpu"
     compiled: bool = False
+    graphed: bool = False
+    """Whether steps were replayed from CUDA graphs (`iclscale.replay`); False too where a capture failed."""
 
     def _records_of(self, k: int) -> int:
         """How many records belong to config k: those taken before it diverged."""
@@ -94,6 +97,7 @@ class PackResult:
         joined.diverged_step = [s for p in parts for s in p.diverged_step]
         joined.wall_time = sum(p.wall_time for p in parts)
         joined.device, joined.compiled = first.device, any(p.compiled for p in parts)
+        joined.graphed = any(p.graphed for p in parts)
         return joined
 
 
@@ -130,10 +134,13 @@ def train_pack(
     compile: str = "auto",
     memory_limit: int | None = None,
     refine: Refine | None = None,
+    graph_steps: int | None = None,
 ) -> PackResult:
     """Train K configs with equal shape params together, recording at `record` (every k steps, or a
     schedule). `compile`: "auto" (when it pays), "on" or "off". `memory_limit` (bytes) overrides the
-    device's free memory when sizing parts. `refine` measures the trained parts at more eval points."""
+    device's free memory when sizing parts. `refine` measures the trained parts at more eval points.
+    `graph_steps`: on CUDA, steps per replayed CUDA graph (`iclscale.replay`; None: its environment
+    variable, default none)."""
     from iclscale.footprint import pack_parts
 
     schedule = record if isinstance(record, RecordSchedule) else RecordSchedule(every=record)
@@ -144,7 +151,7 @@ def train_pack(
     for index, (members, padding) in enumerate(parts):
         trainer = PackTrainer(info, members, list(eval_points), device)
         report = progress if len(parts) == 1 else _part_progress(progress, index, len(parts))
-        result = trainer.run(schedule, report, compile)
+        result = trainer.run(schedule, report, compile, graph_steps)
         if refine is not None:
             refine(result, lambda points, trainer=trainer, result=result: trainer.evaluate_final(result, points))
         results.append(_drop_padding(result, padding))
@@ -211,12 +218,19 @@ class PackTrainer:
             self.training_set = self.pack.map(self.study.training_set)
 
     # Training and recording ------------------------------------------------------------------------
-    def run(self, schedule: RecordSchedule, progress: Progress | None = None, compile: str = "auto") -> PackResult:
+    def run(
+        self,
+        schedule: RecordSchedule,
+        progress: Progress | None = None,
+        compile: str = "auto",
+        graph_steps: int | None = None,
+    ) -> PackResult:
         start = time.perf_counter()
         result = PackResult(self.pack.configs, self.eval_points, device=str(self.pack.device))
         result.evals = {point: {} for point in self.eval_points}
         result.eval_errors = dict.fromkeys(self.eval_points)
-        record_at = set(schedule.record_steps(self.steps))
+        record_after = schedule.record_steps(self.steps)  # sorted, ends with self.steps
+        record_at = set(record_after)
         self.measurer.compile = resolve_mode(compile)
         with self.defaults():
             state = self.start_state()
@@ -225,19 +239,29 @@ class PackTrainer:
             if progress is not None:
                 progress(0, self.steps, result)
             runner = self.runner(compile) if self.steps else None
+            graph = self.graph(runner, graph_steps) if self.steps else None
             fixed = self.step_inputs()
-            since = 0
-            for t in range(self.steps):
-                state = runner(*state, *fixed, torch.tensor(t, dtype=torch.int64))
-                since += 1
-                if t + 1 in record_at:
+            since, t = 0, 0
+            while t < self.steps:
+                next_record = record_after[bisect.bisect_right(record_after, t)]
+                # the step count filled in on the device: copied from host memory it would wait for the GPU
+                count = torch.full((), t, dtype=torch.int64)
+                if graph is not None and next_record - t >= graph.steps:
+                    state, _ = replay.call_or_fall_back(graph, runner, (*state, *fixed, count))
+                    done = graph.steps
+                else:
+                    state, done = runner(*state, *fixed, count), 1
+                since, t = since + done, t + done
+                if t in record_at:
                     self.params, self.opt_state, active, diverged_at, loss_sum = state
-                    self.record(result, t + 1, active, loss_sum / since)
+                    self.record(result, t, active, loss_sum / since)
                     state = (self.params, self.opt_state, active, diverged_at, torch.zeros_like(loss_sum))
                     since = 0
                     if progress is not None:
-                        progress(t + 1, self.steps, result)
+                        progress(t, self.steps, result)
+            self.params, self.opt_state, active, diverged_at, _ = state
             result.compiled = runner is not None and runner.compiled
+            result.graphed = graph is not None and graph.replay is not None and not graph.failed
         self.active = active
         result.diverged_step = [step or None for step in diverged_at.tolist()]
         result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
@@ -261,6 +285,16 @@ class PackTrainer:
             _STEPS[key] = make_step(self.info, self.study, self.module, self.pack.shape), self.module
         step, module = _STEPS[key]
         return StepRunner(step, self.steps, compile, key=("step", *key), external={"module": module})
+
+    def graph(self, runner: StepRunner, graph_steps: int | None) -> replay.GraphedSteps | None:
+        """k steps per replayed CUDA graph (`iclscale.replay`) when asked for on CUDA; they replay the step
+        as `runner` settles it now (compiled unless compile is "off")."""
+        steps = replay.graph_steps(graph_steps)
+        if not steps or self.pack.device.type != "cuda":
+            return None
+        state = self.start_state()
+        example = (*state, *self.step_inputs(), torch.zeros((), dtype=torch.int64, device=self.pack.device))
+        return replay.graphed(runner.settled(example), steps, len(state), self.pack.device)
 
     def measured_net(self, active: torch.Tensor) -> PackNet | None:
         """The parameters to measure: a diverged config is measured on its initial parameters (its records

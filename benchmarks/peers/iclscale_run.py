@@ -20,27 +20,43 @@ from .settings import SETTINGS, VARIED_PARAM, per_config_values
 CHEAP_RECORDS = {"softmax_window": {"test_tasks": 1}, "nonlinear_icl": {"eval_prompts": 1, "probe_prompts": 1}}
 
 
-def train(info: StudyInfo, configs: list[Config], point: EvalPoint, record_every: int, device: str, compile="auto"):
+def train(
+    info: StudyInfo,
+    configs: list[Config],
+    point: EvalPoint,
+    record_every: int,
+    device: str,
+    compile="auto",
+    **options,
+):
     """The one call into iclscale's trainer: its API changes here only. `compile`: auto (compile when the
-    eager steps left would take over 10 s: what `iclscale train` and sweeps do), on or off."""
-    return train_pack(info, configs, [point], RecordSchedule(every=record_every), device=device, compile=compile)
+    eager steps left would take over 10 s: what `iclscale train` and sweeps do), on or off. `options`: more
+    of `train_pack`'s keywords (graph_steps, memory_limit)."""
+    schedule = RecordSchedule(every=record_every)
+    return train_pack(info, configs, [point], schedule, device=device, compile=compile, **options)
 
 
 def pack_configs(model: str, K: int, steps: int) -> tuple[StudyInfo, list[Config], EvalPoint]:
+    """K configs as a sweep plans them. Each distinct value of the varied param is resolved once and the
+    configs differ from their template in the seed only (resolving a million configs one by one took minutes)."""
     info = study_info(model)
     values = {**SETTINGS[model].iclscale_values(), **CHEAP_RECORDS[model], "steps": steps}
-    resolved = [
-        info.resolve({**values, VARIED_PARAM[model]: value}, seed, "benchmark")
-        for seed, value in enumerate(per_config_values(model, K))
+    templates = {
+        value: info.resolve({**values, VARIED_PARAM[model]: value}, 0, "benchmark")
+        for value in dict.fromkeys(per_config_values(model, K))
+    }
+    configs = [
+        Config(info.name, templates[value][0].values, seed) for seed, value in enumerate(per_config_values(model, K))
     ]
-    return info, [config for config, _ in resolved], resolved[0][1]
+    return info, configs, next(iter(templates.values()))[1]
 
 
-def prepare(model: str, K: int, steps: int, record_every: int, device: str, compile: str = "auto") -> Run:
+def prepare(model: str, K: int, steps: int, record_every: int, device: str, compile: str = "auto", **options) -> Run:
+    """`options`: more of `train_pack`'s keywords (graph_steps, memory_limit)."""
     info, configs, point = pack_configs(model, K, steps)
 
     def run() -> list[float]:
-        result = train(info, configs, point, record_every, device, compile)
+        result = train(info, configs, point, record_every, device, compile, **options)
         return [float(np.mean(loss)) for loss in result.probes["train_loss"][1:]]  # record 0 has no loss
 
     return run
