@@ -182,8 +182,8 @@ CLAIMS = (
             Diagnosis(
                 "reading",
                 "summed over the active neurons the output-coordinate split favours the features (0.42× [0.31, 0.55]), "
-                "a stronger reading than Eq. (10)'s 'for a constant fraction of i ∈ [m]', which the per-neuron "
-                "fraction judges.",
+                "a stronger reading than Eq. (10)'s 'for a constant fraction of i ∈ [m]'; the per-neuron fraction, "
+                "the printed claim, is 0.50 [0.496, 0.505] ≥ 1/16 (consistent) but is ≈ 1/2 at initialisation too.",
                 (S + "mlp_label_over_feature_output_split",),
             ),
         ),
