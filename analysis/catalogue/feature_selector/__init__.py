@@ -124,7 +124,8 @@ CLAIMS = (
             Diagnosis(
                 "paper",
                 f"the required l_ts for error ≤ 0.05 grows as α′^(−1.33 [−1.52, −1.15]), not −1: {NO_MATCH}, so the "
-                "l_ts needed grows as log(1/ε)/log(1/(1 − α′/2)), not as 2/α′.",
+                "l_ts needed for error ≤ ε is set by (1 − α′/2)^l_ts, not by 2/α′ (with coin flips on those prompts "
+                "its exponent over α′ = 0.3–0.9 is −1.19).",
                 (S + "l_ts_vs_alpha_test",),
             ),
             Diagnosis(
@@ -237,7 +238,7 @@ CLAIMS = (
             Diagnosis(
                 "paper",
                 f"zero error at l_ts ≥ 2/α′ cannot hold: {NO_MATCH}; measured 0.19 at the worst l_ts, up to 0.23 at "
-                "l_ts = 2/α′ (α′ = 0.5).",
+                "l_ts = 2/α′ (α′ = 0.5); 0.18 and 0.17 with overlapping and with orthonormal μ′ (3 seeds).",
                 (S + "ood_zero_error",),
             ),
             Diagnosis(
