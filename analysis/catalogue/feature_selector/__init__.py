@@ -34,9 +34,10 @@ CLAIMS = (
             ),
             Diagnosis(
                 "paper",
-                "T ∝ λ_*^(−2.21 [−2.34, −2.08]), faster than the bound λ_*⁻¹: the proof's step at Eq. (88) uses "
-                "log M1 ≤ δ²β², which Theorem 1 does not state (and App. A's later step uses log M1 ≥ δ²β²); here "
-                "δ²β² = 0.04 < ln M1, the plateau escape is set by the score margin δ²β²λ_*² at t = 0 (−2).",
+                "T ∝ λ_*^(−2.21 [−2.34, −2.08]), faster than the bound λ_*⁻¹: the proof of Lemma 4 (App. B.2, at "
+                "Eq. (88)) uses log M1 ≤ δ²β², which Theorem 1 does not state (and App. B.4 uses log M1 ≥ δ²β²); "
+                "here δ²β² = 0.04 < ln M1, and the plateau escape, set by the score margin δ²β²λ_*² at t = 0, gives "
+                "−2.",
                 (S + "T_vs_lambda_star",),
             ),
             Diagnosis(
