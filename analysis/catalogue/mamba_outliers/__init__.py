@@ -7,6 +7,7 @@ from analysis.catalogue.mamba_outliers import batch, fig2, iterations, magnitude
 from analysis.catalogue.mamba_outliers.common import STUDY
 from analysis.catalogue.mamba_outliers.figures3_6_section import figures3_6_section
 from analysis.catalogue.mamba_outliers.table1_section import table1_section
+from analysis.catalogue.mamba_outliers.versus_printed import labelled
 from analysis.law import Claim
 
 S = f"{STUDY}."
@@ -57,7 +58,7 @@ CLAIMS = (
           ()),
 )  # fmt: skip
 
-LAWS = (*fig2.LAWS, *iterations.LAWS, *batch.LAWS, *thresholds.LAWS, *magnitude.LAWS, *mechanism.LAWS)
+LAWS = labelled((*fig2.LAWS, *iterations.LAWS, *batch.LAWS, *thresholds.LAWS, *magnitude.LAWS, *mechanism.LAWS))
 SECTIONS = (table1_section, figures3_6_section)
 
 # The negative controls' config (analysis.controls): trained inside Thms 1/3 (B ≥ B_M ≈ 1.3·10⁵ at the smallest κ_a,
