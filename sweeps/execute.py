@@ -10,7 +10,7 @@ from typing import Any
 from iclscale.params import RecordSchedule
 from iclscale.registry import StudyInfo, study_info
 from sweeps.plan import PackPlan, Plan
-from sweeps.store import RUNS, Location, Provenance, eval_key, write_fragment
+from sweeps.store import RUNS, Location, Provenance, eval_key, fragment_problem, write_fragment
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,9 @@ def run_pack(
 
     location = Location(context.out)
     info = study_info(context.study)
-    if location.exists(RUNS, f"{fragment_name(pack)}.parquet"):
+    if location.exists(RUNS, f"{fragment_name(pack)}.parquet") and not fragment_problem(
+        location, fragment_name(pack), quiet=True
+    ):
         return {"configs": len(pack.configs), "skipped": 1}
     callback = (lambda step, steps, _result: progress(step, steps)) if progress else None
     search = context.eval_search
