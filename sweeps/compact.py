@@ -73,11 +73,12 @@ def move_aside(location: Location, fragment: str, problem: str) -> None:
     for folder in (RUNS, CURVES):
         for relative in (f"{folder}/{fragment}.parquet", digest_name(f"{folder}/{fragment}.parquet")):
             source = location.path(relative)
-            if location.local and not os.path.lexists(source) or not location.local and not location.exists(relative):
+            present = os.path.lexists(source) if location.local else location.exists(relative)
+            if not present:
                 continue
             base = relative.replace("/", "-").removeprefix(f"{DIGESTS}-")
             target = location.path(QUARANTINE, base)
-            if location.exists(QUARANTINE, base) or location.local and os.path.lexists(target):
+            if location.exists(QUARANTINE, base) or (location.local and os.path.lexists(target)):
                 target = location.path(QUARANTINE, f"{time.time_ns()}-{base}")
             if location.local:
                 os.rename(source, target)

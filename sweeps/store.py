@@ -38,8 +38,8 @@ import datetime
 import hashlib
 import json
 import os
-import stat
 import socket
+import stat
 import subprocess
 import uuid
 from collections.abc import Iterable, Mapping
@@ -343,11 +343,9 @@ def _first_value(values: set) -> str:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a directory"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"),
-                       (stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket")):  # fmt: skip
-        if test(mode):
-            return name
-    return "not a file"
+    kinds = {stat.S_ISDIR: "a directory", stat.S_ISLNK: "a symbolic link", stat.S_ISFIFO: "a FIFO",
+             stat.S_ISCHR: "a device", stat.S_ISBLK: "a device", stat.S_ISSOCK: "a socket"}  # fmt: skip
+    return next((name for test, name in kinds.items() if test(mode)), "not a file")
 
 
 def _stamp(location: Location, folder: str, fragment: str) -> tuple:
