@@ -7,6 +7,7 @@ can make ends with one line on stderr and exit status 2 (UserError), never a tra
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -131,6 +132,11 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     from iclscale.training import train_pack
 
+    claim = contextlib.ExitStack()  # train --out: checked and locked before training, held until written
+    if args.out:
+        from sweeps.execute import single_run_output
+
+        claim.enter_context(single_run_output(args.out, config.run_id))
     result = train_pack(info, [config], [point], args.record_every, device, compile=args.compile)
     failure = (getattr(result, "eval_errors", None) or {}).get(point)  # an eval value that cannot be computed
     if failure is not None:

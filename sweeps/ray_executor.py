@@ -268,7 +268,7 @@ def run_on_ray(
     finally:
         shutil.rmtree(storage, ignore_errors=True)
 
-    totals = {"packs": len(plan.packs), "failed_packs": 0, "nodes": set(), "write_error": None}
+    totals = {"packs": len(plan.packs), "failed_packs": 0, "failed_configs": 0, "nodes": set(), "write_error": None}
     for result in results:
         if not result.config:  # a trial that never started (the sweep was stopped)
             continue
@@ -279,6 +279,7 @@ def run_on_ray(
         elif result.error is not None:
             record_failure(context, pack, _error_text(result.error))
             totals["failed_packs"] += 1
+            totals["failed_configs"] += len(pack.configs)
         elif metrics:
             totals["nodes"].add(metrics.get("node"))
     totals["nodes"] = sorted(n for n in totals["nodes"] if n)

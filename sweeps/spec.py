@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from iclscale.params import Config, EvalPoint, RecordSchedule, coerce_seed
 from iclscale.registry import StudyInfo, study_info
 from sweeps.limits import Limits, check_size
 from sweeps.threshold_spec import ThresholdSpec, parse_threshold
-from sweeps.yamlsafe import Marks, load_yaml
+from sweeps.yamlsafe import MAX_BYTES, Marks, load_yaml
 
 TOP_LEVEL_KEYS = (
     "name",
@@ -172,15 +173,9 @@ def _describe(case: Mapping[str, Any], axes: list[str], values: tuple) -> str:
 def load_sweep(path: str | Path, overrides: list[str] | tuple[str, ...] = (), limits: Limits | None = None) -> Sweep:
     """Read, override (`key=value`, see `sweeps.overrides`) and validate a sweep file."""
     path = Path(path)
-    where = f"sweep file {path}"
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise UserError(f"{where}: a directory, not a file") from None
-    except FileNotFoundError:
-        raise UserError(f"{where}: no such file") from None
-    except OSError as error:
-        raise UserError(f"{where}: cannot be read ({error.strerror})") from None
+    shown = str(path) if len(str(path)) <= 200 else str(path)[:199] + "…"
+    where = f"sweep file {shown}"
+    data = read_bounded(path, where)
     raw, marks = load_yaml(data, where)
     if not isinstance(raw, dict):
         raise UserError(f"{where}: expected a mapping with keys {', '.join(TOP_LEVEL_KEYS)}, got {shorten(raw)}")
@@ -192,6 +187,27 @@ def load_sweep(path: str | Path, overrides: list[str] | tuple[str, ...] = (), li
         return parse_sweep(raw, str(path), limits, list(overrides))
     except UserError as error:
         raise UserError(locate(str(error), where, marks)) from None
+
+
+def read_bounded(path: Path, where: str) -> bytes:
+    """A regular file's bytes, its size checked before reading: a FIFO, a device (/dev/zero) or a
+    2 GB file is refused at once, never read (reading one hangs or fills memory)."""
+    import stat
+
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise UserError(f"{where}: a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(f"{where}: not a regular file (a FIFO, device or socket); give a sweep file")
+        if info.st_size > MAX_BYTES:
+            raise UserError(f"{where}: {info.st_size:,} bytes, larger than {MAX_BYTES:,}; a sweep file is a short text")
+        with open(path, "rb") as handle:
+            return handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise UserError(f"{where}: no such file") from None
+    except OSError as error:
+        raise UserError(f"{where}: cannot be read ({error.strerror or type(error).__name__})") from None
 
 
 def locate(message: str, where: str, marks: Marks) -> str:

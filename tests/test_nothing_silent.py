@@ -1,0 +1,122 @@
+"""Failures that used to pass silently or end in a traceback: a failed sweep exits non-zero, SIGTERM
+stops like Ctrl-C, `train --out` respects another sweep's directory, sizes that cannot fit in memory
+are refused before training, and oversized reads are refused before reading."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from iclscale.cli import main
+
+RAW = {
+    "name": "silent",
+    "study": "softmax_window",
+    "fixed": {"d": 3, "n": 8, "steps": 20},
+    "grid": {"L": [0.5, 2.0]},
+    "seeds": 2,
+    "record_every": 10,
+    "resources": {"pack_size": 2},
+}
+
+
+def _write(tmp_path: Path, raw=RAW) -> Path:
+    path = tmp_path / "sweep.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    return path
+
+
+def test_a_sweep_whose_packs_fail_exits_non_zero_with_one_line(tmp_path, capsys, monkeypatch):
+    """What the Ray executor reports when every pack failed after its retries (Ray itself not started)."""
+    from sweeps import run
+    from sweeps.execute import record_failure
+
+    def failing_ray(plan, context, args, location, progress):
+        for pack in plan.packs:
+            record_failure(context, pack, "ModuleNotFoundError: No module named 'iclscale.training'")
+        return {"failed_configs": sum(len(p.configs) for p in plan.packs), "nodes": []}
+
+    monkeypatch.setattr(run, "_connect", lambda sweep, args: None)
+    monkeypatch.setattr(run, "_run_ray", failing_ray)
+    out = tmp_path / "out"
+    code = main(["sweep", "run", str(_write(tmp_path)), "--out", str(out), "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 1, captured
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "4 of the 4 configs run failed" in lines[0], captured.err
+    assert "0 ok, 0 diverged, 4 failed" in captured.out
+
+
+def test_sigterm_stops_like_ctrl_c_and_the_same_command_resumes(tmp_path):
+    raw = {**RAW, "fixed": {**RAW["fixed"], "steps": 3000}, "grid": {"L": [0.5, 1.0, 2.0, 4.0]}, "seeds": 1,
+           "resources": {"pack_size": 1}}  # fmt: skip
+    path = _write(tmp_path, raw)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "iclscale.cli", "sweep", "run", str(path), "--out", str(out), "--executor",
+               "inline", "--quiet"]  # fmt: skip
+    driver = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not list((out / "runs").glob("*.parquet")) and time.monotonic() < deadline and driver.poll() is None:
+        time.sleep(0.2)
+    driver.send_signal(signal.SIGTERM)
+    _, err = driver.communicate(timeout=120)
+    if driver.returncode == 0:  # finished before the signal: nothing to show on this machine
+        return
+    assert driver.returncode == 143, err[-2000:]
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("iclscale: interrupted: ") and "Traceback" not in err, err
+    stored = int(lines[0].split("interrupted: ")[1].split(" of ")[0])
+    assert 1 <= stored < 4
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert "4 configs: 4 ok" in again.stdout
+
+
+def test_train_out_refuses_another_sweeps_directory_and_takes_the_lock(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["sweep", "run", str(_write(tmp_path)), "--out", str(out), "--executor", "inline", "--quiet"]) == 0
+    frozen = (out / "sweep.yaml").read_bytes()
+    capsys.readouterr()
+    code = main(["train", "softmax_window", "--set", "d=3", "--set", "steps=5", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "holds the results of sweep" in err, err
+    assert (out / "sweep.yaml").read_bytes() == frozen
+    from sweeps.lock import writer_lock
+    from sweeps.store import Location
+
+    other = tmp_path / "busy"
+    with writer_lock(Location(other)):
+        code = main(["train", "softmax_window", "--set", "d=3", "--set", "steps=5", "--out", str(other)])
+    err = capsys.readouterr().err
+    assert code == 2 and "being written by another" in err, err
+
+
+def test_train_out_that_cannot_be_written_is_refused_before_training(tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for out in (a_file, a_file / "below", Path("/proc/iclscale"), Path("/dev/null")):
+        start = time.monotonic()
+        code = main(["train", "softmax_window", "--set", "d=3", "--set", "steps=100000", "--out", str(out)])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (out, err)
+        assert time.monotonic() - start < 20, out  # refused before 100,000 steps of training
+
+
+def test_a_fifo_or_device_as_a_sweep_file_is_refused_at_once(tmp_path, capsys):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    sparse = tmp_path / "sparse.yaml"
+    with open(sparse, "wb") as handle:
+        handle.truncate(2 * 10**9)
+    for path in (str(fifo), "/dev/zero", "/dev/urandom", str(sparse)):
+        start = time.monotonic()
+        code = main(["sweep", "plan", path])
+        err = capsys.readouterr().err
+        assert code == 2 and len(err.strip().splitlines()) == 1, (path, err)
+        assert time.monotonic() - start < 1, path
