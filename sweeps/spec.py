@@ -184,9 +184,11 @@ def load_sweep(path: str | Path, overrides: list[str] | tuple[str, ...] = (), li
 
         raw = apply_overrides(raw, overrides, marks, where)
     try:
-        return parse_sweep(raw, str(path), limits, list(overrides))
+        sweep = parse_sweep(raw, str(path), limits, list(overrides))
     except UserError as error:
         raise UserError(locate(str(error), where, marks)) from None
+    check_freezable(sweep, where)
+    return sweep
 
 
 def read_bounded(path: Path, where: str) -> bytes:
@@ -256,8 +258,38 @@ def parse_sweep(
         sweep.search = parse_search(sweep.study, raw["search"], f"{where}: search", sweep)
     sweep.eval_points()
     if sweep.threshold is None:  # a threshold search checked its cells at both ends of its range
-        sweep.configs()  # validates every combination (cross-param checks) before anything runs
+        configs = sweep.configs()  # validates every combination (cross-param checks) before anything runs
+        _check_records(sweep, configs, where)
     return sweep
+
+
+def _check_records(sweep: Sweep, configs: list[Config], where: str) -> None:
+    from iclscale.params import MAX_RECORDS
+
+    steps = max((int(c.as_dict().get("steps", 0)) for c in configs), default=0)
+    if sweep.record.records(steps) > MAX_RECORDS:
+        raise UserError(
+            f"{where}: record: {sweep.record.records(steps):,} records for a run of {steps:,} steps is past the cap "
+            f"of {MAX_RECORDS:,}; record less often (record: {{log: 200}} records 200 log-spaced steps)"
+        )
+
+
+def check_freezable(sweep: Sweep, where: str) -> None:
+    """The sweep.yaml that `run` will freeze must be one its reader accepts (sweeps.yamlsafe limits: size,
+    nesting, expanded values, integers): checked before anything is trained, so that a results directory
+    is never bricked by its own frozen sweep (aliases expand when written, say)."""
+    import yaml
+
+    text = yaml.safe_dump(dict(sweep.resolved()), sort_keys=False).encode()
+    if len(text) > MAX_BYTES:
+        raise UserError(
+            f"{where}: its frozen form (every alias expanded) would be {len(text):,} bytes, past the "
+            f"{MAX_BYTES:,} a results directory's sweep.yaml may hold; shorten lists or texts"
+        )
+    try:
+        load_yaml(text, where)
+    except UserError as error:
+        raise UserError(f"{where}: its frozen form would not read back ({error})") from None
 
 
 def _study(value: Any, where: str) -> StudyInfo:
@@ -344,6 +376,10 @@ def _record(sweep: Sweep, value: Any, where: str) -> None:
 def _laws(sweep: Sweep, value: Any, where: str) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise UserError(f"{where}: expected a list of law names, got {shorten(value)}")
+    if len(set(value)) != len(value):
+        seen: set[str] = set()
+        twice = next(v for v in value if v in seen or seen.add(v))
+        raise UserError(f"{where}: law {shorten(twice)} is listed twice")
     sweep.laws = list(value)
 
 

@@ -28,7 +28,7 @@ from usererror import UserError  # not iclscale.errors: the store reader (and so
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 32
 MAX_NODES = 100_000
-MAX_INT_DIGITS = 309  # 1.8e308, the largest float, has 309 digits
+MAX_INT_DIGITS = 309  # 1.8e308 (2**1024), past the largest float, has 309 digits
 INT_TAG = "tag:yaml.org,2002:int"
 MERGE_TAG = "tag:yaml.org,2002:merge"
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -120,8 +120,8 @@ class _Checker:
         self.open.add(key)
         total = 1
         if isinstance(node, yaml.ScalarNode):
-            if node.tag == INT_TAG and len(re.sub(r"[^0-9a-fA-F]", "", node.value)) > MAX_INT_DIGITS:
-                self.refuse(node, f"an integer of {len(node.value)} characters is past float range")
+            if node.tag == INT_TAG and _past_float_range(node):
+                self.refuse(node, f"an integer of {len(node.value):,} characters is past float range")
         elif isinstance(node, yaml.SequenceNode):
             total += sum(self.size(item) for item in node.value)
         else:
@@ -144,6 +144,18 @@ class _Checker:
                 first = seen[(key.tag, key.value)].start_mark.line + 1
                 self.refuse(key, f"key {key.value[:60]!r} appears twice in one mapping (first on line {first})")
             seen[(key.tag, key.value)] = key
+
+
+def _past_float_range(node: yaml.ScalarNode) -> bool:
+    """Whether an integer (decimal, 0x hex, 0o/0 octal, 0b binary or 1:30 sexagesimal) is at least 2**1024:
+    its value, not its length, decides, so that a frozen sweep writes only integers its reader takes."""
+    if len(node.value) > 4 * MAX_INT_DIGITS:  # 1,236 characters: past range in every base YAML allows
+        return True
+    try:
+        value = yaml.constructor.SafeConstructor().construct_yaml_int(node)
+    except (ValueError, yaml.YAMLError):
+        return False  # not an integer after all: the loader says so
+    return abs(value).bit_length() > 1024
 
 
 def _record_marks(node: yaml.Node, path: str, marks: Marks) -> None:
