@@ -88,7 +88,7 @@ def _check_laws(sweep) -> None:
 
 def cmd_plan(args: argparse.Namespace) -> None:
     from sweeps.plan import make_plan
-    from sweeps.store import Location, stored_keys
+    from sweeps.store import Location, check_folders, stored_keys
 
     sweep = _load(args)
     location = Location(args.out or default_out(sweep.name))
@@ -104,6 +104,8 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
         print(describe_stored(sweep, location))
         return
+    if location.exists():
+        check_folders(location)
     plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
     print(describe_plan(plan, location.uri))
     for i, pack in enumerate(plan.packs):
@@ -146,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def status_counts(out: str) -> dict[str, Any]:
     """Per-config status against the frozen sweep: ok, diverged, failed, missing."""
     from sweeps.spec import parse_frozen
-    from sweeps.store import FAILED, Location, read_frozen_sweep, stored_keys
+    from sweeps.store import FAILED, Location, check_folders, read_frozen_sweep, stored_keys
 
     location = Location(out)
     if not location.exists():
@@ -154,6 +156,7 @@ def status_counts(out: str) -> dict[str, Any]:
     frozen = read_frozen_sweep(location)
     if frozen is None:
         raise UserError(f"{out!r} is not a results directory: it has no sweep.yaml")
+    check_folders(location)
     sweep = parse_frozen(frozen, f"{out}/sweep.yaml")
     if sweep.search:
         from sweeps.search import search_status

@@ -119,6 +119,11 @@ def _check_flags(args: argparse.Namespace) -> None:
         args.device.startswith("cuda:") and args.device[5:].isdigit()
     ):
         raise UserError(f"--device must be auto, cpu or cuda[:N], got {args.device[:60]!r}")
+    if args.device.startswith("cuda") and (args.executor == "inline" or args.address is None):
+        import torch  # this machine trains: it must have CUDA (a cluster's nodes are checked by Ray)
+
+        if not torch.cuda.is_available():
+            raise UserError(f"--device {args.device}: no CUDA device is available on this machine")
 
 
 def check_writable_directory(location, flag: str = "--out") -> None:
@@ -156,9 +161,11 @@ def _unwritable(path: str) -> str | None:
 
 def check_results_directory(location, sweep) -> None:
     """The results directory may not exist yet; if it does it must be a directory holding this study."""
-    from sweeps.store import read_frozen_sweep
+    from sweeps.store import check_folders, read_frozen_sweep
 
     check_writable_directory(location)
+    if location.exists():
+        check_folders(location)
     frozen = read_frozen_sweep(location) if location.exists() else None
     if frozen and frozen.get("study") != sweep.study.name:
         raise UserError(

@@ -225,6 +225,17 @@ def committed_fragments(location: Location) -> list[str]:
     return [name for name in fragment_names(location) if fragment_problem(location, name) is None]
 
 
+def check_folders(location: Location) -> None:
+    """runs/, curves/ and digests/ are directories where they exist (a file there is refused in one line)."""
+    for folder in (RUNS, CURVES, DIGESTS):
+        kind = location.fs.get_file_info(location.path(folder)).type
+        if kind not in (pafs.FileType.NotFound, pafs.FileType.Directory):
+            raise UserError(
+                f"{location.path(folder)} is not a directory, so {location.uri} is not a results directory "
+                "as iclscale writes them; move it away or choose another --out"
+            )
+
+
 def fragment_names(location: Location) -> list[str]:
     """Every name in runs/ that looks like a fragment, whatever it is (a directory or a FIFO is damage)."""
     return [name.removesuffix(".parquet") for name in location.list(RUNS, ".parquet", files_only=False)]
@@ -292,6 +303,11 @@ def _file_problem(location: Location, folder: str, fragment: str) -> str | None:
         needed = {"run_id", "eval_key", "status"} if folder == RUNS else {"run_id", "step", "metric", "value"}
         if not needed <= names:
             return f"lacks the columns {', '.join(sorted(needed - names))}"
+        for name in sorted(needed):  # a column of another type breaks every reader downstream
+            kind = parquet.schema_arrow.field(name).type
+            wanted = {"step": pa.types.is_integer, "value": pa.types.is_floating}.get(name, _is_text)
+            if not wanted(kind):
+                return f"column {name} is of type {kind}, not the store's"
         if folder == RUNS:
             if parquet.metadata.num_rows == 0:
                 return "holds no rows"
@@ -335,6 +351,14 @@ def sha256_of(location: Location, relative: str) -> str:
 def _run_ids(location: Location, folder: str, fragment: str) -> set[str]:
     table = pq.read_table(location.path(folder, f"{fragment}.parquet"), filesystem=location.fs, columns=["run_id"])
     return set(table.column("run_id").unique().to_pylist())
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or (pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type))
+    )
 
 
 def _first_value(values: set) -> str:
@@ -427,6 +451,7 @@ def read_store(uri: str | os.PathLike, curves: bool = True) -> StoreData:
     location = Location(uri)
     if not location.exists():
         raise UserError(f"results directory {location.uri!r} does not exist")
+    check_folders(location)
     fragments = committed_fragments(location)
     if not fragments:
         raise UserError(f"results directory {location.uri!r} holds no runs (no {RUNS}/*.parquet)")
