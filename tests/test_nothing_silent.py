@@ -120,3 +120,19 @@ def test_a_fifo_or_device_as_a_sweep_file_is_refused_at_once(tmp_path, capsys):
         err = capsys.readouterr().err
         assert code == 2 and len(err.strip().splitlines()) == 1, (path, err)
         assert time.monotonic() - start < 1, path
+
+
+def test_sizes_that_exhaust_memory_end_in_one_line_with_both_numbers(tmp_path):
+    """mamba_outliers d=4096 hidden=100000 layers=16 needs tens of GB; under a 3 GB address-space limit
+    (so that the test never takes a shared machine's memory) its allocation fails like a small machine's."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+    argv = ["train", "mamba_outliers", "--set", "d=4096", "--set", "hidden=100000", "--set", "layers=16"]
+    done = subprocess.run([sys.executable, "-m", "iclscale.cli", *argv], capture_output=True, text=True,
+                          preexec_fn=limit, timeout=300)  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert "out of memory: an allocation of" in lines[0] and "GB are available" in lines[0], lines[0]
