@@ -175,7 +175,7 @@ def yaml_number(p, value: Any) -> Any:
 
 def _check_ends(sweep: Sweep, search: dict[str, Any], where: str) -> None:
     """Every grid point with each end of each range (and each choice) must pass the study's checks."""
-    sweep.configs()  # the grid's own mistakes first, reported as such
+    # the grid's own mistakes were reported first, as such (sweeps.spec.parse_sweep validates the configs before)
     for name, spec in search["params"].items():
         ends = spec["choices"] if "choices" in spec else [spec["low"], spec["high"]]
         check_at_grid_points(sweep, name, ends, f"{where}.params.{name}")

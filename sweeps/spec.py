@@ -252,14 +252,14 @@ def parse_sweep(
         validate(sweep, raw.get(key, DEFAULTS.get(key)), f"{where}: {key}")
     _check_given_once(sweep, where)
     check_size(sweep, sweep.limits, where)
-    if raw.get("search") is not None:
+    if sweep.threshold is None:  # a threshold search checks its cells at both ends of its range
+        configs = sweep.configs()  # validates every combination (cross-param checks) before anything runs
+        _check_records(sweep, configs, where)
+    if raw.get("search") is not None:  # after the grid's own mistakes, reported as such
         from sweeps.search import parse_search
 
         sweep.search = parse_search(sweep.study, raw["search"], f"{where}: search", sweep)
     sweep.eval_points()
-    if sweep.threshold is None:  # a threshold search checked its cells at both ends of its range
-        configs = sweep.configs()  # validates every combination (cross-param checks) before anything runs
-        _check_records(sweep, configs, where)
     return sweep
 
 
