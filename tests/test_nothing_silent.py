@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from iclscale.cli import main
@@ -136,3 +137,26 @@ def test_sizes_that_exhaust_memory_end_in_one_line_with_both_numbers(tmp_path):
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
     assert "out of memory: an allocation of" in lines[0] and "GB are available" in lines[0], lines[0]
+
+
+@pytest.mark.ray
+@pytest.mark.slow
+def test_ray_workers_import_the_installed_package_not_a_folder_in_the_working_directory(tmp_path):
+    """`cd ~/src && iclscale sweep run iclscale/sweeps/x.yaml`: Ray puts the driver's working directory on
+    every worker's sys.path, where a checkout named iclscale/ (a namespace package to the workers) shadowed
+    the installed package and every pack failed."""
+    from ray_helpers import kill_ray_processes, private_ray_tmpdir, ray_env
+
+    checkout = tmp_path / "src" / "iclscale" / "sweeps"
+    checkout.mkdir(parents=True)
+    (checkout / "x.yaml").write_text(yaml.safe_dump(RAW))
+    script = Path(sys.executable).parent / "iclscale"  # the console script: `python -m` would shadow it too
+    ray_tmpdir = private_ray_tmpdir()
+    try:
+        done = subprocess.run([str(script), "sweep", "run", "iclscale/sweeps/x.yaml", "--out", str(tmp_path / "out"),
+                               "--quiet", "--retries", "0"], cwd=tmp_path / "src", env=ray_env(ray_tmpdir),
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+    finally:
+        kill_ray_processes(ray_tmpdir)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "4 configs: 4 ok" in done.stdout, done.stdout + done.stderr[-2000:]
