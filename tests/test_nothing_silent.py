@@ -160,3 +160,77 @@ def test_ray_workers_import_the_installed_package_not_a_folder_in_the_working_di
         kill_ray_processes(ray_tmpdir)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "4 configs: 4 ok" in done.stdout, done.stdout + done.stderr[-2000:]
+
+
+def _one_line_exit_2(argv, capsys) -> str:
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, (argv, code, err)
+    return err
+
+
+def test_runs_that_is_a_file_is_one_line_for_every_command(tmp_path, capsys):
+    out = tmp_path / "out"
+    path = _write(tmp_path)
+    assert main(["sweep", "run", str(path), "--out", str(out), "--executor", "inline", "--quiet"]) == 0
+    import shutil
+
+    shutil.rmtree(out / "runs")
+    (out / "runs").write_text("not a folder")
+    capsys.readouterr()
+    for argv in (["sweep", "status", str(out)], ["sweep", "plan", str(path), "--out", str(out)], ["report", str(out)],
+                 ["sweep", "run", str(path), "--out", str(out), "--executor", "inline"]):  # fmt: skip
+        assert "not a directory" in _one_line_exit_2(argv, capsys)
+
+
+def test_a_fragment_with_mistyped_key_columns_is_left_out_and_retrained(tmp_path, capsys):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "out"
+    path = _write(tmp_path)
+    assert main(["sweep", "run", str(path), "--out", str(out), "--executor", "inline", "--quiet"]) == 0
+    victim = sorted((out / "runs").glob("*.parquet"))[0]
+    table = pq.read_table(victim)
+    status = pa.array(range(table.num_rows), pa.int64())  # a foreign writer's status column
+    pq.write_table(table.set_column(table.schema.get_field_index("status"), "status", status), victim)
+    (out / "digests" / "runs" / f"{victim.stem}.sha256").unlink()  # as if written before checksums
+    capsys.readouterr()
+    assert main(["report", str(out), "--out", str(tmp_path / "report")]) in (0, 2)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "column status is of type int64" in err, err
+    assert main(["sweep", "run", str(path), "--out", str(out), "--executor", "inline", "--quiet"]) == 0
+    assert "4 configs: 4 ok" in capsys.readouterr().out
+
+
+def test_a_foreign_footprints_file_is_measured_afresh(tmp_path, monkeypatch):
+    import json
+
+    import torch
+
+    from iclscale import footprint
+    from iclscale.cachedir import code_digest
+    from iclscale.registry import study_info
+
+    info = study_info("softmax_window")
+    config, point = info.resolve({"d": 3, "steps": 2}, 0, "t")
+    key = repr((info.name, config.shape_key(info.names("shape")), (point,), "cpu"))
+    cache = tmp_path / "footprints.json"
+    monkeypatch.setattr(footprint, "CACHE_FILE", cache)
+    monkeypatch.setattr(footprint, "_MEASURED", {})
+    for wrong in ([1, 2], {code_digest(): [1]}, {code_digest(): {key: "x"}}, {code_digest(): {key: [1, -5]}}):
+        cache.write_text(json.dumps(wrong))
+        footprint._MEASURED.clear()
+        fixed, per_config = footprint.per_config_bytes(info, [config], [point], torch.device("cpu"))
+        assert isinstance(fixed, int) and per_config > 0
+
+
+def test_device_cuda_without_cuda_is_refused_before_anything_is_written(tmp_path, capsys):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    out = tmp_path / "out"
+    argv = ["sweep", "run", str(_write(tmp_path)), "--out", str(out), "--executor", "inline", "--device", "cuda"]
+    assert "no CUDA device" in _one_line_exit_2(argv, capsys)
+    assert not out.exists()
