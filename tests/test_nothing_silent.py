@@ -234,3 +234,17 @@ def test_device_cuda_without_cuda_is_refused_before_anything_is_written(tmp_path
     argv = ["sweep", "run", str(_write(tmp_path)), "--out", str(out), "--executor", "inline", "--device", "cuda"]
     assert "no CUDA device" in _one_line_exit_2(argv, capsys)
     assert not out.exists()
+
+
+def test_report_on_a_full_disk_is_one_line(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["sweep", "run", str(_write(tmp_path)), "--out", str(out), "--executor", "inline", "--quiet"]) == 0
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(disk)], capture_output=True).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    try:
+        capsys.readouterr()
+        assert "cannot write the report" in _one_line_exit_2(["report", str(out), "--out", str(disk / "r")], capsys)
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
