@@ -153,6 +153,25 @@ def _receive(connection: socket.socket, size: int) -> bytes:
     return data
 
 
+def _exit_with_raylet(period_s: float = 1.0) -> None:
+    """A worker busy training notices late that its raylet (its parent) is gone, e.g. after the command's
+    process group was killed: a daemon thread ends the worker once its parent changes (it then holds no
+    committed work: a fragment is written whole or not at all)."""
+    import threading
+
+    parent = os.getppid()
+    if getattr(_exit_with_raylet, "watching", None) == parent:
+        return  # reused actor: already watched
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(period_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="iclscale-exit-with-raylet", daemon=True).start()
+    _exit_with_raylet.watching = parent
+
+
 def _is_loopback(host: str) -> bool:
     try:
         return ipaddress.ip_address(host).is_loopback
@@ -210,6 +229,7 @@ def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepCont
     from ray import tune
 
     pack = packs[config["pack"]]
+    _exit_with_raylet()
     node = ray.util.get_node_ip_address()
     last_report = [0.0]
 
