@@ -248,3 +248,42 @@ def test_report_on_a_full_disk_is_one_line(tmp_path, capsys):
         assert "cannot write the report" in _one_line_exit_2(["report", str(out), "--out", str(disk / "r")], capsys)
     finally:
         subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _server(kind: str) -> int:
+    """A loopback TCP server that is not Ray: silent, closing at once, HTTP/1.1, or garbage."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held = []
+
+    def serve() -> None:
+        while True:
+            connection, _ = listener.accept()
+            if kind == "closing":
+                connection.close()
+            elif kind == "http":
+                connection.recv(100)
+                connection.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            elif kind == "garbage":
+                connection.sendall(b"\x17\x03\x03 not grpc " * 4)
+            held.append(connection)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+@pytest.mark.parametrize("kind", ["silent", "closing", "http", "garbage", "digits"])
+def test_an_address_that_is_not_a_ray_cluster_fails_fast_in_one_line(tmp_path, capsys, monkeypatch, kind):
+    from sweeps import ray_executor
+
+    monkeypatch.setattr(ray_executor, "HANDSHAKE_TIMEOUT_S", 2.0)
+    address = "127.0.0.1:" + ("9" * 5000 if kind == "digits" else str(_server(kind)))
+    out = tmp_path / "out"
+    start = time.monotonic()
+    err = _one_line_exit_2(["sweep", "run", str(_write(tmp_path)), "--out", str(out), "--address", address], capsys)
+    assert time.monotonic() - start < 30 and "--address" in err and len(err) < 500
+    assert not out.exists()
