@@ -26,6 +26,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from iclscale.registry import StudyInfo
+from sweeps import store
 from sweeps.store import (
     CURVES,
     DIGESTS,
@@ -113,6 +114,7 @@ def _adopt(location: Location, info: StudyInfo, name: str, runs: pa.Table) -> st
 
             size = location.fs.get_file_info(location.path(relative)).size
             location.write_bytes(digest_name(relative), f"{sha256_of(location, relative)} {size}\n".encode())
+    store._no_digest.discard((location.uri, name))
     return None
 
 

@@ -265,12 +265,12 @@ def fragment_problem(location: Location, fragment: str, quiet: bool = False) -> 
 
 def unverified_fragments(location: Location) -> list[str]:
     """Sound fragments without digests (written before digests existed): `sweep run` gives them one."""
-    return sorted(name for (uri, name, *_), problem in _checked.items() if uri == location.uri and problem is None
-                  and name in _no_digest)  # fmt: skip
+    names = {name for (uri, name, *_), problem in _checked.items() if uri == location.uri and problem is None}
+    return sorted(name for name in names if (location.uri, name) in _no_digest)
 
 
 _checked: dict[tuple, str | None] = {}
-_no_digest: set[str] = set()
+_no_digest: set[tuple[str, str]] = set()  # (store, fragment) with a file that has no digest
 _warned: set[str] = set()
 MAX_DIGEST_BYTES = 200
 
@@ -329,9 +329,12 @@ def _file_problem(location: Location, folder: str, fragment: str) -> str | None:
 def _digest_problem(location: Location, relative: str, size: int) -> str | None:
     """The file's SHA-256 against its digest file; a file without one is noted (`unverified_fragments`)."""
     digest_path = location.path(digest_name(relative))
+    fragment = relative.split("/", 1)[1].removesuffix(".parquet")
     if location.fs.get_file_info(digest_path).type != pafs.FileType.File:
-        _no_digest.add(relative.split("/", 1)[1].removesuffix(".parquet"))
+        _no_digest.add((location.uri, fragment))
         return None
+    if relative.startswith(RUNS):
+        _no_digest.discard((location.uri, fragment))
     with location.fs.open_input_stream(digest_path) as stream:
         expected = stream.read(MAX_DIGEST_BYTES).decode(errors="replace").split()
     actual = sha256_of(location, relative)
