@@ -23,10 +23,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from test_store_checksums import _run, flip, plain_read  # noqa: E402
+from test_store_checksums import _run, flip, plain_read
 
-from sweeps import store  # noqa: E402
-from sweeps.store import Location, fragment_problem  # noqa: E402
+from sweeps import store
+from sweeps.store import Location, fragment_problem
 
 
 def main() -> None:
@@ -65,8 +65,7 @@ def main() -> None:
                 code = _run(work)
             healed += code == 0
             same = all(
-                a.equals(b) and a.dtypes.equals(b.dtypes)
-                for a, b in zip(plain_read(work / "out"), clean, strict=True)
+                a.equals(b) and a.dtypes.equals(b.dtypes) for a, b in zip(plain_read(work / "out"), clean, strict=True)
             )
             equal += same
             if not same:
