@@ -70,6 +70,10 @@ def start_ray(address: str | None, quiet: bool = False) -> None:
 
         ray_constants.ENABLE_RAY_CLUSTER = False
     common = {"configure_logging": True, "logging_level": "ERROR", "log_to_driver": not quiet}
+    if quiet:  # a failed trial's traceback is stored with its rows and counted in one line at the end
+        import logging
+
+        logging.getLogger("ray.tune").setLevel(logging.CRITICAL)
     if address is None:
         with _neutral_directory():
             ray.init(address="local", include_dashboard=False, **common)
