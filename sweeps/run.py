@@ -50,6 +50,7 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
         check_threshold_metric(sweep)
     import signal
 
+    _signals_received.clear()
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         if args.executor == "ray" and not sweep.search and _has_work(sweep, location):
@@ -59,7 +60,8 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, signal.SIG_IGN)  # a second signal must not cut the message short
         print(interrupted_message(sweep, location), file=sys.stderr, flush=True)
-        return EXIT_TERMINATED if isinstance(stop, Terminated) else EXIT_INTERRUPTED
+        terminated = isinstance(stop, Terminated) or _signals_received  # Tune re-raises a plain KeyboardInterrupt
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except OSError as error:
         if error.errno in WRITE_ERRNOS or error.errno is None:
             raise UserError(f"cannot write to {error.filename or location.uri}: {error.strerror or error}") from None
@@ -72,7 +74,11 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+_signals_received: list[int] = []
+
+
 def _terminate(signum, frame) -> None:
+    _signals_received.append(signum)
     raise Terminated()
 
 
