@@ -40,8 +40,13 @@ def add_commands(commands) -> None:
 def cmd_report(args: argparse.Namespace) -> None:
     from analysis.page import VERDICT_TEXT
     from analysis.report import write_report
+    from usererror import UserError
 
-    report = write_report(args.dir, args.out)
+    try:
+        report = write_report(args.dir, args.out)
+    except OSError as error:  # a full or read-only disk while writing the report
+        where = error.filename or args.out or args.dir
+        raise UserError(f"cannot write the report to {where}: {error.strerror or type(error).__name__}") from None
     for fit in report.fits:
         estimate = f"{fit.statistic} {fit.estimate:.3g} [{fit.ci_low:.3g}, {fit.ci_high:.3g}]"
         verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -26,4 +27,38 @@ def code_digest() -> str:
 def use_persistent_inductor_cache() -> None:
     """Inductor's cache in ~/.cache/iclscale/inductor, not /tmp, so that it survives reboots. Call before
     inductor first asks for its cache directory (it fixes the directory then, in this same variable)."""
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(ROOT / "inductor"))
+    inductor = ROOT / "inductor"
+    if inductor.exists() and not trusted(inductor):  # its files are compiled code too: torch's default then
+        return
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", str(inductor))
+
+
+def trusted(path: Path, root: Path = ROOT) -> bool:
+    """Whether code may be loaded from `path`: it and every directory from the cache root down to it
+    are owned by this user and writable by no one else (a file others can replace is code they run).
+    Said once per process when not (the caller then compiles instead)."""
+    path = Path(path)
+    chain = [path, *(p for p in path.parents if p == root or root in p.parents)]
+    for item in chain:
+        try:
+            info = os.lstat(item)
+        except OSError:
+            return False
+        if stat.S_ISLNK(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            _say_untrusted(item, info)
+            return False
+    return True
+
+
+_said: list[bool] = []
+
+
+def _say_untrusted(item: Path, info: os.stat_result) -> None:
+    if _said:
+        return
+    _said.append(True)
+    owner = "owned by another user" if info.st_uid != os.getuid() else "writable by others"
+    if stat.S_ISLNK(info.st_mode):
+        owner = "a symbolic link"
+    print(f"iclscale: note: the compiled-code cache {item} is {owner}; compiling instead of loading it",
+          file=sys.stderr, flush=True)  # fmt: skip

@@ -7,6 +7,7 @@ can make ends with one line on stderr and exit status 2 (UserError), never a tra
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
@@ -30,11 +31,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as error:
         print(f"iclscale: error: {one_line(str(error))}", file=sys.stderr)
         return EXIT_USER_ERROR
+    except (MemoryError, RuntimeError) as error:  # sizes in range that do not fit this machine
+        text = out_of_memory(error)
+        if text is None:
+            raise
+        print(f"iclscale: error: {text}", file=sys.stderr)
+        return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print(
             "iclscale: interrupted; nothing half-written is kept, and running the same command resumes", file=sys.stderr
         )
         return 130
+
+
+def out_of_memory(error: BaseException) -> str | None:
+    """The one line for an allocation that failed (CPU or CUDA), with what was asked and what is free; None
+    for any other error."""
+    import re
+
+    text = str(error)
+    if not isinstance(error, MemoryError) and "can't allocate memory" not in text and "out of memory" not in text:
+        return None
+    asked = re.search(r"allocate (\d+(?:\.\d+)?) ?(bytes|[KMG]iB)", text)
+    scale = {"bytes": 1, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30}
+    wanted = f"{float(asked.group(1)) * scale[asked.group(2)] / 1e9:.3g} GB" if asked else "memory"
+    try:
+        with open("/proc/meminfo") as meminfo:
+            free = next(int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemAvailable:"))
+        have = f"{free / 1e9:.3g} GB are available on this machine now"
+    except (OSError, StopIteration, ValueError):
+        have = "this machine has less"
+    return (
+        f"out of memory: an allocation of {wanted} failed and {have}; choose smaller shape params (or a smaller "
+        "pack_size) or a machine with more memory"
+    )
 
 
 def one_line(message: str, limit: int = 480) -> str:
@@ -131,6 +161,11 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     from iclscale.training import train_pack
 
+    claim = contextlib.ExitStack()  # train --out: checked and locked before training, held until written
+    if args.out:
+        from sweeps.execute import single_run_output
+
+        claim.enter_context(single_run_output(args.out, config.run_id))
     result = train_pack(info, [config], [point], args.record_every, device, compile=args.compile)
     failure = (getattr(result, "eval_errors", None) or {}).get(point)  # an eval value that cannot be computed
     if failure is not None:

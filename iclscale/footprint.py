@@ -122,12 +122,24 @@ def per_config_bytes(info: StudyInfo, configs: list[Config], eval_points: list[E
     key = repr((info.name, configs[0].shape_key(info.names("shape")), tuple(eval_points), str(device)))
     if key not in _MEASURED:
         stored = _read_cache().get(code_digest(), {})
-        if key in stored:
-            _MEASURED[key] = tuple(stored[key])
+        entry = stored.get(key) if isinstance(stored, dict) else None
+        if _is_measurement(entry):
+            _MEASURED[key] = tuple(entry)
         else:
             _MEASURED[key] = _measure(info, configs, eval_points, device)
             _write_cache(key, _MEASURED[key])
     return _MEASURED[key]
+
+
+def _is_measurement(entry) -> bool:
+    """A cache entry as `_write_cache` writes it: [fixed bytes, bytes per config], non-negative integers
+    (anything else, a hand-edited or foreign file, is measured afresh)."""
+    return (
+        isinstance(entry, list)
+        and len(entry) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**62 for v in entry)
+        and entry[1] > 0
+    )
 
 
 def _read_cache() -> dict:
@@ -142,6 +154,7 @@ def _write_cache(key: str, measured: tuple[int, int]) -> None:
     """Add one measurement under the current code's digest (older digests are dropped); best effort."""
     digest = code_digest()
     entries = _read_cache().get(digest, {})
+    entries = entries if isinstance(entries, dict) else {}
     entries[key] = list(measured)
     try:
         CACHE_FILE.parent.mkdir(parents=True, exist_ok=True)

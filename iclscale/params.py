@@ -261,6 +261,10 @@ def check_recipe(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+MAX_RECORDS = 100_000
+"""Records per run: each holds every metric of every config of a pack, so more would fill memory."""
+
+
 @dataclass(frozen=True)
 class RecordSchedule:
     """When metrics are recorded: `every` k steps, `log`: n log-spaced steps, or an explicit list of `steps`.
@@ -278,11 +282,14 @@ class RecordSchedule:
             if not self.steps:
                 raise UserError("record steps: the list is empty; give at least one step")
             if any(isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in self.steps):
-                raise UserError(f"record steps must be non-negative integers, got {list(self.steps)!r}")
+                raise UserError(f"record steps must be non-negative integers, got {shorten(list(self.steps))}")
         for name in ("every", "log"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise UserError(f"record {name} must be a positive integer, got {value!r}")
+                raise UserError(f"record {name} must be a positive integer, got {shorten(value)}")
+        count = self.log if self.log is not None else len(self.steps) if self.steps is not None else 0
+        if count > MAX_RECORDS:
+            raise UserError(f"record: {count:,} records per run is past the cap of {MAX_RECORDS:,}; record fewer")
 
     @classmethod
     def parse(cls, value: Any, where: str) -> RecordSchedule:
@@ -290,11 +297,13 @@ class RecordSchedule:
         if isinstance(value, int) and not isinstance(value, bool):
             value = {"every": value}
         if not isinstance(value, Mapping) or len(value) != 1 or next(iter(value)) not in ("every", "log", "steps"):
-            raise UserError(f"{where}: expected one of {{every: K}}, {{log: N}} or {{steps: [S, ...]}}, got {value!r}")
+            raise UserError(
+                f"{where}: expected one of {{every: K}}, {{log: N}} or {{steps: [S, ...]}}, got {shorten(value)}"
+            )
         ((kind, amount),) = value.items()
         if kind == "steps":
             if not isinstance(amount, list):
-                raise UserError(f"{where}.steps: expected a list of steps, got {amount!r}")
+                raise UserError(f"{where}.steps: expected a list of steps, got {shorten(amount)}")
             amount = tuple(amount)
         try:
             return cls(**{kind: amount})
@@ -305,6 +314,12 @@ class RecordSchedule:
         if self.steps is not None:
             return {"steps": list(self.steps)}
         return {"every": self.every} if self.every is not None else {"log": self.log}
+
+    def records(self, total: int) -> int:
+        """How many records a run of `total` steps makes, at most (counted, not listed)."""
+        if self.every is not None:
+            return total // self.every + 2
+        return (self.log if self.log is not None else len(self.steps)) + 2
 
     def record_steps(self, total: int) -> list[int]:
         """The sorted steps in [0, total] at which a run of `total` steps is recorded."""

@@ -34,7 +34,7 @@ import torch
 from torch.utils._pytree import tree_flatten
 
 from iclscale.cachedir import ROOT as CACHE_ROOT
-from iclscale.cachedir import code_digest
+from iclscale.cachedir import code_digest, trusted
 
 ROOT = CACHE_ROOT / "compiled"
 
@@ -43,7 +43,7 @@ def load(key: tuple, args: tuple, external: Mapping[str, Any]) -> Callable | Non
     """The compiled function saved under `key` for inputs like `args`, or None. `external`: the objects the
     function closes over that cannot be pickled (nn.Modules), by name, as given to `compile_and_save`."""
     path = _path(key, args)
-    if not path.is_file():
+    if not path.is_file() or not trusted(path, ROOT):  # unpickling runs code: only from a directory no one else writes
         return None
     _trust_vector_isa()
     try:
@@ -71,7 +71,7 @@ def compile_and_save(
     _remember_vector_isa()
     path = _path(key, args)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         partial = path.with_suffix(f".{os.getpid()}.tmp")
         compiled.save_compiled_function(str(partial), external_data=dict(external))
         partial.replace(path)  # atomic: a concurrent reader sees no file or the whole file

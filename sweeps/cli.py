@@ -40,6 +40,11 @@ def add_commands(commands) -> None:
 
     status = sub.add_parser("status", help="count ok / diverged / failed / missing configs of a results directory")
     status.add_argument("dir")
+    status.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every fragment against its checksum and name the damaged ones (exit 1 if any)",
+    )
     status.set_defaults(handler=cmd_status)
 
 
@@ -83,7 +88,7 @@ def _check_laws(sweep) -> None:
 
 def cmd_plan(args: argparse.Namespace) -> None:
     from sweeps.plan import make_plan
-    from sweeps.store import Location, stored_keys
+    from sweeps.store import Location, check_folders, stored_keys
 
     sweep = _load(args)
     location = Location(args.out or default_out(sweep.name))
@@ -99,6 +104,8 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
         print(describe_stored(sweep, location))
         return
+    if location.exists():
+        check_folders(location)
     plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
     print(describe_plan(plan, location.uri))
     for i, pack in enumerate(plan.packs):
@@ -141,7 +148,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def status_counts(out: str) -> dict[str, Any]:
     """Per-config status against the frozen sweep: ok, diverged, failed, missing."""
     from sweeps.spec import parse_frozen
-    from sweeps.store import FAILED, Location, read_frozen_sweep, stored_keys
+    from sweeps.store import FAILED, Location, check_folders, read_frozen_sweep, stored_keys
 
     location = Location(out)
     if not location.exists():
@@ -149,6 +156,7 @@ def status_counts(out: str) -> dict[str, Any]:
     frozen = read_frozen_sweep(location)
     if frozen is None:
         raise UserError(f"{out!r} is not a results directory: it has no sweep.yaml")
+    check_folders(location)
     sweep = parse_frozen(frozen, f"{out}/sweep.yaml")
     if sweep.search:
         from sweeps.search import search_status
@@ -195,6 +203,24 @@ def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
     return text + (f"\n{counts['search']}" if "search" in counts else "")
 
 
-def cmd_status(args: argparse.Namespace) -> None:
+def cmd_status(args: argparse.Namespace) -> int:
     counts = status_counts(args.dir)
     print(format_counts(counts["sweep"], counts, args.dir))
+    return verify_store(args.dir) if args.verify else 0
+
+
+def verify_store(out: str) -> int:
+    """Every fragment of a store checked (sweeps.store.fragment_problem); 1 if any is damaged."""
+    from sweeps.store import Location, fragment_names, fragment_problem, unverified_fragments
+
+    location = Location(out)
+    names = fragment_names(location)
+    damaged = [problem for name in names if (problem := fragment_problem(location, name, quiet=True))]
+    for problem in damaged:
+        print(f"damaged: {problem}")
+    unverified = unverified_fragments(location)
+    note = f"; {len(unverified)} written before checksums (the next run adds them)" if unverified else ""
+    print(f"verified {len(names)} fragments: {len(names) - len(damaged)} sound, {len(damaged)} damaged{note}")
+    if damaged:
+        print("`iclscale sweep run` on this sweep moves the damaged ones to quarantine/ and retrains their configs")
+    return 1 if damaged else 0

@@ -1,9 +1,11 @@
 """Keeping a results directory readable by anyone: run by `sweep run` (holding the writer lock)
 before it plans and after its packs finish.
 
-1. An unreadable fragment (truncated, garbage, without its key columns; runs or curves file) is
-   moved aside, never deleted, to `DIR/quarantine/`, and named on one line; its configs are then
-   missing and the run retrains them.
+1. A damaged fragment (sweeps.store.fragment_problem: its digest does not match, it is not a
+   regular file, empty, truncated, without its key columns or its curves file, or holding rows of
+   another pack) is moved aside, never deleted, to `DIR/quarantine/` with its digests, and named on
+   one line; its configs are then missing and the run retrains them. A fragment written before
+   digests existed is given one once its run_ids match its rows' params (else it is moved aside).
 2. One row per (config, eval point): a row superseded by another is removed from its fragment (a
    failed row by a later success or a later failure; a duplicate of a stored row, which only two
    writers without the lock can make, with its curves), rewriting the fragment atomically or
@@ -17,13 +19,26 @@ before it plans and after its packs finish.
 from __future__ import annotations
 
 import os
+import time
 
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from iclscale.registry import StudyInfo
-from sweeps.store import CURVES, FAILED, RUNS, Location, fragment_problem, warn
+from sweeps import store
+from sweeps.store import (
+    CURVES,
+    DIGESTS,
+    FAILED,
+    RUNS,
+    Location,
+    digest_name,
+    fragment_names,
+    fragment_problem,
+    unverified_fragments,
+    warn,
+)
 
 QUARANTINE = "quarantine"
 
@@ -33,16 +48,17 @@ def compact(location: Location, info: StudyInfo) -> list[str]:
     if not location.exists(RUNS):
         return []
     _remove_temp_files(location)
-    names = [n.removesuffix(".parquet") for n in location.list(RUNS, ".parquet")]
     tables: dict[str, pa.Table] = {}
-    for name in names:
-        problem = fragment_problem(location, name)
+    for name in fragment_names(location):
+        problem = fragment_problem(location, name, quiet=True)
         table = None
         if problem is None:
             try:
                 table = pq.read_table(location.path(RUNS, f"{name}.parquet"), filesystem=location.fs)
             except (pa.ArrowException, OSError) as error:
                 problem = f"{RUNS}/{name}.parquet: {str(error).strip()[:200]}"
+        if problem is None and name in unverified_fragments(location):
+            problem = _adopt(location, info, name, table)
         if problem is not None:
             move_aside(location, name, problem)
         else:
@@ -52,16 +68,54 @@ def compact(location: Location, info: StudyInfo) -> list[str]:
 
 
 def move_aside(location: Location, fragment: str, problem: str) -> None:
+    """Move a fragment's files (whatever they are: a directory or a link is moved, never followed)
+    and digests to quarantine/, under names that never overwrite an earlier quarantined one."""
+    location.fs.create_dir(location.path(QUARANTINE), recursive=True)
     for folder in (RUNS, CURVES):
-        if location.exists(folder, f"{fragment}.parquet"):
-            location.fs.create_dir(location.path(QUARANTINE), recursive=True)
-            target = location.path(QUARANTINE, f"{folder}-{fragment}.parquet")
-            location.fs.move(location.path(folder, f"{fragment}.parquet"), target)
+        for relative in (f"{folder}/{fragment}.parquet", digest_name(f"{folder}/{fragment}.parquet")):
+            source = location.path(relative)
+            present = os.path.lexists(source) if location.local else location.exists(relative)
+            if not present:
+                continue
+            base = relative.replace("/", "-").removeprefix(f"{DIGESTS}-")
+            target = location.path(QUARANTINE, base)
+            if location.exists(QUARANTINE, base) or (location.local and os.path.lexists(target)):
+                target = location.path(QUARANTINE, f"{time.time_ns()}-{base}")
+            if location.local:
+                os.rename(source, target)
+            else:
+                location.fs.move(source, target)
     print(
-        f"iclscale: moved unreadable fragment aside ({problem}) to {location.path(QUARANTINE)}; "
+        f"iclscale: moved damaged fragment aside ({problem}) to {location.path(QUARANTINE)}; "
         "its configs will be retrained",
         flush=True,
     )
+
+
+def _adopt(location: Location, info: StudyInfo, name: str, runs: pa.Table) -> str | None:
+    """A fragment written before digests existed: its rows' run_ids recomputed from their params
+    (a changed bit in a run_id or a param shows here); if they all match, its files get digests."""
+    from iclscale.params import Config
+
+    params = [p.name for p in info.params if p.role != "eval" and p.name in runs.column_names]
+    columns = {c: runs.column(c).to_pylist() for c in ("run_id", "seed", *params)}
+    for i, run_id in enumerate(columns["run_id"]):
+        values = tuple((p, columns[p][i]) for p in params)
+        try:
+            expected = Config(info.name, values, columns["seed"][i]).run_id
+        except (TypeError, ValueError):
+            expected = None
+        if expected != run_id:
+            return f"{RUNS}/{name}.parquet: a row's run_id {str(run_id)[:20]!r} does not match its params"
+    for folder in (RUNS, CURVES):
+        relative = f"{folder}/{name}.parquet"
+        if location.exists(relative):
+            from sweeps.store import sha256_of
+
+            size = location.fs.get_file_info(location.path(relative)).size
+            location.write_bytes(digest_name(relative), f"{sha256_of(location, relative)} {size}\n".encode())
+    store._no_digest.discard((location.uri, name))
+    return None
 
 
 def _drop_superseded(location: Location, tables: dict[str, pa.Table]) -> None:
@@ -87,8 +141,9 @@ def _drop_superseded(location: Location, tables: dict[str, pa.Table]) -> None:
             location.write_table(f"{RUNS}/{name}.parquet", kept)
             tables[name] = kept
         else:
-            location.delete(f"{RUNS}/{name}.parquet")
-            location.delete(f"{CURVES}/{name}.parquet")
+            for relative in (f"{RUNS}/{name}.parquet", f"{CURVES}/{name}.parquet"):
+                location.delete(relative)
+                location.delete(digest_name(relative))
             del tables[name]
 
 
@@ -138,7 +193,7 @@ def _unify(location: Location, info: StudyInfo, tables: dict[str, pa.Table]) -> 
 def _remove_temp_files(location: Location) -> None:
     if not location.local:
         return
-    for folder in (RUNS, CURVES, ""):
+    for folder in (RUNS, CURVES, "", f"{DIGESTS}/{RUNS}", f"{DIGESTS}/{CURVES}"):
         directory = location.path(folder) if folder else location.root
         if os.path.isdir(directory):
             for entry in os.scandir(directory):

@@ -3,14 +3,16 @@ executor that runs a whole plan that way. The Ray Tune executor is in `sweeps.ra
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from iclscale.errors import UserError, shorten
 from iclscale.params import RecordSchedule
 from iclscale.registry import StudyInfo, study_info
 from sweeps.plan import PackPlan, Plan
-from sweeps.store import RUNS, Location, Provenance, eval_key, write_fragment
+from sweeps.store import RUNS, Location, Provenance, eval_key, fragment_problem, write_fragment
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,9 @@ def run_pack(
 
     location = Location(context.out)
     info = study_info(context.study)
-    if location.exists(RUNS, f"{fragment_name(pack)}.parquet"):
+    if location.exists(RUNS, f"{fragment_name(pack)}.parquet") and not fragment_problem(
+        location, fragment_name(pack), quiet=True
+    ):
         return {"configs": len(pack.configs), "skipped": 1}
     callback = (lambda step, steps, _result: progress(step, steps)) if progress else None
     search = context.eval_search
@@ -98,8 +102,34 @@ def run_inline(plan: Plan, context: SweepContext, device: str = "auto", progress
     return totals
 
 
+@contextlib.contextmanager
+def single_run_output(out: str, run_id: str):
+    """Claim `train --out DIR` before training: DIR must be a writable directory (or creatable) that holds
+    no other sweep's results; its writer lock is held until the result is written (sweeps.lock)."""
+    from sweeps.lock import writer_lock
+    from sweeps.run import check_writable_directory
+    from sweeps.store import read_frozen_sweep
+
+    location = Location(out)
+    check_writable_directory(location, "--out")
+    frozen = read_frozen_sweep(location) if location.exists() else None
+    name = f"train-{run_id}"
+    if (frozen is None and location.exists(RUNS)) or (frozen is not None and frozen.get("name") != name):
+        other = shorten(frozen.get("name") if frozen else "unnamed", 60)
+        raise UserError(f"--out {location.uri}: holds the results of sweep {other}; choose another --out")
+    with writer_lock(location):
+        yield
+
+
 def write_single_run(out: str, info: StudyInfo, config, point, result, record: RecordSchedule) -> None:
     """Store one `iclscale train` result as a one-config sweep, so `iclscale report` reads it too."""
+    try:
+        _write_single_run(out, info, config, point, result, record)
+    except OSError as error:
+        raise UserError(f"--out {out}: cannot write ({error.strerror or type(error).__name__})") from None
+
+
+def _write_single_run(out: str, info: StudyInfo, config, point, result, record: RecordSchedule) -> None:
     from sweeps.plan import PackPlan
     from sweeps.spec import parse_sweep
     from sweeps.store import write_frozen_sweep

@@ -4,9 +4,15 @@ With no address the tool starts a local Ray instance sized to the machine and li
 loopback only (Ray's dashboard and job API have no authentication, and on Linux Ray binds the
 machine's external address unless RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 is in the environment of the
 process that starts it). With an address (`auto`, `host:port` or `ray://…`) it joins that cluster,
-after one TCP dial of that address (and nothing else) shows something listens there: Ray's own
-connect retries for minutes. A pack's resources are checked against what the cluster can ever offer
-before any trial starts: Ray waits forever for resources no node has.
+after a bounded gRPC handshake with that address (Ray's GCS and client servers speak gRPC over
+HTTP/2: they answer a client preface with a SETTINGS frame) shows a gRPC server listens there:
+Ray's own connect retries for minutes against anything that accepts a connection. A cluster on
+loopback is joined on loopback (Ray would otherwise rewrite 127.0.0.1 to the machine's external
+address). Workers never import from the directory the command was started in: Ray puts the
+driver's working directory on every worker's sys.path, so a folder there named `iclscale` would
+shadow the installed package; `ray.init` runs from an empty private directory instead. A pack's
+resources are checked against what the cluster can ever offer before any trial starts: Ray waits
+forever for resources no node has.
 
 Each trial trains its pack, reports progress to Tune, and commits its fragment to the store (a
 shared path or an object-store URI on a cluster). Failed trials are retried (`FailureConfig`); once
@@ -19,6 +25,7 @@ content hash), and Tune's own SIGINT handler is off, so Ctrl-C stops the sweep a
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import ipaddress
 import os
@@ -29,13 +36,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from iclscale.errors import UserError
+from iclscale.errors import UserError, shorten
 from sweeps.execute import SweepContext, record_failure, run_pack
 from sweeps.plan import PackPlan, Plan
 
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 QUIET_ENV = {"TUNE_DISABLE_SIGINT_HANDLER": "1"}  # Ctrl-C stops the sweep at once; no Tuner.restore advice
 DIAL_TIMEOUT_S = 10.0
+HANDSHAKE_TIMEOUT_S = 10.0
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])  # and an empty SETTINGS
 AUTH_HINT = (
     "if the cluster uses token authentication (cluster.yaml turns it on), set RAY_AUTH_MODE=token and provide "
     "the cluster's token (~/.ray/auth_token, RAY_AUTH_TOKEN_PATH or RAY_AUTH_TOKEN)"
@@ -48,50 +57,123 @@ def start_ray(address: str | None, quiet: bool = False) -> None:
     os.environ.update(QUIET_ENV)
     # Tune's newer console output prints a box and hints even at verbose=0; the older one does not
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
-    if address is None:
+    host = None if address is None else dial(address)
+    loopback = address is None or (host is not None and _is_loopback(host))
+    if loopback:
         os.environ.update(LOOPBACK_ENV)  # before ray is imported: it reads this when it starts
-    else:
-        host = dial(address)
     import ray
 
     if ray.is_initialized():
         return
+    if loopback:  # and if ray was imported before: 127.0.0.1 stays 127.0.0.1 (never the external address)
+        import ray._private.ray_constants as ray_constants
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
     common = {"configure_logging": True, "logging_level": "ERROR", "log_to_driver": not quiet}
+    if quiet:  # a failed trial's traceback is stored with its rows and counted in one line at the end
+        import logging
+
+        logging.getLogger("ray.tune").setLevel(logging.CRITICAL)
     if address is None:
-        ray.init(address="local", include_dashboard=False, **common)
+        with _neutral_directory():
+            ray.init(address="local", include_dashboard=False, **common)
         return
-    if host and _is_loopback(host) and not address.startswith("ray://"):
+    if loopback and not address.startswith("ray://"):
         common["_node_ip_address"] = "127.0.0.1"  # a cluster on this machine: never look for another address
     auth_error = getattr(ray.exceptions, "AuthenticationError", ConnectionError)  # Ray >= 2.52
     try:
-        ray.init(address=address, **common)
+        with _neutral_directory():
+            ray.init(address=address, **common)
     except (ConnectionError, RuntimeError, ValueError, auth_error) as error:
         first_line = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
         token_mode = os.environ.get("RAY_AUTH_MODE", "").lower() == "token"
         hint = "check that this machine has the cluster's token" if token_mode else AUTH_HINT
-        raise UserError(f"--address {address}: no Ray cluster could be reached ({first_line}); {hint}") from None
+        raise UserError(
+            f"--address {shorten(address)}: no Ray cluster could be reached ({first_line}); {hint}"
+        ) from None
+
+
+@contextlib.contextmanager
+def _neutral_directory():
+    """Run `ray.init` from an empty directory of this user's, so that the path Ray puts on every worker's
+    sys.path (the driver's working directory) holds nothing to import."""
+    from iclscale.cachedir import ROOT
+
+    empty = ROOT / "ray-cwd"
+    back = os.getcwd()
+    try:
+        empty.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if any(empty.iterdir()):
+            empty = Path(tempfile.mkdtemp(prefix="iclscale-ray-cwd-"))
+        os.chdir(empty)
+    except OSError:
+        pass  # no home to write to: Ray's default
+    try:
+        yield
+    finally:
+        os.chdir(back)
 
 
 def dial(address: str) -> str | None:
-    """One TCP connection to host:port of the address, to fail fast when nothing listens there.
-    `auto` is Ray's own lookup of a cluster started on this machine (no dial); returns the host."""
+    """A bounded gRPC handshake with host:port of the address, to fail fast when no Ray cluster is there
+    (nothing listening, a silent, closing, HTTP or garbage server). `auto` is Ray's own lookup of a
+    cluster started on this machine (no dial); returns the host."""
     if address == "auto":
         return None
     target = address.removeprefix("ray://")
     host, sep, port = target.rpartition(":")
     host = host.strip("[]")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UserError(f"--address {address}: expected auto, HOST:PORT or ray://HOST:PORT")
+    if not sep or not host or not port.isdigit() or len(port) > 5 or not 0 < int(port) < 65536:
+        raise UserError(f"--address {shorten(address)}: expected auto, HOST:PORT or ray://HOST:PORT")
+    advice = "start one with `ray start --head` or leave --address out to run on a local Ray"
     try:
-        with socket.create_connection((host, int(port)), timeout=DIAL_TIMEOUT_S):
-            pass
-    except OSError as error:
-        reason = error.strerror or type(error).__name__
+        with socket.create_connection((host, int(port)), timeout=DIAL_TIMEOUT_S) as connection:
+            if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+                return host  # the handshake would be TLS first; Ray's own connect decides
+            connection.settimeout(HANDSHAKE_TIMEOUT_S)
+            connection.sendall(HTTP2_PREFACE)
+            header = _receive(connection, 9)
+    except (OSError, UnicodeError) as error:
+        if isinstance(error, TimeoutError):
+            reason = f"no answer within {HANDSHAKE_TIMEOUT_S:g} s"
+        else:
+            reason = getattr(error, "strerror", None) or type(error).__name__
+        raise UserError(f"--address {shorten(address)}: no Ray cluster answers there ({reason}); {advice}") from None
+    if len(header) < 9 or header[3] != 4:  # an HTTP/2 frame header: 3 bytes length, type 4 = SETTINGS
+        said = "it closed the connection" if not header else "it does not speak gRPC"
         raise UserError(
-            f"--address {address}: no Ray cluster answers there ({reason}); start one with `ray start --head` "
-            "or leave --address out to run on a local Ray"
-        ) from None
+            f"--address {shorten(address)}: something listens there but not a Ray cluster ({said}); {advice}"
+        )
     return host
+
+
+def _receive(connection: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = connection.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def _exit_with_raylet(period_s: float = 1.0) -> None:
+    """A worker busy training notices late that its raylet (its parent) is gone, e.g. after the command's
+    process group was killed: a daemon thread ends the worker once its parent changes (it then holds no
+    committed work: a fragment is written whole or not at all)."""
+    import threading
+
+    parent = os.getppid()
+    if getattr(_exit_with_raylet, "watching", None) == parent:
+        return  # reused actor: already watched
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(period_s)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="iclscale-exit-with-raylet", daemon=True).start()
+    _exit_with_raylet.watching = parent
 
 
 def _is_loopback(host: str) -> bool:
@@ -151,6 +233,7 @@ def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepCont
     from ray import tune
 
     pack = packs[config["pack"]]
+    _exit_with_raylet()
     node = ray.util.get_node_ip_address()
     last_report = [0.0]
 
@@ -209,7 +292,7 @@ def run_on_ray(
     finally:
         shutil.rmtree(storage, ignore_errors=True)
 
-    totals = {"packs": len(plan.packs), "failed_packs": 0, "nodes": set(), "write_error": None}
+    totals = {"packs": len(plan.packs), "failed_packs": 0, "failed_configs": 0, "nodes": set(), "write_error": None}
     for result in results:
         if not result.config:  # a trial that never started (the sweep was stopped)
             continue
@@ -220,6 +303,7 @@ def run_on_ray(
         elif result.error is not None:
             record_failure(context, pack, _error_text(result.error))
             totals["failed_packs"] += 1
+            totals["failed_configs"] += len(pack.configs)
         elif metrics:
             totals["nodes"].add(metrics.get("node"))
     totals["nodes"] = sorted(n for n in totals["nodes"] if n)

@@ -6,9 +6,11 @@
 3. the writer lock (sweeps.lock), then the store repaired (sweeps.compact) and the plan made;
 4. the frozen sweep written, the packs run with one overall progress line, the store compacted.
 
-Ctrl-C stops at once: every committed pack stays, the count of stored configs is printed with the
-advice to run the same command, exit 130. A disk that cannot be written (full, read-only) ends
-with one line naming the path, exit 2.
+Ctrl-C (or SIGTERM) stops at once: every committed pack stays, the count of stored configs is
+printed with the advice to run the same command, exit 130 (143 for SIGTERM). A disk that cannot be
+written (full, read-only) ends with one line naming the path, exit 2. A sweep that leaves configs
+failed (after their retries) ends with one line counting them and exit 1: a failed sweep never
+looks like a finished one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ from typing import Any
 from iclscale.errors import UserError
 
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, what a shell reports for a process SIGTERM ended
+EXIT_FAILED = 1
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler's or `kill`'s stop), handled like Ctrl-C."""
+
+
 WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
 
 
@@ -38,16 +48,20 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
         from sweeps.threshold import check_threshold_metric
 
         check_threshold_metric(sweep)
+    import signal
+
+    _signals_received.clear()
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         if args.executor == "ray" and not sweep.search and _has_work(sweep, location):
             _connect(sweep, args)
         return _locked_run(sweep, args, location)
-    except KeyboardInterrupt:
-        import signal
-
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the message short
+    except KeyboardInterrupt as stop:
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_IGN)  # a second signal must not cut the message short
         print(interrupted_message(sweep, location), file=sys.stderr, flush=True)
-        return EXIT_INTERRUPTED
+        terminated = isinstance(stop, Terminated) or _signals_received  # Tune re-raises a plain KeyboardInterrupt
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except OSError as error:
         if error.errno in WRITE_ERRNOS or error.errno is None:
             raise UserError(f"cannot write to {error.filename or location.uri}: {error.strerror or error}") from None
@@ -55,7 +69,17 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
     finally:
         ray = sys.modules.get("ray")
         if args.address is None and ray is not None and ray.is_initialized():
-            ray.shutdown()  # the local instance this run started
+            ray.shutdown()  # the local instance this run started, its workers with it
+        if signal.getsignal(signal.SIGTERM) is _terminate:
+            signal.signal(signal.SIGTERM, previous)
+
+
+_signals_received: list[int] = []
+
+
+def _terminate(signum, frame) -> None:
+    _signals_received.append(signum)
+    raise Terminated()
 
 
 def _has_work(sweep, location) -> bool:
@@ -71,9 +95,12 @@ def _has_work(sweep, location) -> bool:
 
 
 def _connect(sweep, args: argparse.Namespace) -> None:
+    import signal
+
     from sweeps.ray_executor import check_resources, start_ray
 
     start_ray(args.address, quiet=not args.verbose)
+    signal.signal(signal.SIGTERM, _terminate)  # Ray's driver installs its own (a crash-like stack dump)
     check_resources(sweep.resources, args.address)
 
 
@@ -98,17 +125,53 @@ def _check_flags(args: argparse.Namespace) -> None:
         args.device.startswith("cuda:") and args.device[5:].isdigit()
     ):
         raise UserError(f"--device must be auto, cpu or cuda[:N], got {args.device[:60]!r}")
+    if args.device.startswith("cuda") and (args.executor == "inline" or args.address is None):
+        import torch  # this machine trains: it must have CUDA (a cluster's nodes are checked by Ray)
+
+        if not torch.cuda.is_available():
+            raise UserError(f"--device {args.device}: no CUDA device is available on this machine")
+
+
+def check_writable_directory(location, flag: str = "--out") -> None:
+    """A local results directory is a directory (or can be made one) that this user can write: a file,
+    something below a file, /proc, /dev/null or a read-only mount is refused before anything runs."""
+    if not location.local:
+        return
+    import os
+
+    root = location.root
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise UserError(f"{flag} {root}: a file, not a directory; choose another {flag}")
+    existing = root
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise UserError(f"{flag} {root}: {existing} is a file, not a directory; choose another {flag}")
+    reason = _unwritable(existing)
+    if reason:
+        raise UserError(f"{flag} {root}: {existing} cannot be written ({reason}); choose another {flag}")
+
+
+def _unwritable(path: str) -> str | None:
+    import os
+
+    if os.path.realpath(path).startswith(("/proc", "/sys")):
+        return "a kernel filesystem"
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return os.strerror(errno.EROFS)
+    except OSError as error:
+        return error.strerror or type(error).__name__
+    return None if os.access(path, os.W_OK | os.X_OK) else os.strerror(errno.EACCES)
 
 
 def check_results_directory(location, sweep) -> None:
     """The results directory may not exist yet; if it does it must be a directory holding this study."""
-    from sweeps.store import read_frozen_sweep
+    from sweeps.store import check_folders, read_frozen_sweep
 
-    if location.local:
-        import os
-
-        if os.path.exists(location.root) and not os.path.isdir(location.root):
-            raise UserError(f"--out {location.root}: a file, not a directory; choose another --out")
+    check_writable_directory(location)
+    if location.exists():
+        check_folders(location)
     frozen = read_frozen_sweep(location) if location.exists() else None
     if frozen and frozen.get("study") != sweep.study.name:
         raise UserError(
@@ -158,7 +221,20 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
             print(f"packs ran on nodes: {', '.join(totals['nodes'])}")
         compact(location, sweep.study)
     print(format_counts(sweep.name, status_counts(location.uri), location.uri))
-    return 0
+    return failed_exit(totals.get("failed_configs", 0), sum(len(p.configs) for p in plan.packs))
+
+
+def failed_exit(failed: int, ran: int) -> int:
+    """0, or EXIT_FAILED with one line on stderr when configs of this run failed after their retries."""
+    if not failed:
+        return 0
+    print(
+        f"iclscale: error: {failed} of the {ran} configs run failed after their retries (stored as failed, with "
+        "their errors in the runs table's error column); run the same command to retry them",
+        file=sys.stderr,
+        flush=True,
+    )
+    return EXIT_FAILED
 
 
 def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]) -> int:

@@ -54,7 +54,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from iclscale.errors import UserError
+from iclscale.errors import UserError, shorten
 from iclscale.params import coerce_seed
 from iclscale.registry import StudyInfo
 
@@ -80,19 +80,25 @@ def parse_search(info: StudyInfo, raw: Any, where: str, sweep: Sweep) -> dict[st
         raise UserError(f"{where}: expected a mapping with keys {', '.join(SEARCH_KEYS)}")
     unknown = [k for k in raw if k not in SEARCH_KEYS]
     if unknown:
-        raise UserError(f"{where}: unknown key {unknown[0]!r}; allowed keys: {', '.join(SEARCH_KEYS)}")
+        raise UserError(f"{where}: unknown key {shorten(unknown[0])}; allowed keys: {', '.join(SEARCH_KEYS)}")
     for required in ("metric", "params", "trials"):
         if required not in raw:
-            raise UserError(f"{where}: missing key {required!r}")
+            raise UserError(f"{where}: missing key {shorten(required)}")
     metric = raw["metric"]
     if not isinstance(metric, str) or not metric:
-        raise UserError(f"{where}.metric: expected the name of a final metric of {info.name}, got {metric!r}")
+        raise UserError(f"{where}.metric: expected the name of a final metric of {info.name}, got {shorten(metric)}")
     mode = raw.get("mode", "min")
     if mode not in MODES:
-        raise UserError(f"{where}.mode: expected min or max, got {mode!r}")
+        raise UserError(f"{where}.mode: expected min or max, got {shorten(mode)}")
     trials = raw["trials"]
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise UserError(f"{where}.trials: expected a positive integer (trials per grid point), got {trials!r}")
+        raise UserError(f"{where}.trials: expected a positive integer (trials per grid point), got {shorten(trials)}")
+    total = trials * max(1, len(sweep.cases)) * math.prod(len(v) for v in sweep.grid.values()) * len(sweep.seeds)
+    if total > sweep.limits.max_configs:  # each trial trains its grid point's seeds: configs, capped like a grid
+        raise UserError(
+            f"{where}.trials: {trials:,} trials per grid point train {total:,} configs, past the cap of "
+            f"{sweep.limits.max_configs:,}; lower trials, or raise the cap with --max-configs N"
+        )
     seed = coerce_seed(raw.get("seed", 0), f"{where}.seed")
     params = raw["params"]
     if not isinstance(params, dict) or not params:
@@ -122,7 +128,9 @@ def parse_search(info: StudyInfo, raw: Any, where: str, sweep: Sweep) -> dict[st
 
 def _parse_range(p, spec: Any, key: str) -> dict[str, Any]:
     if not isinstance(spec, dict):
-        raise UserError(f"{key}: expected {{low: ..., high: ..., log: true|false}} or {{choices: [...]}}, got {spec!r}")
+        raise UserError(
+            f"{key}: expected {{low: ..., high: ..., log: true|false}} or {{choices: [...]}}, got {shorten(spec)}"
+        )
     if "choices" in spec:
         if len(spec) > 1:
             raise UserError(f"{key}: give either choices or low/high, not both")
@@ -131,25 +139,25 @@ def _parse_range(p, spec: Any, key: str) -> dict[str, Any]:
             raise UserError(f"{key}.choices: expected a non-empty list ({p.allowed()})")
         values = [p.coerce(yaml_number(p, v), f"{key}.choices") for v in choices]
         if len(set(map(repr, values))) != len(values):
-            raise UserError(f"{key}.choices: a value appears twice in {choices!r}")
+            raise UserError(f"{key}.choices: a value appears twice in {shorten(choices)}")
         return {"choices": values}
     unknown = [k for k in spec if k not in RANGE_KEYS]
     if unknown:
-        raise UserError(f"{key}: unknown key {unknown[0]!r}; allowed keys: low, high, log (or choices)")
+        raise UserError(f"{key}: unknown key {shorten(unknown[0])}; allowed keys: low, high, log (or choices)")
     if p.type not in (int, float) or p.choices is not None:
         raise UserError(f"{key}: {p.name} is {p.allowed()}; give its values as choices: [...]")
     for end in ("low", "high"):
         if end not in spec:
-            raise UserError(f"{key}: missing key {end!r}")
+            raise UserError(f"{key}: missing key {shorten(end)}")
     low = p.coerce(yaml_number(p, spec["low"]), f"{key}.low")
     high = p.coerce(yaml_number(p, spec["high"]), f"{key}.high")
     if low is None or high is None:
-        raise UserError(f"{key}: low and high must be numbers, got {spec['low']!r} and {spec['high']!r}")
+        raise UserError(f"{key}: low and high must be numbers, got {shorten(spec['low'])} and {shorten(spec['high'])}")
     if not low < high:
         raise UserError(f"{key}: low must be below high, got low = {low}, high = {high}")
     log = spec.get("log", False)
     if not isinstance(log, bool):
-        raise UserError(f"{key}.log: expected true or false, got {log!r}")
+        raise UserError(f"{key}.log: expected true or false, got {shorten(log)}")
     if log and low <= 0:
         raise UserError(f"{key}: a log range needs low > 0, got low = {low}")
     return {"low": low, "high": high, "log": log}
@@ -167,7 +175,7 @@ def yaml_number(p, value: Any) -> Any:
 
 def _check_ends(sweep: Sweep, search: dict[str, Any], where: str) -> None:
     """Every grid point with each end of each range (and each choice) must pass the study's checks."""
-    sweep.configs()  # the grid's own mistakes first, reported as such
+    # the grid's own mistakes were reported first, as such (sweeps.spec.parse_sweep validates the configs before)
     for name, spec in search["params"].items():
         ends = spec["choices"] if "choices" in spec else [spec["low"], spec["high"]]
         check_at_grid_points(sweep, name, ends, f"{where}.params.{name}")
@@ -176,18 +184,20 @@ def _check_ends(sweep: Sweep, search: dict[str, Any], where: str) -> None:
 def check_at_grid_points(sweep: Sweep, name: str, values: list[Any], where: str) -> None:
     """Each grid point with `name` set to each of `values` must pass the study's checks."""
     for point, value in itertools.product(grid_points(sweep), values):
-        sweep.study.resolve({**sweep.fixed, **point, name: value}, 0, f"{where} = {value!r} at {label(point)}")
+        sweep.study.resolve({**sweep.fixed, **point, name: value}, 0, f"{where} = {shorten(value)} at {label(point)}")
 
 
 # Grid points, trials and their configs ---------------------------------------------------------
 def grid_points(sweep: Sweep) -> list[dict[str, Any]]:
     """Each case × grid combination, in file order (one search each)."""
-    points = []
+    points, seen = [], set()  # a set of canonical keys: `in list` made 20,000 points take minutes
     axes = list(sweep.grid)
     for case in sweep.cases or [{}]:
         for values in itertools.product(*(sweep.grid[a] for a in axes)):
             point = {**case, **dict(zip(axes, values, strict=True))}
-            if point not in points:
+            key = repr(sorted(point.items()))
+            if key not in seen:
+                seen.add(key)
                 points.append(point)
     return points
 

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -39,7 +40,7 @@ from iclscale.params import Config, EvalPoint, RecordSchedule, coerce_seed
 from iclscale.registry import StudyInfo, study_info
 from sweeps.limits import Limits, check_size
 from sweeps.threshold_spec import ThresholdSpec, parse_threshold
-from sweeps.yamlsafe import Marks, load_yaml
+from sweeps.yamlsafe import MAX_BYTES, Marks, load_yaml
 
 TOP_LEVEL_KEYS = (
     "name",
@@ -172,15 +173,9 @@ def _describe(case: Mapping[str, Any], axes: list[str], values: tuple) -> str:
 def load_sweep(path: str | Path, overrides: list[str] | tuple[str, ...] = (), limits: Limits | None = None) -> Sweep:
     """Read, override (`key=value`, see `sweeps.overrides`) and validate a sweep file."""
     path = Path(path)
-    where = f"sweep file {path}"
-    try:
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise UserError(f"{where}: a directory, not a file") from None
-    except FileNotFoundError:
-        raise UserError(f"{where}: no such file") from None
-    except OSError as error:
-        raise UserError(f"{where}: cannot be read ({error.strerror})") from None
+    shown = str(path) if len(str(path)) <= 200 else str(path)[:199] + "…"
+    where = f"sweep file {shown}"
+    data = read_bounded(path, where)
     raw, marks = load_yaml(data, where)
     if not isinstance(raw, dict):
         raise UserError(f"{where}: expected a mapping with keys {', '.join(TOP_LEVEL_KEYS)}, got {shorten(raw)}")
@@ -189,9 +184,32 @@ def load_sweep(path: str | Path, overrides: list[str] | tuple[str, ...] = (), li
 
         raw = apply_overrides(raw, overrides, marks, where)
     try:
-        return parse_sweep(raw, str(path), limits, list(overrides))
+        sweep = parse_sweep(raw, str(path), limits, list(overrides))
     except UserError as error:
         raise UserError(locate(str(error), where, marks)) from None
+    check_freezable(sweep, where)
+    return sweep
+
+
+def read_bounded(path: Path, where: str) -> bytes:
+    """A regular file's bytes, its size checked before reading: a FIFO, a device (/dev/zero) or a
+    2 GB file is refused at once, never read (reading one hangs or fills memory)."""
+    import stat
+
+    try:
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise UserError(f"{where}: a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(f"{where}: not a regular file (a FIFO, device or socket); give a sweep file")
+        if info.st_size > MAX_BYTES:
+            raise UserError(f"{where}: {info.st_size:,} bytes, larger than {MAX_BYTES:,}; a sweep file is a short text")
+        with open(path, "rb") as handle:
+            return handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise UserError(f"{where}: no such file") from None
+    except OSError as error:
+        raise UserError(f"{where}: cannot be read ({error.strerror or type(error).__name__})") from None
 
 
 def locate(message: str, where: str, marks: Marks) -> str:
@@ -234,14 +252,44 @@ def parse_sweep(
         validate(sweep, raw.get(key, DEFAULTS.get(key)), f"{where}: {key}")
     _check_given_once(sweep, where)
     check_size(sweep, sweep.limits, where)
-    if raw.get("search") is not None:
+    if sweep.threshold is None:  # a threshold search checks its cells at both ends of its range
+        configs = sweep.configs()  # validates every combination (cross-param checks) before anything runs
+        _check_records(sweep, configs, where)
+    if raw.get("search") is not None:  # after the grid's own mistakes, reported as such
         from sweeps.search import parse_search
 
         sweep.search = parse_search(sweep.study, raw["search"], f"{where}: search", sweep)
     sweep.eval_points()
-    if sweep.threshold is None:  # a threshold search checked its cells at both ends of its range
-        sweep.configs()  # validates every combination (cross-param checks) before anything runs
     return sweep
+
+
+def _check_records(sweep: Sweep, configs: list[Config], where: str) -> None:
+    from iclscale.params import MAX_RECORDS
+
+    steps = max((int(c.as_dict().get("steps", 0)) for c in configs), default=0)
+    if sweep.record.records(steps) > MAX_RECORDS:
+        raise UserError(
+            f"{where}: record: {sweep.record.records(steps):,} records for a run of {steps:,} steps is past the cap "
+            f"of {MAX_RECORDS:,}; record less often (record: {{log: 200}} records 200 log-spaced steps)"
+        )
+
+
+def check_freezable(sweep: Sweep, where: str) -> None:
+    """The sweep.yaml that `run` will freeze must be one its reader accepts (sweeps.yamlsafe limits: size,
+    nesting, expanded values, integers): checked before anything is trained, so that a results directory
+    is never bricked by its own frozen sweep (aliases expand when written, say)."""
+    import yaml
+
+    text = yaml.safe_dump(dict(sweep.resolved()), sort_keys=False).encode()
+    if len(text) > MAX_BYTES:
+        raise UserError(
+            f"{where}: its frozen form (every alias expanded) would be {len(text):,} bytes, past the "
+            f"{MAX_BYTES:,} a results directory's sweep.yaml may hold; shorten lists or texts"
+        )
+    try:
+        load_yaml(text, where)
+    except UserError as error:
+        raise UserError(f"{where}: its frozen form would not read back ({error})") from None
 
 
 def _study(value: Any, where: str) -> StudyInfo:
@@ -328,6 +376,10 @@ def _record(sweep: Sweep, value: Any, where: str) -> None:
 def _laws(sweep: Sweep, value: Any, where: str) -> None:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise UserError(f"{where}: expected a list of law names, got {shorten(value)}")
+    if len(set(value)) != len(value):
+        seen: set[str] = set()
+        twice = next(v for v in value if v in seen or seen.add(v))
+        raise UserError(f"{where}: law {shorten(twice)} is listed twice")
     sweep.laws = list(value)
 
 

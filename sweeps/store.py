@@ -6,6 +6,8 @@ Layout:
     DIR/runs/<fragment>.parquet    one row per (config, eval point)
     DIR/curves/<fragment>.parquet  long format: run_id, step, metric, value, eval params
 
+    DIR/digests/<folder>/<fragment>.sha256   the SHA-256 of every byte of that fragment file
+
 One fragment per finished pack, named after the pack's content (`pack-<id>`, or `failed-<id>`
 for a pack whose trial failed after its retries). A fragment is written curves first, runs last,
 each atomically (a temp file renamed into place; object stores put whole objects), so the runs
@@ -13,15 +15,31 @@ file is the commit mark: a reader takes curves only from fragments whose runs fi
 a crash at any moment leaves nothing half-visible. Re-running a pack rewrites the same names,
 so a retried trial cannot duplicate rows.
 
+Every fragment file is verified by a digest of the whole file kept beside it (`digests/`), not by
+Parquet's page checksums: those cover only the data pages (not the page headers, the footer with
+the schema, row-group offsets and statistics, nor the key-value metadata), pyarrow writes them only
+when asked and checks them only when asked; a flipped bit in the footer can change values or
+run_ids and still read. A digest is written before its file is renamed into place, so a crash
+between the two leaves a mismatch (the fragment is retrained), never a wrong row accepted. The
+digests live in their own folder so that plain readers of `runs/` and `curves/` (pandas, duckdb)
+see only Parquet. A fragment is damaged when its digest does not match, when it is not a regular
+file, when it is empty or holds no rows, when its rows name another pack, or (a runs file) when its
+curves file is missing; every command that reads the store checks this (`fragment_problem`), names
+a damaged fragment on one line and leaves it out, and `sweep run` moves it to `quarantine/` and
+retrains its configs. A fragment written before digests existed is checked by its footer and its
+run_ids (each recomputed from the row's params) and then given its digest by the next `sweep run`.
+
 This module is torch-free: the analysis package reads results through `read_store`.
 """
 
 from __future__ import annotations
 
 import datetime
+import hashlib
 import json
 import os
 import socket
+import stat
 import subprocess
 import uuid
 from collections.abc import Iterable, Mapping
@@ -38,7 +56,7 @@ import yaml
 from usererror import UserError  # not iclscale.errors: analysis reads the store without importing the trainer
 
 OK, DIVERGED, FAILED = "ok", "diverged", "failed"
-RUNS, CURVES, FROZEN_SWEEP = "runs", "curves", "sweep.yaml"
+RUNS, CURVES, FROZEN_SWEEP, DIGESTS = "runs", "curves", "sweep.yaml", "digests"
 PROVENANCE_COLUMNS = (
     "pack_id",
     "pack_size",
@@ -85,19 +103,25 @@ class Location:
     def exists(self, *parts: str) -> bool:
         return self.fs.get_file_info(self.path(*parts)).type != pafs.FileType.NotFound
 
-    def list(self, folder: str, suffix: str) -> list[str]:
-        """Names (not paths) of the committed files in a folder, temp files excluded."""
-        if not self.exists(folder):
+    def list(self, folder: str, suffix: str, files_only: bool = True) -> list[str]:
+        """Names (not paths) of the committed files in a folder, temp files excluded; with
+        files_only=False also entries that are not regular files (a directory named like a fragment)."""
+        if self.fs.get_file_info(self.path(folder)).type != pafs.FileType.Directory:
             return []
         infos = self.fs.get_file_info(pafs.FileSelector(self.path(folder)))
-        names = [info.base_name for info in infos if info.type == pafs.FileType.File]
+        names = [info.base_name for info in infos if info.type == pafs.FileType.File or not files_only]
         return sorted(n for n in names if n.endswith(suffix) and not n.startswith("."))
 
     def write_bytes(self, relative: str, data: bytes) -> None:
         self._atomic(relative, lambda path: self._put(path, data))
 
     def write_table(self, relative: str, table: pa.Table) -> None:
-        self._atomic(relative, lambda path: pq.write_table(table, path, filesystem=self.fs))
+        """A Parquet file, with its digest (`digests/<relative>.sha256`) written before the file appears."""
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        data = sink.getvalue().to_pybytes()
+        self.write_bytes(digest_name(relative), f"{hashlib.sha256(data).hexdigest()} {len(data)}\n".encode())
+        self.write_bytes(relative, data)
 
     def read_text(self, relative: str) -> str:
         with self.fs.open_input_stream(self.path(relative)) as stream:
@@ -196,45 +220,171 @@ class StoreData:
 
 
 def committed_fragments(location: Location) -> list[str]:
-    """Fragments whose runs file is committed and readable (a corrupt one is named on stderr, once,
+    """Fragments whose runs file is committed and sound (a damaged one is named on stderr, once,
     and left out: `sweep run` moves it aside and retrains its configs)."""
-    names = [name.removesuffix(".parquet") for name in location.list(RUNS, ".parquet")]
-    return [name for name in names if fragment_problem(location, name) is None]
+    return [name for name in fragment_names(location) if fragment_problem(location, name) is None]
 
 
-def fragment_problem(location: Location, fragment: str) -> str | None:
-    """Why a fragment cannot be read (its runs or curves file), or None. Reads the Parquet footers
-    (a truncated or garbage file fails there) and checks the key columns are present."""
+def check_folders(location: Location) -> None:
+    """runs/, curves/ and digests/ are directories where they exist (a file there is refused in one line)."""
+    for folder in (RUNS, CURVES, DIGESTS):
+        kind = location.fs.get_file_info(location.path(folder)).type
+        if kind not in (pafs.FileType.NotFound, pafs.FileType.Directory):
+            raise UserError(
+                f"{location.path(folder)} is not a directory, so {location.uri} is not a results directory "
+                "as iclscale writes them; move it away or choose another --out"
+            )
+
+
+def fragment_names(location: Location) -> list[str]:
+    """Every name in runs/ that looks like a fragment, whatever it is (a directory or a FIFO is damage)."""
+    return [name.removesuffix(".parquet") for name in location.list(RUNS, ".parquet", files_only=False)]
+
+
+def digest_name(relative: str) -> str:
+    return f"{DIGESTS}/{relative.removesuffix('.parquet')}.sha256"
+
+
+def fragment_problem(location: Location, fragment: str, quiet: bool = False) -> str | None:
+    """Why a fragment is damaged (see the module docstring), or None. The answer is kept per file
+    size and modification time, so a command verifies each fragment once."""
     key = (location.uri, fragment, *(_stamp(location, folder, fragment) for folder in (RUNS, CURVES)))
     if key in _checked:
         return _checked[key]
     problem = None
     for folder in (RUNS, CURVES):
-        path = location.path(folder, f"{fragment}.parquet")
-        if folder == CURVES and not location.exists(folder, f"{fragment}.parquet"):
-            continue
-        try:
-            names = set(pq.read_schema(path, filesystem=location.fs).names)
-        except (pa.ArrowException, OSError) as error:
-            problem = f"{folder}/{fragment}.parquet: {_first_line(error)}"
-            break
-        needed = {"run_id", "eval_key", "status"} if folder == RUNS else {"run_id", "step", "metric", "value"}
-        if not needed <= names:
-            problem = f"{folder}/{fragment}.parquet: lacks the columns {', '.join(sorted(needed - names))}"
+        problem = _file_problem(location, folder, fragment)
+        if problem:
+            problem = f"{folder}/{fragment}.parquet: {problem}"
             break
     _checked[key] = problem
-    if problem:
-        warn(f"unreadable fragment {problem} in {location.uri}; `sweep run` moves it aside and retrains its configs")
+    if problem and not quiet:
+        warn(f"damaged fragment {problem} in {location.uri}; `sweep run` moves it aside and retrains its configs")
     return problem
 
 
+def unverified_fragments(location: Location) -> list[str]:
+    """Sound fragments without digests (written before digests existed): `sweep run` gives them one."""
+    names = {name for (uri, name, *_), problem in _checked.items() if uri == location.uri and problem is None}
+    return sorted(name for name in names if (location.uri, name) in _no_digest)
+
+
 _checked: dict[tuple, str | None] = {}
+_no_digest: set[tuple[str, str]] = set()  # (store, fragment) with a file that has no digest
 _warned: set[str] = set()
+MAX_DIGEST_BYTES = 200
+
+
+def _file_problem(location: Location, folder: str, fragment: str) -> str | None:
+    relative = f"{folder}/{fragment}.parquet"
+    path = location.path(relative)
+    if location.local:  # never follow a link or open a FIFO or device: reading one hangs or never ends
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return "missing (its runs file exists)" if folder == CURVES else "missing"
+        except OSError as error:
+            return f"cannot be read ({error.strerror})"
+        if not stat.S_ISREG(mode):
+            return f"not a regular file ({_kind(mode)})"
+    info = location.fs.get_file_info(path)
+    if info.type == pafs.FileType.NotFound:
+        return "missing (its runs file exists)" if folder == CURVES else "missing"
+    if info.type != pafs.FileType.File:
+        return "not a regular file"
+    if not info.size:
+        return "empty (0 bytes)"
+    try:
+        problem = _digest_problem(location, relative, info.size)
+        if problem:
+            return problem
+        parquet = pq.ParquetFile(location.fs.open_input_file(path))
+        names = set(parquet.schema_arrow.names)
+        needed = {"run_id", "eval_key", "status"} if folder == RUNS else {"run_id", "step", "metric", "value"}
+        if not needed <= names:
+            return f"lacks the columns {', '.join(sorted(needed - names))}"
+        for name in sorted(needed):  # a column of another type breaks every reader downstream
+            kind = parquet.schema_arrow.field(name).type
+            wanted = {"step": pa.types.is_integer, "value": pa.types.is_floating}.get(name, _is_text)
+            if not wanted(kind):
+                return f"column {name} is of type {kind}, not the store's"
+        if folder == RUNS:
+            if parquet.metadata.num_rows == 0:
+                return "holds no rows"
+            if "pack_id" in names:
+                ids = set(parquet.read(columns=["pack_id"]).column("pack_id").unique().to_pylist())
+                own = fragment.split("-", 1)[1] if "-" in fragment else fragment
+                if ids - {own}:
+                    return f"holds rows of another pack ({_first_value(ids - {own})})"
+        elif location.exists(RUNS, f"{fragment}.parquet"):
+            runs_ids = _run_ids(location, RUNS, fragment)
+            foreign = set(parquet.read(columns=["run_id"]).column("run_id").unique().to_pylist()) - runs_ids
+            if foreign:
+                return f"holds curves of configs its runs file lacks ({_first_value(foreign)})"
+    except (pa.ArrowException, OSError, ValueError) as error:
+        return _first_line(error)
+    return None
+
+
+def _digest_problem(location: Location, relative: str, size: int) -> str | None:
+    """The file's SHA-256 against its digest file; a file without one is noted (`unverified_fragments`)."""
+    digest_path = location.path(digest_name(relative))
+    fragment = relative.split("/", 1)[1].removesuffix(".parquet")
+    if location.fs.get_file_info(digest_path).type != pafs.FileType.File:
+        _no_digest.add((location.uri, fragment))
+        return None
+    if relative.startswith(RUNS):
+        _no_digest.discard((location.uri, fragment))
+    with location.fs.open_input_stream(digest_path) as stream:
+        expected = stream.read(MAX_DIGEST_BYTES).decode(errors="replace").split()
+    actual = sha256_of(location, relative)
+    if len(expected) != 2 or expected != [actual, str(size)]:
+        return "checksum mismatch (its bytes differ from those written)"
+    return None
+
+
+def sha256_of(location: Location, relative: str) -> str:
+    digest = hashlib.sha256()
+    with location.fs.open_input_stream(location.path(relative)) as stream:
+        while chunk := stream.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _run_ids(location: Location, folder: str, fragment: str) -> set[str]:
+    table = pq.read_table(location.path(folder, f"{fragment}.parquet"), filesystem=location.fs, columns=["run_id"])
+    return set(table.column("run_id").unique().to_pylist())
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or (pa.types.is_dictionary(kind) and pa.types.is_string(kind.value_type))
+    )
+
+
+def _first_value(values: set) -> str:
+    text = str(sorted(map(str, values))[0])
+    return text[:40] + ("…" if len(text) > 40 else "")
+
+
+def _kind(mode: int) -> str:
+    kinds = {stat.S_ISDIR: "a directory", stat.S_ISLNK: "a symbolic link", stat.S_ISFIFO: "a FIFO",
+             stat.S_ISCHR: "a device", stat.S_ISBLK: "a device", stat.S_ISSOCK: "a socket"}  # fmt: skip
+    return next((name for test, name in kinds.items() if test(mode)), "not a file")
 
 
 def _stamp(location: Location, folder: str, fragment: str) -> tuple:
-    info = location.fs.get_file_info(location.path(folder, f"{fragment}.parquet"))
-    return (info.size, info.mtime_ns)
+    path = location.path(folder, f"{fragment}.parquet")
+    if location.local:
+        try:
+            st = os.lstat(path)
+            return (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+        except OSError:
+            return (None,)
+    info = location.fs.get_file_info(path)
+    return (info.type, info.size, info.mtime_ns)
 
 
 def _first_line(error: BaseException) -> str:
@@ -304,6 +454,7 @@ def read_store(uri: str | os.PathLike, curves: bool = True) -> StoreData:
     location = Location(uri)
     if not location.exists():
         raise UserError(f"results directory {location.uri!r} does not exist")
+    check_folders(location)
     fragments = committed_fragments(location)
     if not fragments:
         raise UserError(f"results directory {location.uri!r} holds no runs (no {RUNS}/*.parquet)")

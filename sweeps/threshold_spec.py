@@ -117,7 +117,7 @@ def parse_threshold(sweep: Sweep, raw: Any, where: str) -> ThresholdSpec:
         raise UserError(f"{where}.{str(unknown[0])[:40]}: {unknown_name('key', unknown[0], KEYS)}")
     for key in REQUIRED:
         if key not in raw:
-            raise UserError(f"{where}: missing key {key!r}")
+            raise UserError(f"{where}: missing key {shorten(key)}")
     axis = raw["axis"]
     if not isinstance(axis, str):
         raise UserError(f"{where}.axis: expected the name of a param of {info.name}, got {shorten(axis)}")
@@ -245,7 +245,7 @@ def _check_eval_ends(sweep: Sweep, spec: ThresholdSpec, where: str) -> None:
         for evals in sweep.eval_points():
             for value in (spec.low, spec.high):
                 values = {**sweep.fixed, **point, **dict(evals), spec.axis: value}
-                sweep.study.resolve(values, 0, f"{where}: {spec.axis} = {value!r} at {label(dict(evals))}")
+                sweep.study.resolve(values, 0, f"{where}: {spec.axis} = {shorten(value)} at {label(dict(evals))}")
 
 
 def _check_within(sweep: Sweep, spec: ThresholdSpec, where: str) -> None:

@@ -7,8 +7,9 @@ only fails later (OverflowError). So a document is checked in three passes befor
 
 1. bytes: at most MAX_BYTES, valid UTF-8 (the offset of a bad byte becomes a line and column);
 2. events (PyYAML's parser is a state machine, not recursive): nesting at most MAX_DEPTH;
-3. nodes: the size of the document as it would be expanded, counted once per shared node (linear
-   time, however large the expansion) and refused past MAX_NODES; recursive aliases, duplicate or
+3. nodes: the size of the document as it would be expanded, values and characters, counted once
+   per shared node (linear time, however large the expansion) and refused past MAX_NODES values or
+   MAX_EXPANDED_CHARS characters; recursive aliases, duplicate or
    non-scalar keys and integers past float range refused, each at its line and column.
 
 `load_yaml` returns the built value and `Marks`: where each key path (``grid.L``, ``cases[0]``)
@@ -28,7 +29,8 @@ from usererror import UserError  # not iclscale.errors: the store reader (and so
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 32
 MAX_NODES = 100_000
-MAX_INT_DIGITS = 309  # 1.8e308, the largest float, has 309 digits
+MAX_EXPANDED_CHARS = 1_000_000  # as MAX_BYTES: what a file may say once its aliases are expanded
+MAX_INT_DIGITS = 309  # 1.8e308 (2**1024), past the largest float, has 309 digits
 INT_TAG = "tag:yaml.org,2002:int"
 MERGE_TAG = "tag:yaml.org,2002:merge"
 Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -111,27 +113,34 @@ class _Checker:
         line, column = node.start_mark.line + 1, node.start_mark.column + 1
         raise UserError(f"{self.where}, line {line}, column {column}: {problem}")
 
-    def size(self, node: yaml.Node) -> int:
+    def size(self, node: yaml.Node) -> tuple[int, int]:
+        """(values, characters) of the node as expanded: both capped, so that neither a node count nor
+        one long text repeated by aliases can make the built value (or its frozen copy) huge."""
         key = id(node)
         if key in self.sizes:
             return self.sizes[key]
         if key in self.open:
             self.refuse(node, "an alias refers to the collection that contains it (a recursive anchor)")
         self.open.add(key)
-        total = 1
+        total, chars = 1, 0
         if isinstance(node, yaml.ScalarNode):
-            if node.tag == INT_TAG and len(re.sub(r"[^0-9a-fA-F]", "", node.value)) > MAX_INT_DIGITS:
-                self.refuse(node, f"an integer of {len(node.value)} characters is past float range")
-        elif isinstance(node, yaml.SequenceNode):
-            total += sum(self.size(item) for item in node.value)
+            chars = len(node.value)
+            if node.tag == INT_TAG and _past_float_range(node):
+                self.refuse(node, f"an integer of {len(node.value):,} characters is past float range")
         else:
-            self.check_keys(node)
-            total += sum(self.size(k) + self.size(v) for k, v in node.value)
+            children = node.value if isinstance(node, yaml.SequenceNode) else [n for kv in node.value for n in kv]
+            if isinstance(node, yaml.MappingNode):
+                self.check_keys(node)
+            for child in children:
+                n, c = self.size(child)
+                total, chars = total + n, chars + c
         self.open.discard(key)
-        self.sizes[key] = total
+        self.sizes[key] = (total, chars)
         if total > MAX_NODES:
             self.refuse(node, f"expands to more than {MAX_NODES:,} values (nested anchors and aliases?)")
-        return total
+        if chars > MAX_EXPANDED_CHARS:
+            self.refuse(node, f"expands to more than {MAX_EXPANDED_CHARS:,} characters (a text repeated by aliases?)")
+        return total, chars
 
     def check_keys(self, node: yaml.MappingNode) -> None:
         seen: dict[tuple[str, str], yaml.Node] = {}
@@ -144,6 +153,18 @@ class _Checker:
                 first = seen[(key.tag, key.value)].start_mark.line + 1
                 self.refuse(key, f"key {key.value[:60]!r} appears twice in one mapping (first on line {first})")
             seen[(key.tag, key.value)] = key
+
+
+def _past_float_range(node: yaml.ScalarNode) -> bool:
+    """Whether an integer (decimal, 0x hex, 0o/0 octal, 0b binary or 1:30 sexagesimal) is at least 2**1024:
+    its value, not its length, decides, so that a frozen sweep writes only integers its reader takes."""
+    if len(node.value) > 4 * MAX_INT_DIGITS:  # 1,236 characters: past range in every base YAML allows
+        return True
+    try:
+        value = yaml.constructor.SafeConstructor().construct_yaml_int(node)
+    except (ValueError, yaml.YAMLError):
+        return False  # not an integer after all: the loader says so
+    return abs(value).bit_length() > 1024
 
 
 def _record_marks(node: yaml.Node, path: str, marks: Marks) -> None:

@@ -293,3 +293,146 @@ def test_the_real_command_prints_one_line_without_a_traceback(tmp_path, label):
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1 and len(done.stderr) < 500, done.stderr
     assert not (tmp_path / "r").exists()
+
+
+# The corpus continued: refused files of the categories an attack found, and files that must be accepted
+# (each accepted one is frozen as `run` would freeze it and read back). Expected outcome: REFUSED or ACCEPTED.
+SEARCH = {"metric": "test_mse", "params": {"lr": {"low": 1e-3, "high": 1e-1}}, "trials": 2}
+NUMERIC = ["fixed.L", "grid.L", "eval.L_test", "seeds", "record_every", "resources.cpu", "resources.gpu",
+           "resources.pack_size", "cases[0].L", "fixed.d", "fixed.steps"]  # fmt: skip
+TAGS = ["!!python/object/apply:os.system ['true']", "!!python/name:os.system", "!!binary aGVsbG8=",
+        "!!timestamp 2001-12-14", "!!set {a, b}", "!custom x", "!!omap [a: 1]", "!!pairs [a: 1]"]  # fmt: skip
+
+
+def _refused_more() -> list[tuple[str, bytes]]:
+    cases: list[tuple[str, bytes]] = []
+    add = cases.append
+    for key in NUMERIC:  # nan and infinities in every numeric field
+        for i, text in enumerate([".nan", ".inf", "-.inf", "1e400"]):
+            add((f"nonfinite-{key}-{i}", _with_value(key, text)))
+    for key in ("name", "fixed.L", "seeds", "description", "grid.L", "laws[0]", "eval.L_test", "record_every"):
+        for i, tag in enumerate(TAGS):  # tags that build other types (or objects)
+            add((f"tag-{key}-{i}", _with_value(key, tag)))
+    wrong = {"name": [["a"], {"a": 1}, 1.5], "description": [[1], {"a": 1}, 3], "fixed": [[1], "x", 3],
+             "grid": [[1], "x", {"L": 1.0}], "seeds": ["x", {"a": 1}, [], 0], "eval": [[1], "x"],
+             "record_every": ["x", [1], 0, -3, 1.5], "laws": ["x", {"a": 1}, [1]], "resources": [[1], "x", 3],
+             "search": [[1], "x", 3], "cases": [{"a": 1}, 3]}  # fmt: skip
+    for key, values in wrong.items():  # wrong types in every field
+        for i, value in enumerate(values):
+            add((f"type-{key}-{i}", _dump({**GOOD, key: value})))
+    add(("trials-1e9", _dump({**GOOD, "grid": {}, "search": {**SEARCH, "trials": 10**9}})))
+    add(("trials-past-configs", _dump({**GOOD, "grid": {"L": [0.5 + i for i in range(500)]}, "seeds": 10,
+                                      "search": {**SEARCH, "trials": 100}})))  # fmt: skip
+    add(("record-log-1e9", _dump({**GOOD, "record_every": None, "record": {"log": 10**9}})))
+    add(("record-every-1", _dump({**GOOD, "fixed": {"d": 3, "steps": 10**8}, "record_every": 1})))
+    add(("record-every-hex-300", _with_value("record_every", "0x" + "f" * 300)))
+    add(("seeds-hex-300", _with_value("seeds", "0x" + "f" * 300)))
+    add(("laws-60000-aliases", ("laws: [&x a, " + ", ".join(["*x"] * 60000) + "]\n" + _dump(GOOD).decode()).encode()))
+    add(("laws-twice", _dump({**GOOD, "laws": ["a", "a"]})))
+    text = "x" * 200_000  # one 200 KB string aliased 4,000 times: 800 MB when expanded
+    add(("string-aliased-4000", f"description: &s {text}\ncases: [{{sigma: 0.1, d: *s}}]\n"
+         f"laws: [{', '.join(['*s'] * 4000)}]\nname: t\nstudy: softmax_window\n".encode()))  # fmt: skip
+    add(("string-aliased-6", f"x: &s {'y' * 200_000}\n".encode() + b"description: [*s, *s, *s, *s, *s, *s]\n"))
+    add(("grid-axis-100k", _dump({**GOOD, "grid": {"L": [0.001 * (i + 1) for i in range(100_001)]}})))
+    add(("eval-11k", _dump({**GOOD, "eval": {"L_test": [0.01 * (i + 1) for i in range(10_001)]}})))
+    return cases
+
+
+NO_EVERY = {k: v for k, v in GOOD.items() if k != "record_every"}
+ALIASED_TAIL = b"name: t\nstudy: softmax_window\ncases: [{task_class: relu}]\n"
+
+
+def _accepted() -> list[tuple[str, bytes]]:
+    good = _dump(GOOD).decode()
+    cases = [
+        ("good", good.encode()),
+        ("crlf", good.replace("\n", "\r\n").encode()),
+        ("bom", b"\xef\xbb\xbf" + good.encode()),
+        ("document-markers", ("---\n" + good + "...\n").encode()),
+        ("comments", "# a sweep\n".join(good.splitlines(keepends=True)).encode()),
+        ("flow", yaml.safe_dump(GOOD, default_flow_style=True).encode()),
+        ("anchors", b"name: t\nstudy: softmax_window\ngrid: {L: &v [0.5, 1.0]}\neval: {L_test: *v}\nseeds: 2\n"),
+        ("merge", b"name: t\nstudy: softmax_window\nbase: &b {d: 3, steps: 20}\n".replace(b"base", b"fixed")),
+        ("merge-key", b"name: t\nstudy: softmax_window\nfixed: {<<: {d: 3}, steps: 20}\n"),
+        ("hex-octal", b"name: t\nstudy: softmax_window\nseeds: 0x3\nrecord_every: 012\nfixed: {steps: 0b10100}\n"),
+        ("tags", b"name: !!str t\nstudy: softmax_window\nfixed: {L: !!float 1}\nseeds: !!int 2\n"),
+        ("unicode", _dump({**GOOD, "description": "σ-Lipschitz ✓ 日本語"})),
+        ("record-log", _dump({**NO_EVERY, "record": {"log": 50}})),
+        ("record-steps", _dump({**NO_EVERY, "record": {"steps": [0, 5, 10, 20]}})),
+        ("record-every-big", _with_value("record_every", "0x" + "f" * 200)),
+        ("seeds-list", _dump({**GOOD, "seeds": [0, 7, 2**31 - 1]})),
+        ("cases", _dump({**GOOD, "grid": {}, "cases": [{"L": 0.5}, {"L": 2.0, "sigma": 0.1}]})),
+        ("search", _dump({**GOOD, "grid": {}, "search": SEARCH})),
+        ("resources", _dump({**GOOD, "resources": {"cpu": 0.5, "gpu": 0, "pack_size": 7}})),
+        ("laws", _dump({**GOOD, "laws": []})),
+        ("long-description", _dump({**GOOD, "description": "a" * 500_000})),
+        ("string-aliased-4", f"description: &s {'y' * 200_000}\n".encode() + ALIASED_TAIL),
+        ("grid-1000", _dump({**GOOD, "grid": {"L": [0.01 * (i + 1) for i in range(1000)]}, "seeds": 1})),
+        ("eval-1000", _dump({**GOOD, "eval": {"L_test": [0.01 * (i + 1) for i in range(1000)]}})),
+        ("big-int-in-range", _with_value("seeds", "[" + str(2**31 - 1) + "]")),
+    ]
+    return cases
+
+
+REFUSED = CASES + _refused_more()
+ACCEPTED = _accepted()
+
+
+def test_the_corpus_counts(capsys):
+    """The corpus's size and expected outcomes (the counts are printed for the record)."""
+    labels = [label for label, _ in REFUSED + ACCEPTED]
+    assert len(labels) == len(set(labels)), "duplicate labels"
+    assert len(REFUSED) >= 380 and len(ACCEPTED) >= 20
+    with capsys.disabled():
+        print(f"\ncorpus: {len(REFUSED) + len(ACCEPTED)} files, {len(REFUSED)} to refuse, {len(ACCEPTED)} to accept")
+
+
+@pytest.mark.parametrize("label, data", _refused_more(), ids=[label for label, _ in _refused_more()])
+def test_more_malformed_files_are_refused_in_one_line(tmp_path, capsys, label, data):
+    path = tmp_path / "sweep.yaml"
+    path.write_bytes(data)
+    start = time.monotonic()
+    code, stdout, err = _call(["sweep", "plan", str(path), "--out", str(tmp_path / "results")], capsys)
+    _assert_one_line_refusal(code, stdout, err, time.monotonic() - start)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.yaml"]
+
+
+@pytest.mark.parametrize("label, data", ACCEPTED, ids=[label for label, _ in ACCEPTED])
+def test_every_accepted_file_is_frozen_and_read_back_unchanged(tmp_path, capsys, label, data):
+    """What `run` freezes (Sweep.resolved, as sweeps.store writes it) reads back through the frozen
+    reader to the same sweep: an accepted file can never brick its results directory."""
+    from sweeps.spec import load_sweep, parse_frozen
+    from sweeps.store import Location, read_frozen_sweep, write_frozen_sweep
+
+    path = tmp_path / "sweep.yaml"
+    path.write_bytes(data)
+    code, _, err = _call(["sweep", "plan", str(path), "--out", str(tmp_path / "results")], capsys)
+    assert code == 0, err[-1000:]
+    sweep = load_sweep(path)
+    location = Location(tmp_path / "results")
+    write_frozen_sweep(location, sweep.resolved())
+    again = parse_frozen(read_frozen_sweep(location), "frozen")
+    assert yaml.safe_dump(again.resolved()) == yaml.safe_dump(sweep.resolved())
+
+
+SPECIAL = ["fifo", "/dev/zero", "/dev/urandom", "sparse-2GB", "directory", "link-to-dev-zero"]
+
+
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_devices_fifos_and_huge_files_are_refused_before_reading(tmp_path, capsys, kind):
+    import os
+
+    path = {"/dev/zero": Path("/dev/zero"), "/dev/urandom": Path("/dev/urandom")}.get(kind, tmp_path / "sweep.yaml")
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "sparse-2GB":
+        with open(path, "wb") as handle:
+            handle.truncate(2 * 10**9)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "link-to-dev-zero":
+        path.symlink_to("/dev/zero")
+    start = time.monotonic()
+    code, stdout, err = _call(["sweep", "plan", str(path), "--out", str(tmp_path / "results")], capsys)
+    _assert_one_line_refusal(code, stdout, err, time.monotonic() - start)
+    assert time.monotonic() - start < 1, kind

@@ -128,3 +128,26 @@ def test_the_compiled_test_set_draw_equals_the_eager_draw_in_padded_chunks(monke
     for a, b in zip(torch.utils._pytree.tree_leaves(compiled), torch.utils._pytree.tree_leaves(eager), strict=True):
         assert a.shape == b.shape and a.shape[0] == 5
         torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_code_is_loaded_only_from_a_cache_no_one_else_can_write(tmp_path, capsys):
+    """A saved function is unpickled (code) only from a directory owned by this user and writable by
+    no one else; otherwise the caller compiles again, told once."""
+    from iclscale import cachedir
+
+    root = tmp_path / "cache"
+    saved = root / "digest" / "f.bin"
+    saved.parent.mkdir(parents=True)
+    saved.write_bytes(b"x")
+    assert cachedir.trusted(saved, root)
+    cachedir._said.clear()
+    for target in (saved.parent, root, saved):
+        target.chmod(target.stat().st_mode | 0o002)  # writable by others
+        assert not cachedir.trusted(saved, root), target
+        target.chmod(target.stat().st_mode & ~0o022)
+    assert cachedir.trusted(saved, root)
+    err = capsys.readouterr().err
+    assert err.count("compiling instead") == 1 and "writable by others" in err
+    link = root / "digest" / "g.bin"
+    link.symlink_to(saved)
+    assert not cachedir.trusted(link, root)

@@ -83,17 +83,17 @@ def test_a_fragment_is_invisible_until_its_runs_file_is_committed(tmp_path, monk
     out = tmp_path / "out"
     plan = make_plan(sweep, {})
     context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
-    real_write = pq.write_table
+    real_write = Location._put
 
-    def crash_on_runs(table, where, **kwargs):
-        if "/runs/" in str(where):
+    def crash_on_runs(self, where, data):
+        if "/runs/" in str(where) and "/digests/" not in str(where):
             raise OSError("disk full")
-        return real_write(table, where, **kwargs)
+        return real_write(self, where, data)
 
-    monkeypatch.setattr(pq, "write_table", crash_on_runs)
+    monkeypatch.setattr(Location, "_put", crash_on_runs)
     with pytest.raises(OSError):
         run_pack(context, plan.packs[0], "cpu")
-    monkeypatch.setattr(pq, "write_table", real_write)
+    monkeypatch.setattr(Location, "_put", real_write)
     assert list((out / "curves").glob("*.parquet"))  # the curves got written ...
     assert not list((out / "runs").iterdir())  # ... but no runs file, not even a temp file
     assert stored_keys(Location(out)) == {}

@@ -93,7 +93,7 @@ def test_a_corrupted_fragment_is_named_moved_aside_and_retrained(tmp_path, capsy
     assert len(captured.err.strip().splitlines()) == 1
     assert _run(tmp_path)[0] == 0  # moves it aside and retrains its configs
     said = capsys.readouterr()
-    assert "moved unreadable fragment aside" in said.out and victim.name in said.out
+    assert "moved damaged fragment aside" in said.out and victim.name in said.out
     assert (out / "quarantine" / f"{folder}-{victim.name}").read_bytes()[:18] in (data[:18], b"not parquet at all")
     keys = _keys(out)
     assert len(keys) == len(set(keys)) == CONFIGS * POINTS  # every config stored exactly once
