@@ -262,7 +262,8 @@ def check_recipe(values: Mapping[str, Any]) -> str | None:
 
 
 MAX_RECORDS = 100_000
-"""Records per run: each holds every metric of every config of a pack, so more would fill memory."""
+"""Records per run by default: each holds every metric of every config of a pack, so more would fill memory
+(a sweep's `--max-records N` raises it; `sweeps.limits`)."""
 
 
 @dataclass(frozen=True)
@@ -287,9 +288,6 @@ class RecordSchedule:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise UserError(f"record {name} must be a positive integer, got {shorten(value)}")
-        count = self.log if self.log is not None else len(self.steps) if self.steps is not None else 0
-        if count > MAX_RECORDS:
-            raise UserError(f"record: {count:,} records per run is past the cap of {MAX_RECORDS:,}; record fewer")
 
     @classmethod
     def parse(cls, value: Any, where: str) -> RecordSchedule:

@@ -61,6 +61,9 @@ def _sweep_arguments(parser) -> None:
     parser.add_argument(
         "--max-eval-points", type=int, default=Limits.max_eval_points, metavar="N", help="refuse larger eval grids"
     )
+    parser.add_argument(
+        "--max-records", type=int, default=Limits.max_records, metavar="N", help="refuse more records per run"
+    )
 
 
 def default_out(name: str) -> str:
@@ -70,10 +73,15 @@ def default_out(name: str) -> str:
 def _load(args: argparse.Namespace):
     from sweeps.spec import Limits, load_sweep
 
-    for flag, value in (("--max-configs", args.max_configs), ("--max-eval-points", args.max_eval_points)):
+    caps = (
+        ("--max-configs", args.max_configs),
+        ("--max-eval-points", args.max_eval_points),
+        ("--max-records", args.max_records),
+    )
+    for flag, value in caps:
         if value < 1:
             raise UserError(f"{flag} must be a positive integer, got {value}")
-    sweep = load_sweep(args.file, args.overrides, Limits(args.max_configs, args.max_eval_points))
+    sweep = load_sweep(args.file, args.overrides, Limits(args.max_configs, args.max_eval_points, args.max_records))
     _check_laws(sweep)
     return sweep
 

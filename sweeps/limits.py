@@ -1,6 +1,6 @@
 """Caps on a sweep's size, counted by arithmetic before any config is built: a grid of 10⁶ values
-or a 10¹⁰-config product is refused at once instead of filling memory. `--max-configs N` and
-`--max-eval-points N` raise them."""
+or a 10¹⁰-config product is refused at once instead of filling memory. `--max-configs N`,
+`--max-eval-points N` and `--max-records N` raise them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from iclscale.errors import UserError
+from iclscale.params import MAX_RECORDS
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class Limits:
 
     max_configs: int = 100_000
     max_eval_points: int = 10_000
+    max_records: int = MAX_RECORDS  # per run: each record holds every metric of every config of a pack
 
 
 def check_size(sweep: Any, limits: Limits, where: str) -> None:

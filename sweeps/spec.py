@@ -21,7 +21,7 @@ Every mistake is refused with one message naming the file, the line and column, 
 is allowed, before anything runs. Each top-level key has one validator (`VALIDATORS`, in the order
 they run); the YAML itself is read with limits by `sweeps.yamlsafe`. A sweep's size is capped
 (`Limits`: configs and eval points, counted before anything is expanded); `--max-configs` and
-`--max-eval-points` raise the caps.
+`--max-eval-points` and `--max-records` raise the caps.
 """
 
 from __future__ import annotations
@@ -226,7 +226,9 @@ def locate(message: str, where: str, marks: Marks) -> str:
 def parse_frozen(raw: Mapping[str, Any], path: str) -> Sweep:
     """A frozen sweep.yaml (as `Sweep.resolved` wrote it) read back; its size was accepted when it ran."""
     sweep = {k: v for k, v in raw.items() if k not in FROZEN_ONLY_KEYS}
-    return parse_sweep(sweep, path, Limits(max_configs=10**9, max_eval_points=10**9), raw.get("overrides") or [])
+    return parse_sweep(
+        sweep, path, Limits(max_configs=10**9, max_eval_points=10**9, max_records=10**9), raw.get("overrides") or []
+    )
 
 
 Validator = Callable[["Sweep", Any, str], None]
@@ -255,6 +257,8 @@ def parse_sweep(
     if sweep.threshold is None:  # a threshold search checks its cells at both ends of its range
         configs = sweep.configs()  # validates every combination (cross-param checks) before anything runs
         _check_records(sweep, configs, where)
+    else:  # its configs are proposed later: log and steps schedules counted now, without a run length
+        _check_records(sweep, [], where)
     if raw.get("search") is not None:  # after the grid's own mistakes, reported as such
         from sweeps.search import parse_search
 
@@ -264,13 +268,14 @@ def parse_sweep(
 
 
 def _check_records(sweep: Sweep, configs: list[Config], where: str) -> None:
-    from iclscale.params import MAX_RECORDS
-
+    """Records per run against `Limits.max_records` (`--max-records N` raises it), for the longest run."""
+    cap = sweep.limits.max_records
     steps = max((int(c.as_dict().get("steps", 0)) for c in configs), default=0)
-    if sweep.record.records(steps) > MAX_RECORDS:
+    if sweep.record.records(steps) > cap:
         raise UserError(
             f"{where}: record: {sweep.record.records(steps):,} records for a run of {steps:,} steps is past the cap "
-            f"of {MAX_RECORDS:,}; record less often (record: {{log: 200}} records 200 log-spaced steps)"
+            f"of {cap:,}; record less often (record: {{log: 200}} records 200 log-spaced steps), or raise the cap "
+            "with --max-records N"
         )
 
 

@@ -9,6 +9,7 @@ import yaml
 
 from iclscale.cli import main
 from iclscale.errors import UserError
+from sweeps.limits import Limits
 from sweeps.spec import load_sweep
 
 GOOD = {
@@ -123,3 +124,13 @@ def test_cross_role_checks_see_each_assignment_with_each_eval_point(tmp_path):
     message = str(refused.value)
     assert "the combination {d_x=26} at eval point {domain='ood', ood_M2=8}" in message
     assert "need 8 spare axes past M1 + M2 = 20, d_x = 26 has 6" in message
+
+
+def test_the_record_cap_refuses_before_planning_and_the_flag_raises_it(tmp_path, capsys):
+    path = _write(tmp_path, record_every=None, record={"log": 150_000})
+    assert main(["sweep", "plan", str(path)]) == 2
+    assert "past the cap of 100,000; record less often" in capsys.readouterr().err
+    raised = load_sweep(path, limits=Limits(max_records=200_000))  # --max-records 200000
+    assert raised.record.records(0) == 150_002
+    assert main(["sweep", "plan", str(path), "--max-records", "200000"]) == 0
+    assert main(["sweep", "plan", str(path), "--max-records", "0"]) == 2
