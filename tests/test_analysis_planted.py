@@ -165,7 +165,7 @@ def test_a_slight_bend_below_the_tolerance_does_not_overturn_the_verdict():
     law = toy_law(PowerLaw(), band=Band(0.0, 1.0))
     (fit,) = law.evaluate(results_of(bent_rows(0.05, noise=0.002)))
     assert fit.lack_of_fit.rejected and fit.local.spread < 0.25
-    assert fit.curvature.lack_of_fit_p < 0.01 and fit.curvature.shown(0.4)
+    assert fit.curvature.lack_of_fit_p < 0.01 and fit.curvature.shown(law.rule.form_drift)
     assert fit.verdict.verdict == CONSISTENT and "a power law over the range" in fit.verdict.reason
 
 
