@@ -1,8 +1,9 @@
 """The seed-means rise (or fall) with x, e.g. "‖M‖ increases with L" ([C24] Fig 3): a claim about the
 direction of a trend, not its shape. Statistic: Spearman's rank correlation ρ between x and the seed-mean at
 each x (scipy.stats.spearmanr); ρ = 1 when every step up in x raises the mean, −1 when every step lowers
-it. The interval is a bootstrap over seeds (analysis.fits), so a step smaller than the seed scatter widens
-it. A law predicts a band for ρ, e.g. [0.5, 1] for "increasing" (judged with the whole interval inside)."""
+it. The interval is a bootstrap of the means (analysis.fits.bootstrap_cell_statistic), so a step smaller than
+the seed scatter widens it. A law predicts a band for ρ, e.g. [0.5, 1] for "increasing" (judged with the whole
+interval inside)."""
 
 from __future__ import annotations
 
