@@ -51,7 +51,10 @@ OUTSIDE = "outside"  # outside the theorem's conditions: no verdict
 OVERLAP, INSIDE = "overlap", "inside"  # the band widened by the tolerance / used as stated (module docstring)
 TOLERANCE = 1e-9  # float round-off: an exponent of exactly −1 may come out as −1.0000000000000002
 EXPONENT_TOLERANCE = 0.1  # exponent units (this tool's choice, not from any paper)
-FORM_DRIFT = 0.4  # exponent units: the local exponent may change by less than this across the range
+# exponent units: the local exponent may change by less than this across the range (this tool's choice): a
+# curve whose local exponents run ±0.2 around the theory's (a drift of 0.4) lies beyond it, so the 5% two
+# one-sided tests call it a power law in under 5% of replicates (benchmarks/calibration.py)
+FORM_DRIFT = 0.35
 
 
 @dataclass(frozen=True)

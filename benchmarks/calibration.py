@@ -1,5 +1,7 @@
 """The calibration table of the verdicts: planted data of the catalogue's designs, judged by the project's own
-`Law.evaluate`, replicate after replicate.
+skeleton (the kind's `estimate`, then `analysis.evaluate.decide`: evidence, band, form), replicate after
+replicate. The rows go straight into a group (analysis.select.Group), as `iclscale fit` does: reading a
+results directory is not what is calibrated, and skipping it keeps 400 replicates per design to minutes.
 
 Per kind and design:
 - coverage: how often the 95% interval holds the planted value (needed: 0.93–0.97);
@@ -14,7 +16,7 @@ decades), balanced and unbalanced (3 seeds at one x, 1 at the others), log-norma
 reach: the Tobit fit), and a paired design (one model per seed measured at every x, seeds differing in slope).
 
     python benchmarks/calibration.py            # ≥ 400 replicates per design: the README's table (~10 min, 2 cores)
-    python benchmarks/calibration.py --quick    # 20 replicates: checks that the script runs
+    python benchmarks/calibration.py --quick    # 5 replicates: checks that the script runs (seconds)
 
 Prints a Markdown table.
 """
@@ -31,10 +33,11 @@ from multiprocessing import Pool
 import numpy as np
 import pandas as pd
 
+from analysis.evaluate import decide
 from analysis.kinds import Linear, PowerLaw, Threshold, Trend
 from analysis.law import Hypothesis, Law, Prediction
 from analysis.measures import Measure
-from analysis.reader import Results
+from analysis.select import Group
 from analysis.verdict import INSIDE, Band, VerdictRule
 
 THEORY = -1.0
@@ -152,23 +155,19 @@ def threshold_points(design: Design, shift: float, rng):
 
 
 # Laws --------------------------------------------------------------------------------------------------
-def results_of(x, y, seed, censored, paired: bool) -> Results:
-    runs = pd.DataFrame(
-        {
-            "run_id": [f"{a:.6g}-{s}" if not paired else f"{s}" for a, s in zip(x, seed, strict=True)],
-            "sweep": "s",
-            "study": "planted",
-            "seed": seed,
-            "eval_key": [f"{a:.6g}" for a in x],
-            "status": "ok",
-            "x": x,
-            "value": y,
-            "censored": censored,
-        }
+def group_of(x, y, seed, censored, paired: bool) -> Group:
+    """The planted points as one group: each x its own stratum (a train-role x), or one stratum (paired)."""
+    rows = pd.DataFrame({"x": x, "value": y, "seed": seed, "censored": censored, "left_censored": False}).assign(
+        stratum="" if paired else pd.Series(x).map("{:.6g}".format)
     )
-    role = "eval" if paired else "train"
-    sweep = {"name": "planted", "study": "planted", "laws": [], "params": {"x": {"role": role}}}
-    return Results("planted", sweep, runs, pd.DataFrame())
+    return Group({}, {}, rows, rows.iloc[0:0], 0, paired)
+
+
+def judged(law: Law, group: Group):
+    """(estimate, verdict) of the law on the group, by analysis.evaluate's skeleton."""
+    prediction = law.kind.predict(law, group)
+    estimate = law.kind.estimate(law, group, prediction, None, {})
+    return estimate, decide(law, group, prediction, estimate)
 
 
 def law_of(kind_name: str, band: Band | None, paired: bool) -> Law:
@@ -216,7 +215,7 @@ def run_task(task):
             points, band, target = power_points(design, truth, bend, rng), Band.point(THEORY), truth
         elif kind == "line":
             slope = {"effect": 1.0, "none": 0.0}[case]
-            points, band, target = line_points(design, slope, rng), Band(0.0, math.inf), slope
+            points, band, target = line_points(design, slope, rng), Band(0.0, math.inf), slope / 10  # x spans 0…10
         elif kind == "trend":
             step = {"effect": 0.6, "none": 0.0}[case]
             points, band, target = trend_points(design, step, rng), Band(0.5, 1.0), 1.0 if step else None
@@ -231,8 +230,8 @@ def run_task(task):
             crossing = levels[math.ceil(middle)]
             band, target = Band.point(float(crossing)), float(crossing)
         law = law_of(kind, band, design.paired)
-        (fit,) = law.evaluate(results_of(x, y, seed, censored, design.paired))
-        counts[fit.verdict.verdict] = counts.get(fit.verdict.verdict, 0) + 1
+        fit, verdict = judged(law, group_of(x, y, seed, censored, design.paired))
+        counts[verdict.verdict] = counts.get(verdict.verdict, 0) + 1
         if target is not None and math.isfinite(fit.ci_low) and math.isfinite(fit.ci_high):
             counts["intervals"] += 1
             counts["covered"] += fit.ci_low - 1e-9 <= target <= fit.ci_high + 1e-9
@@ -281,11 +280,11 @@ def table(results) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="20 replicates per design (a smoke test)")
+    parser.add_argument("--quick", action="store_true", help="5 replicates per design (a smoke test)")
     parser.add_argument("--replicates", type=int, default=400)
     parser.add_argument("--workers", type=int, default=2, help="processes (2 at most on a shared machine)")
     args = parser.parse_args(argv)
-    replicates = 20 if args.quick else args.replicates
+    replicates = 5 if args.quick else args.replicates
     start = time.perf_counter()
     work = tasks(replicates)
     workers = max(1, min(args.workers, 2))

@@ -165,7 +165,7 @@ def test_a_slight_bend_below_the_tolerance_does_not_overturn_the_verdict():
     law = toy_law(PowerLaw(), band=Band(0.0, 1.0))
     (fit,) = law.evaluate(results_of(bent_rows(0.05, noise=0.002)))
     assert fit.lack_of_fit.rejected and fit.local.spread < 0.25
-    assert fit.curvature.lack_of_fit_p < 0.01 and fit.curvature.shown(0.4)
+    assert fit.curvature.lack_of_fit_p < 0.01 and fit.curvature.shown(law.rule.form_drift)
     assert fit.verdict.verdict == CONSISTENT and "a power law over the range" in fit.verdict.reason
 
 
@@ -349,3 +349,64 @@ def test_two_seeds_give_the_per_seed_interval_its_one_degree_of_freedom():
     slopes = [np.polyfit(np.log(ALPHAS), [math.log(r["value"]) for r in rows if r["seed"] == s], 1)[0] for s in (0, 1)]
     half = 12.706 * abs(slopes[0] - slopes[1]) / 2  # t(1) · sd/√2 of two numbers = t(1)·|a − b|/2
     assert fit.ci_high - fit.ci_low == pytest.approx(2 * half, rel=1e-3)
+
+
+# Issue 21: alternatives judged like the primary, the form shown, chance across laws ----------------------------
+def curved_rows(bend: float, seeds: int = 5, noise: float = 0.03, random_state: int = 4) -> list[dict]:
+    """log y = −u + (bend/R)·u² over u = log α centred: local exponents −1 ± bend/2 across α's range."""
+    rng = np.random.default_rng(random_state)
+    alphas = np.geomspace(0.01, 1.0, 7)
+    u = np.log(alphas) - np.log(alphas).mean()
+    reach = np.log(alphas).max() - np.log(alphas).min()
+    return [
+        row(f"{a}-{s}", s, alpha=float(a), value=math.exp(-ui + bend / reach * ui**2 + rng.normal(0, noise)))
+        for a, ui in zip(alphas, u, strict=True)
+        for s in range(seeds)
+    ]
+
+
+def two_readings_law(**fields) -> Law:
+    hypotheses = Prediction(
+        Hypothesis("−1", Band.point(-1.0), "planted"),
+        (Hypothesis("−1 (another reading)", Band.point(-1.0), "planted"),),
+    )
+    return Law(**{**toy_law(PowerLaw()).__dict__, "predict": lambda params: hypotheses, **fields})
+
+
+def test_the_other_readings_get_the_form_check_and_the_regime():
+    law = two_readings_law()
+    (straight,) = law.evaluate(results_of(curved_rows(0.0)))
+    assert straight.verdict.verdict == CONSISTENT and straight.alternatives[0][1].verdict == CONSISTENT
+    (bent,) = law.evaluate(results_of(curved_rows(0.4)))  # local exponents −1.2 … −0.8: the mean slope is −1
+    assert bent.ci_low <= -1 <= bent.ci_high  # the interval alone would have passed
+    for verdict in (bent.verdict, bent.alternatives[0][1]):
+        assert verdict.verdict != CONSISTENT and "not a power law here" in verdict.reason
+    outside = two_readings_law(regime=Regime("alpha > 2 (planted)", inside=lambda rows: rows["alpha"] > 2))
+    (none,) = outside.evaluate(results_of(curved_rows(0.0)))
+    assert none.verdict.verdict == OUTSIDE and none.alternatives[0][1].verdict == OUTSIDE
+
+
+def test_a_curve_whose_local_exponents_all_miss_the_band_is_inconsistent():
+    """Local exponents −1.5 … −1.3 (a bend of 0.2 around −1.4) against −1 ± 0.1: wherever one looks, not −1."""
+    rows = [r | {"value": r["value"] * r["alpha"] ** -0.4} for r in curved_rows(0.2)]
+    (fit,) = two_readings_law().evaluate(results_of(rows))
+    assert fit.verdict.verdict == INCONSISTENT and "x spans 100×" in fit.verdict.reason
+
+
+def test_three_x_values_are_flagged_and_the_span_is_stated():
+    rows = [r for r in curved_rows(0.0) if r["alpha"] <= 0.05]  # 3 α values
+    (fit,) = two_readings_law().evaluate(results_of(rows))
+    assert fit.verdict.verdict == INCONCLUSIVE and "only 3 x value(s) with data (needs 4)" in fit.verdict.reason
+    (narrow,) = two_readings_law().evaluate(results_of([r for r in curved_rows(0.0) if r["alpha"] <= 0.1]))
+    assert "narrow, under one decade" in narrow.verdict.reason  # 4 α values over 10^0.67
+
+
+def test_the_report_says_how_many_inconsistent_verdicts_chance_would_give():
+    from analysis.report import chance_note
+
+    law = two_readings_law()
+    fits = law.evaluate(results_of(curved_rows(0.0))) * 40  # 80 hypotheses, none inconsistent
+    note = chance_note(fits)
+    assert note.startswith("Chance across laws: 80 hypotheses judged") and "0 inconsistent" in note
+    assert "at most 2 inconsistent on average" in note and "at most 5" in note  # 0.025·80; Binomial(80, .025)
+    assert chance_note([]) == ""

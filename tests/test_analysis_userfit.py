@@ -121,3 +121,30 @@ def test_a_bad_law_name_or_flag_gets_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and not out and len(err) == 1 and "--exponent needs --x COL and --y COL" in err[0]
     code, out, err = run(capsys, "--x", "size", "--y", "seed_not_numeric", "--exponent", "-1", str(good))
     assert code == 2 and not out and len(err) == 1 and "no column 'seed_not_numeric'" in err[0]
+
+
+def test_a_catalogue_law_judges_the_file_with_its_own_prediction(tmp_path, capsys, monkeypatch):
+    """[L24] Thm 3.3 (iv): T ∝ α^(−2/3); the file names x as the law does (alpha) and y `value`. The theorem's
+    conditions are the law's own business (and read params this file may lack): here first without them, then
+    with conditions on a param the file does not have, which stops the command with one line."""
+    from dataclasses import replace
+
+    from analysis.law import Regime
+    from analysis.laws import LAWS
+
+    name = "nonlinear_icl.T_vs_alpha"
+    rng = np.random.default_rng(2)
+    alpha = np.repeat(np.geomspace(0.05, 1, 6), 6)
+    T = 100 * alpha ** (-2 / 3) * np.exp(rng.normal(0, 0.05, len(alpha)))
+    path = tmp_path / "T.csv"
+    pd.DataFrame({"alpha": alpha, "value": T, "seed": np.tile(np.arange(6), 6)}).to_csv(path, index=False)
+    monkeypatch.setitem(LAWS, name, replace(LAWS[name], regime=None))
+    code, out, err = run(capsys, name, str(path))
+    assert code == 0 and not err, err
+    assert "vs -0.667 ± 0.1: consistent — " in out[0]
+    needs_m1 = Regime("M1 ≥ 4 (planted)", inside=lambda rows: rows["M1"] >= 4)
+    monkeypatch.setitem(LAWS, name, replace(LAWS[name], regime=needs_m1))
+    code, out, err = run(capsys, name, str(path))
+    assert code == 2 and not out and "conditions read column 'M1'" in err[0]
+    code, out, err = run(capsys, "softmax_window.M_norm_vs_Lambda", str(path))  # x = Λ = nL²/σ²: not in the file
+    assert code == 2 and not out and "no column 'Lambda'" in err[0]

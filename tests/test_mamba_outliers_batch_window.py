@@ -8,6 +8,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
+from analysis.forms import Curvature
 from analysis.kinds import MaxTerm
 from analysis.law import Hypothesis, Prediction
 from analysis.lawfit import Estimate
@@ -75,16 +76,20 @@ def test_the_lt_batch_vs_p_a_fits_one_minus_p_a_and_pools_the_budget():
 
 
 def estimate(low: float, high: float) -> Estimate:
+    """An exponent's interval over 5 x values whose power-law form is shown (a straight line on log axes)."""
+    straight = Curvature(drift=0.0, low=-0.05, high=0.05, bend_low=-0.06, bend_high=0.06, df=15, method="planted",
+                         n_levels=5, decades=1.0, local=(((low + high) / 2, low - 0.2, high + 0.2),) * 4)  # fmt: skip
     return Estimate(statistic="exponent", estimate=(low + high) / 2, ci_low=low, ci_high=high, n_points=20,
-                    n_levels=5)  # fmt: skip
+                    n_levels=5, curvature=straight)  # fmt: skip
 
 
 @pytest.mark.parametrize(
     "interval, expected",
     [
-        ((-2.05, -1.7), CONSISTENT),  # meets −2 only
+        ((-2.08, -1.92), CONSISTENT),  # inside −2 ± 0.1 only
+        ((-2.05, -1.7), INCONCLUSIVE),  # straddles −2 ± 0.1 (the equivalence rule of issue 21)
         ((-1.2, -0.9), INCONCLUSIVE),  # meets the other term's −1 (and not −2)
-        ((-2.1, -1.8), CONSISTENT),
+        ((-2.1, -1.8), INCONCLUSIVE),  # straddles −2 ± 0.1
         ((-0.3, 0.1), INCONCLUSIVE),  # the ε^(−2) term's 0
         ((0.3, 0.5), INCONSISTENT),  # outside [−2, 0]
         ((-2.6, -2.3), INCONSISTENT),  # steeper than any term
@@ -99,7 +104,7 @@ def test_max_term_judges_one_term_of_three(interval, expected):
 
 def test_max_term_is_inconclusive_where_the_interval_meets_two_terms():
     # a rule loose enough for the shared verdict to call [−2.1, −0.9] consistent with −2: it also meets −1
-    law = replace(get_law(f"{STUDY}.mamba_batch_vs_p_a"), rule=VerdictRule(max_interval_width=2.0))
+    law = replace(get_law(f"{STUDY}.mamba_batch_vs_p_a"), rule=VerdictRule(tolerance=1.2, max_interval_width=2.0))
     verdict = law.kind.judge(law, Prediction(Hypothesis("−2", Band.point(-2.0), "t")), estimate(-2.1, -0.9))
     assert verdict.verdict == INCONCLUSIVE and "not identified" in verdict.reason
 

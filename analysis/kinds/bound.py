@@ -1,6 +1,7 @@
 """A reduction over x of the measure's seed-means must lie in a band, e.g. "for every n the linear-attention
-loss ℒ/L² is ≥ 1/3": statistic = the smallest (over n) seed-mean of ℒ/L². The interval is a bootstrap over
-seeds, resampled as the fits are (analysis.fits). x may be categorical (a task class) or absent (one cell)."""
+loss ℒ/L² is ≥ 1/3": statistic = the smallest (over n) seed-mean of ℒ/L². The interval is a bootstrap of the
+means (analysis.fits.bootstrap_cell_statistic: t draws, or seeds resampled where paired). x may be categorical
+(a task class) or absent (one cell)."""
 
 from __future__ import annotations
 

@@ -41,8 +41,9 @@ class MaxTerm(PowerLaw):
         named = prediction.primary.band.low
         low, high = estimate.ci_low, estimate.ci_high
         interval = f"interval [{low:.3g}, {high:.3g}]"
-        if shared.verdict == CONSISTENT:
-            met = [q for q in self.others if Band.point(q).meets(low, high)]
+        tolerance = law.rule.band_tolerance(self.tolerance, prediction.primary.mode)
+        if shared.verdict == CONSISTENT:  # each other term's exponent widened by the same tolerance
+            met = [q for q in self.others if Band.point(q).widened(tolerance).meets(low, high)]
             if not met:
                 return replace(shared, reason=f"{shared.reason}, and misses the other terms' {_list(self.others)}")
             return Verdict(
@@ -50,7 +51,7 @@ class MaxTerm(PowerLaw):
                 f"{interval} meets this term's {named:g} and the other term's {_list(met)}: which term of the "
                 "max{} dominates here is not identified",
             )
-        widened = prediction.primary.band.widened(law.rule.band_tolerance(self.tolerance, prediction.primary.mode))
+        widened = prediction.primary.band.widened(tolerance)
         band_miss = shared.verdict == INCONSISTENT and not widened.meets(low, high)
         if not band_miss:
             return shared  # too little evidence, or not a power law: as the shared rule says

@@ -1,9 +1,10 @@
 """measure ∝ x^p: the exponent p per group, beside the predicted band.
 
-The exponent is the least-squares slope on log–log axes with a bootstrap interval over seeds
-(analysis.fits); where points are censored it is the censored (Tobit) fit's (analysis.censored), and the
-fit that drops them is shown beside it. The form is checked against the cell means (lack of fit) and the
-local exponents show how it bends (analysis.forms); where the paper words the law in another form (T linear
+The exponent is the least-squares slope on log–log axes with a Student t-interval (analysis.fits: OLS, or
+per-seed fits where one model per seed is measured at every x); where points are censored it is the censored
+(Tobit) fit's (analysis.censored), and the fit that drops them is shown beside it. The form is checked in every
+design by the drift of the local exponent across the range (analysis.forms.curvature), beside the lack of fit
+against the cell means and the local exponents; where the paper words the law in another form (T linear
 in α^(−2/3)), that form is fitted beside the power law and, where the power law is rejected and the paper's
 form fits, judged instead. When x is a combination of params (Λ = nL²/σ²) and more than one of them varies,
 a multi-variable fit shows whether the measure depends on that combination. Measures with a threshold ε are

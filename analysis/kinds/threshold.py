@@ -1,6 +1,6 @@
 """ "measure ≤ ε if (and, with `necessary`, only if) x is on the good side of x0", e.g. OOD error ≤ 0.01 iff
-S1 ≥ 1. The prediction gives x0 as a point band. Each x value's seed-mean gets a 95% bootstrap interval over
-seeds (analysis.levels) and is placed: ≤ ε (the whole interval at or below ε), > ε (the whole interval
+S1 ≥ 1. The prediction gives x0 as a point band. Each x value's seed-mean gets a 95% Student t-interval
+(analysis.levels) and is placed: ≤ ε (the whole interval at or below ε), > ε (the whole interval
 above) or unclear. The verdict (this tool's rule, not from any paper):
 
 - inconclusive with fewer x values or points than the rule asks, or no x value on a claimed side;
@@ -9,8 +9,9 @@ above) or unclear. The verdict (this tool's rule, not from any paper):
 - consistent when every x value on a claimed side lies clearly on its side; otherwise inconclusive.
 
 The statistic is the crossing: the smallest x from which every larger x has seed-mean ≤ ε (good side
-"above"; "below": the largest x up to which every x has it), with a bootstrap interval over seeds
-(analysis.fits); ±∞ when no x qualifies."""
+"above"; "below": the largest x up to which every x has it), with a bootstrap interval
+(analysis.fits.bootstrap_cell_statistic: t draws of the means, or seeds resampled where paired); ±∞ when no x
+qualifies."""
 
 from __future__ import annotations
 
