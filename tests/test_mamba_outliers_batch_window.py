@@ -22,8 +22,14 @@ BASE = {"model": "mamba", "layers": 1, "lr": 0.1, "p_a": 0.6, "M1": 6, "beta": 3
         "steps": 80}  # fmt: skip
 
 
+# what a planted run carries where a test leaves it out: trained inside [LM25] Thms 1/3's conditions other than the
+# batch (constants 1: Vβ⁻⁴ ≤ κ_a ≤ Vβ(1 − p_a)/(p_a ε), l_tr ≥ ln M1/(1 − p_a)), as a real store carries every param
+INSIDE_THEOREM = {"l_tr": 20, "batch_size": 200000}
+
+
 def results_of(rows: list[dict]) -> Results:
-    runs = add_derived(pd.DataFrame(rows))
+    frame = pd.DataFrame(rows)
+    runs = add_derived(frame.assign(**{k: v for k, v in INSIDE_THEOREM.items() if k not in frame}))
     params = {c: {"role": "train"} for c in TRAIN_PARAMS if c in runs}
     curves = pd.DataFrame([], columns=["run_id", "sweep", "step", "metric", "value", "eval_key"])
     return Results("synthetic", {"name": "synthetic", "study": STUDY, "laws": [], "params": params}, runs, curves)
