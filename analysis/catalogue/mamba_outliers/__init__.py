@@ -3,7 +3,17 @@ Generalization Analysis" (arXiv 2510.00399, 2025). Spec: shared/specs/seed-002.m
 claim of the paper, the laws that test it (empty where no law is written yet), and the report's sections (Table 1,
 Figures 3–6)."""
 
-from analysis.catalogue.mamba_outliers import batch, fig2, iterations, magnitude, mechanism, thresholds
+from analysis.catalogue.mamba_outliers import (
+    batch,
+    dynamics,
+    fig2,
+    iterations,
+    magnitude,
+    mechanism,
+    table1,
+    thresholds,
+    windows,
+)
 from analysis.catalogue.mamba_outliers.common import STUDY
 from analysis.catalogue.mamba_outliers.figures3_6_section import figures3_6_section
 from analysis.catalogue.mamba_outliers.table1_section import table1_section
@@ -41,7 +51,8 @@ CLAIMS = (
     Claim("L10", "Cor. 1, Eq. 16; Figs. 3, 5", "attention concentrates on same-pattern demonstrations, the gap "
           "grows in training", _named(*(f"attention_{p}_pattern{s}" for s in ("", *LAYERS3) for p in ("same", "other")),
                              *(f"attention_gap_{k}{s}" for s in LAYERS3 for k in ("grows", "trend")))),
-    Claim("L11", "Thm 2 (b)", "test outliers up to κ_a' ≲ Θ(Vβ p_a^(−1) κ_a^(−1) L^(−1) (1 − p_a) ε^(−1))", ()),
+    Claim("L11", "Thm 2 (b)", "Mamba: test outliers κ_a ≤ κ_a' ≲ Θ(Vβ p_a^(−1) κ_a^(−1) L^(−1) (1 − p_a) ε^(−1))",
+          _named(*(f"mamba_kappa_test_window{s}" for s in BOTH))),
     Claim("L12", "Thm 1 (i); spec L4",
           "Mamba's batch size B_M = max{B_T, β^(−4)V²κ_a^(−2)(1 − p_a)^(−2) log ε^(−1)} suffices",
           _named("mamba_batch_vs_kappa_a", "mamba_batch_vs_p_a")),
@@ -54,8 +65,36 @@ CLAIMS = (
     Claim("F2", "§4.1, Fig. 2", "one-layer Mamba < 1 % error up to α ≈ 0.8; the LT fails for α > 1/2; Mamba below "
           "the LT", _named(*(f"fig2_mamba_below_1pct{s}" for s in BOTH), "fig2_mamba_beats_lt")),
     Claim("T1", "§4.2, Table 1", "3-layer Mamba 99.84 / 99.04 / 73.28 % (FQ / R / CQ), LT ≈ 78.5 % everywhere",
-          ()),
+          _named("table1_mamba_fq_above_r", "table1_mamba_r_above_cq", "table1_lt_flat_across_placements",
+                 "table1_mamba_levels", "table1_lt_levels")),
+    Claim("L15", "Thm 4 (b)", "the LT: test outliers κ_a' ≲ Θ(Vβ p_a^(−1) (1 − p_a) κ_a^(−1) L^(−1) l_tr ε^(−1)), no "
+          "lower end", _named(*(f"lt_kappa_test_window{s}" for s in BOTH))),
+    Claim("L16", "Thm 2 (a), Eq. 11", "Mamba generalises to any outlier v = Σλ_s v*_s, ‖v‖ = 1, Σλ ≥ L > 0",
+          _named(*(f"mamba_arbitrary_outliers_sum_L{s}" for s in BOTH))),
+    Claim("L17", "Thm 2 (d), Eq. 12; Remark 3", "Mamba: l_ts ≲ α^(−1) poly(M1^κ_a), at most poly(M1^κ_a) outliers "
+          "per prompt", _named(*(f"mamba_l_ts_window{s}" for s in BOTH))),
+    Claim("L18", "Thm 1 (iii), Eq. 8; Thm 3 (iii)", "training prompts: (1 − p_a)^(−1) log M1 ≲ l_tr ≲ p_a^(−1) "
+          "poly(M1^κ_a) (Mamba), no upper end (LT)", _named("mamba_l_tr_window", "lt_l_tr_window")),
+    Claim("L19", "Lemma 3, Eq. 25", "W_B, W_C do not move on pairs that form no training task (the gap-2 pairs)",
+          _named("lemma3_gap2_W_B_does_not_move", "lemma3_gap2_W_C_does_not_move")),
+    Claim("L20", "Lemmas 3–5, Eqs. 23, 26, 33, 34, 37, 38", "W_B, W_C grow on μ_j and shrink on training pairs; "
+          "the gate weight falls on v*_s and μ_j; outliers end at wᵀp ≲ −log M1, clean demonstrations ≳ −Θ(1)",
+          _named(*(f"lemma3_{m}_{k}" for m in ("W_B", "W_C") for k in ("diagonal_grows", "training_pairs_fall")),
+                 "lemma4_gate_weight_on_outliers_falls", "lemma4_gate_weight_on_patterns_falls",
+                 "lemma5_gate_outlier", "lemma5_gate_clean")),
+    Claim("L21", "Remark 4; Thm 1 (i) vs Thm 3 (i)", "the LT needs a smaller batch than Mamba (B_T ≤ B_M)",
+          _named("lt_batch_not_above_mamba")),
 )  # fmt: skip
 
-LAWS = (*fig2.LAWS, *iterations.LAWS, *batch.LAWS, *thresholds.LAWS, *magnitude.LAWS, *mechanism.LAWS)
+LAWS = (
+    *fig2.LAWS,
+    *iterations.LAWS,
+    *batch.LAWS,
+    *thresholds.LAWS,
+    *magnitude.LAWS,
+    *mechanism.LAWS,
+    *table1.LAWS,
+    *dynamics.LAWS,
+    *windows.LAWS,
+)
 SECTIONS = (table1_section, figures3_6_section)

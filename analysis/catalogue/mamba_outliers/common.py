@@ -12,3 +12,15 @@ LM25 = "Li, Lu, Cui, Chen, Wang 2025 [LM25] (arXiv 2510.00399)"
 STUDY = "mamba_outliers"
 EPSILON = 0.01  # [LM25] §4.1, Fig. 2: "smaller than 0.01"; the theorems' ε has no number
 ONE_LAYER = {"layers": (1,)}  # §4.1's one-layer models (Theorems 1–4)
+
+READING_DEFAULTS = {"train_tasks": "cyclic", "lt_attention": "causal_mean"}
+"""The readings added as params after results were stored (iclscale/studies/mamba_outliers/declaration.py): a
+results table from before them has no column, and ran at these values."""
+
+
+def reading(runs, name: str, allowed: tuple[str, ...]):
+    """The rows whose reading `name` is one of `allowed`; rows stored before the param existed count as its
+    default."""
+    values = runs[name].fillna(READING_DEFAULTS[name]) if name in runs else READING_DEFAULTS[name]
+    keep = values.isin(allowed) if name in runs else values in allowed
+    return runs[keep] if name in runs else (runs if keep else runs.iloc[0:0])
