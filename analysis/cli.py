@@ -15,6 +15,12 @@ def add_commands(commands) -> None:
 
     laws = commands.add_parser("laws", help="list every claim of each paper and the theory laws that test it")
     laws.add_argument("--study", help="only the laws about this study")
+    laws.add_argument(
+        "--diagnoses",
+        action="store_true",
+        help="print only why claims do not reproduce: the counts per category and paper, and the per-claim lists "
+        "(the markdown blocks the README holds)",
+    )
     laws.set_defaults(handler=cmd_laws)
 
 
@@ -37,6 +43,11 @@ def cmd_laws(args: argparse.Namespace) -> None:
     from analysis.laws import LAWS
     from usererror import UserError
 
+    if args.diagnoses:
+        from analysis.diagnoses import markdown
+
+        print(markdown())
+        return
     laws = [law for law in LAWS.values() if args.study in (None, law.study)]
     if args.study and not laws:
         studies = ", ".join(sorted({law.study for law in LAWS.values()}))
@@ -48,5 +59,11 @@ def cmd_laws(args: argparse.Namespace) -> None:
             print(f"{paper}: {len(claims)} claims" + ("" if args.study else f" of {len(package.CLAIMS)}"))
             for claim in claims:
                 print(f"  {claim.label:<4} {claim.source}: {claim.text}\n       laws: {', '.join(claim.laws)}")
+                for diagnosis in claim.diagnoses:
+                    print(f"       does not reproduce — {diagnosis.describe()}")
             print()
     print("\n\n".join(law.describe() for law in laws))
+    if not args.study:
+        from analysis.diagnoses import counts_markdown
+
+        print("\nWhy claims do not reproduce (diagnoses per category and paper):\n" + counts_markdown())

@@ -18,6 +18,9 @@ are compared at equal t.
   divided by another metric's value at step 0.
 - `FractionAfter`: the fraction of records in the same window at which a metric lies in [low, high], for
   sign and inequality claims said to hold throughout a phase.
+- `AtLevel`: a metric (or its change since step 0, or its ratio to another metric) at the first record at which
+  a level metric has fallen to a level: a claim stated at the time T* the loss reaches a level ([Y24] Thm 3.3),
+  not at the end of a run. Censored (NaN) where the run never gets there.
 
 Hand-written on pandas (no library computes windows keyed on another curve's crossing); the slope is
 numpy's polyfit, degree 1.
@@ -292,3 +295,42 @@ class LevelTimeSlope(Measure):
         excess = np.array([1 / level - 1 / start for level, _ in reached])
         elapsed = np.array([when - t0 for _, when in reached])
         return float(np.polyfit(np.log(excess), np.log(elapsed), 1)[0])
+
+
+@dataclass(frozen=True)
+class AtLevel(Measure):
+    """The metric at T* = the first record with `level_metric` ≤ `level` ([Y24] Thm 3.3: T* = min{t : L̂(t) =
+    Θ(1/poly(m))}, read at one level for every config); with `change`, minus its value at step 0; with `over`,
+    divided by that metric at the same record. NaN and censored where the level is never reached."""
+
+    level_metric: str = "loss"
+    level: float = 0.01
+    change: bool = False
+    over: str | None = None
+
+    def describe(self) -> str:
+        value = f"{self.metric}(T*) − {self.metric}(0)" if self.change else f"{self.metric}(T*)"
+        value += f" / {self.over}(T*)" if self.over else ""
+        return f"{value}, T* the first record with {self.level_metric} ≤ {self.level:g}"
+
+    @property
+    def label(self) -> str:
+        what = f"change of {self.metric}" if self.change else self.metric
+        return f"{what}{'/' + self.over if self.over else ''} at {self.level_metric} <= {self.level:g}"
+
+    def per_run(self, results, rows):
+        curves = results.curves
+        hit = first_step_reaching(curves, self.level_metric, self.level)
+        hit = hit.loc[~hit["censored"], ["run_id", "value"]].rename(columns={"value": "step"})
+        points = _by_run(curves, self.metric)
+        at = points.merge(hit, on=["run_id", "step"], how="inner")[[*KEYS, "value"]]
+        if self.change:
+            first = points.groupby(KEYS, as_index=False)["value"].first().rename(columns={"value": "first"})
+            at = at.merge(first, on=KEYS).assign(value=lambda d: d["value"] - d["first"]).drop(columns="first")
+        if self.over:
+            other = _by_run(curves, self.over).merge(hit, on=["run_id", "step"], how="inner")
+            at = at.merge(other[["run_id", "value"]].rename(columns={"value": "other"}), on="run_id")
+            at = at.assign(value=lambda d: d["value"] / d["other"]).drop(columns="other")
+        everyone = points[KEYS].drop_duplicates().merge(at, on=KEYS, how="left")
+        everyone["censored"] = ~np.isfinite(everyone["value"].astype(float))
+        return self._join(rows, everyone.assign(left_censored=False))

@@ -60,6 +60,31 @@ class Regime:
     flags: tuple[str, ...] = ()
 
 
+STRONGER, WEAKER, OTHER_READING = "stronger", "weaker", "another reading"
+
+
+@dataclass(frozen=True)
+class VersusPrinted:
+    """How a law departs from the statement the paper printed: `stronger` (it asks more of the data than the
+    paper claims: a tight exponent for a bound, an aggregate for a "constant fraction", a constant of 1 for a
+    Θ(·)) or `weaker` (it asks less: a direction for an exponent, a one-sided bound for a two-sided one). A law
+    that judges the printed statement has none; `another reading` marks a law kept beside the one that judges the
+    printed statement (e.g. read at a fixed time instead of the paper's T*). Shown by `iclscale laws` and the
+    report."""
+
+    relation: str  # STRONGER, WEAKER or OTHER_READING
+    why: str  # one sentence: what the paper printed and what the law judges instead
+
+    def __post_init__(self):
+        if self.relation not in (STRONGER, WEAKER, OTHER_READING):
+            raise ValueError(
+                f"VersusPrinted.relation must be {STRONGER!r}, {WEAKER!r} or {OTHER_READING!r}, not {self.relation!r}"
+            )
+
+    def describe(self) -> str:
+        return f"{self.relation} than printed: {self.why}"
+
+
 @dataclass(frozen=True)
 class Law:
     name: str  # "<study>.<claim>", e.g. softmax_window.w_star_vs_Lambda
@@ -79,6 +104,7 @@ class Law:
     regime: Regime | None = None
     pool: tuple[str, ...] = ()  # params that vary by design but are never grouped (e.g. Fig 5's task class)
     rule: VerdictRule = field(default_factory=VerdictRule)
+    versus_printed: VersusPrinted | None = None  # None: the law judges the statement as the paper printed it
 
     @property
     def axes(self) -> tuple[str, ...]:
@@ -113,6 +139,8 @@ class Law:
             lines.append(f"  regime:     {self.regime.text} (points outside are left out of the verdict)")
         if where or self.group_by:
             lines.append(f"  rows:       {where or 'all'}; fitted per {', '.join(self.group_by) or 'group'}")
+        if self.versus_printed is not None:
+            lines.append(f"  vs printed: {self.versus_printed.describe()}")
         return "\n".join(lines)
 
 
@@ -129,12 +157,67 @@ def inside_rule(**overrides) -> VerdictRule:
     return VerdictRule(mode=INSIDE, **overrides)
 
 
+# Why a claim does not reproduce (issue 23): every claim with a law whose verdict on the catalogue's sweeps is not
+# "consistent" carries at least one diagnosis, kept beside the claim.
+DIAGNOSIS_CATEGORIES = {
+    "paper": "a gap in the proof, or a statement impossible in the paper's own model",
+    "regime": "the data lie outside the theorem's conditions",
+    "reading": "the verdict depends on an ambiguity of the paper; both readings are run and shown",
+    "budget": "not testable at practical sizes (e.g. batch bounds dominated by ε⁻²)",
+    "open": "not explained",
+}
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Why (part of) a claim does not reproduce: a category of DIAGNOSIS_CATEGORIES and one sentence of
+    evidence (numbers measured by the catalogue's sweeps, or a computation in the paper's own model). `laws`
+    names the claim's laws whose verdicts it explains; empty: all of them."""
+
+    category: str
+    evidence: str
+    laws: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.category not in DIAGNOSIS_CATEGORIES:
+            raise ValueError(
+                f"Diagnosis.category must be one of {', '.join(DIAGNOSIS_CATEGORIES)}, not {self.category!r}"
+            )
+        if not self.evidence.strip():
+            raise ValueError("Diagnosis.evidence is empty: give one sentence of evidence")
+
+    def describe(self) -> str:
+        laws = f" [{', '.join(name.split('.', 1)[-1] for name in self.laws)}]" if self.laws else ""
+        return f"{self.category}{laws}: {self.evidence}"
+
+
 @dataclass(frozen=True)
 class Claim:
     """One claim of a paper, and the laws that test it (a catalogue module lists every claim of its paper,
-    so `iclscale laws` shows what is covered)."""
+    so `iclscale laws` shows what is covered), with the diagnosis of every part of it that does not reproduce."""
 
     label: str  # e.g. "C1"
     source: str  # theorem, figure, equation
     text: str
     laws: tuple[str, ...]
+    diagnoses: tuple[Diagnosis, ...] = ()
+
+    def __post_init__(self):
+        stray = [name for d in self.diagnoses for name in d.laws if name not in self.laws]
+        if stray:
+            raise ValueError(f"claim {self.label}: a diagnosis names laws the claim does not list: {', '.join(stray)}")
+
+    def diagnoses_of(self, law: str) -> tuple[Diagnosis, ...]:
+        """The diagnoses that explain this law's verdict (those naming it, and those naming no law)."""
+        return tuple(d for d in self.diagnoses if law in self.laws and (not d.laws or law in d.laws))
+
+
+def with_diagnoses(claims: tuple[Claim, ...], diagnoses: Mapping[str, tuple[Diagnosis, ...]]) -> tuple[Claim, ...]:
+    """The claims with the diagnoses given per claim label added (a catalogue may keep them apart from its
+    claim list); a label that names no claim is an error."""
+    from dataclasses import replace
+
+    unknown = set(diagnoses) - {claim.label for claim in claims}
+    if unknown:
+        raise ValueError(f"diagnoses for unknown claims: {', '.join(sorted(unknown))}")
+    return tuple(replace(c, diagnoses=(*c.diagnoses, *diagnoses.get(c.label, ()))) for c in claims)

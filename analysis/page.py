@@ -182,6 +182,9 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
     ]
     if law.regime is not None:
         items.append(("theorem's conditions", law.regime.text))
+    if law.versus_printed is not None:
+        items.append(("versus the paper", law.versus_printed.describe()))
+    items += diagnosis_items(law.name)
     items += form_items(fit)
     if fit.prediction:
         hypotheses = [(fit.prediction.primary, fit.verdict), *fit.alternatives]
@@ -199,6 +202,14 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
         f'<span class="{fit.verdict.verdict}">{e(verdict)}</span></h3>'
         f"<table>{rows}</table>" + chart_div(chart, embeds)
     )
+
+
+def diagnosis_items(law: str) -> list[tuple[str, str]]:
+    """Why the law's claim does not reproduce, where the catalogue says (analysis.law.Diagnosis): shown with
+    every verdict of the law, whichever this sweep's is."""
+    from analysis.diagnoses import diagnoses_of_law
+
+    return [(f"diagnosis of claim {claim.label}", d.describe()) for claim, d in diagnoses_of_law(law)]
 
 
 def form_items(fit: LawFit) -> list[tuple[str, str]]:

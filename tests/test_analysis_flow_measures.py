@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.flow_measures import (
+    AtLevel,
     ChangeFromStart,
     FirstTimeReaching,
     FractionAfter,
@@ -113,3 +114,21 @@ def test_level_time_slope_reads_the_time_to_reach_each_level(power, slope, level
     assert found.loc["r", "value"] == pytest.approx(slope, rel=0.02) and not found.loc["r", "censored"]
     too_few = _measured(LevelTimeSlope("loss", window=window, levels=(0.1, 1e-9)), results, "r")
     assert too_few.loc["r", "censored"]
+
+
+def test_at_level_reads_a_metric_at_the_first_record_the_loss_reaches_a_level_not_at_the_end():
+    """[Y24] Thm 3.3 states C12 at T* (the loss at a level), not at the end of training: two runs that reach the
+    level at different records are read there; a run that never does is censored."""
+    results = _curves(
+        {
+            "early": (0.1, {"loss": [0.7, 0.2, 0.009, 0.005, 0.001], "A12": [1.0, 1.5, 2.0, 2.5, 3.0]}),
+            "late": (0.1, {"loss": [0.7, 0.3, 0.1, 0.05, 0.01], "A12": [1.0, 1.1, 1.2, 1.3, 1.4]}),
+            "never": (0.1, {"loss": [0.7, 0.6, 0.5, 0.4, 0.3], "A12": [0.0, 1.0, 2.0, 3.0, 4.0]}),
+        }
+    )
+    change = _measured(AtLevel("A12", level=0.01, change=True), results, "early", "late", "never")
+    assert change.loc["early", "value"] == pytest.approx(1.0)  # at step 20, not the last record's 2.0
+    assert change.loc["late", "value"] == pytest.approx(0.4) and not change.loc["late", "censored"]
+    assert change.loc["never", "censored"] and np.isnan(change.loc["never", "value"])
+    ratio = _measured(AtLevel("A12", level=0.01, over="loss"), results, "early")
+    assert ratio.loc["early", "value"] == pytest.approx(2.0 / 0.009)

@@ -206,3 +206,33 @@ def test_bad_values_end_with_one_line_and_exit_2_before_training(setting, messag
     lines = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(lines) == 1
     assert (message or "builds M1′ = ood_M1 = 5 patterns from the 4 of M1") in lines[0]
+
+
+def test_the_two_readings_of_theorem_2s_test_patterns(info):
+    """§3.5: μ′, ν′ "form another orthonormal basis"; `cone` overlaps (μ′_1·μ′_2 = β²/2 at w = 1), `cone_orthonormal`
+    is orthonormal; both lie in the non-negative cone of the μ (Thm 2) and satisfy its conditions."""
+    study, c, point = _one(info, domain="ood", d_x=32, ood_M1=3, ood_M2=8)
+    relevant = study.domain(c, "id").relevant
+    cone = study.domain(c, "ood", point).relevant
+    orthonormal = study.domain(c, "ood", {**point, "ood_relevant": "cone_orthonormal"}).relevant
+    assert math.isclose(float(c.beta) ** 2 * float(cone[0] @ cone[1]), float(c.beta) ** 2 / 2, rel_tol=1e-6)
+    assert torch.allclose(orthonormal @ orthonormal.T, torch.eye(3), atol=1e-6)
+    assert torch.all(orthonormal @ relevant.T >= 0) and torch.all(cone @ relevant.T >= 0)
+    for relevant_reading in ("cone", "cone_orthonormal"):
+        values = {"domain": "ood", "d_x": 32, "ood_relevant": relevant_reading, "l_ts": 4, "alpha_test": 0.5}
+        study, c, point = _one(info, **values)
+        assert study.evaluate(Net(study.module(c), study.init(c)), c, point, True)["ood_conditions"].item() == 1.0
+
+
+def test_a_third_of_theorem_2s_prompts_have_no_same_pattern_demonstration(info):
+    """Why "zero error at l_ts ≥ 2/α′" (Thm 2) cannot hold in the paper's own model: at α′ = 0.5, l_ts = 4 = 2/α′ a
+    demonstration shares the query's test-relevant pattern with probability α′/2, so (1 − α′/2)^4 = 0.316 of the
+    prompts have none, whose query the demonstrations cannot decide. Counted on the study's own OOD prompts."""
+    alpha, length, count = 0.5, 4, 20000
+    study, c, point = _one(info, domain="ood", d_x=32, ood_relevant="cone_orthonormal", l_ts=length, alpha_test=alpha)
+    domain = study.domain(c, "ood", point)
+    prompts = study.prompts(c, domain, "test/ood", 0, count=count, length=length, fraction=torch.tensor(alpha))
+    no_match = (~prompts.draw.same_as_query.any(-1)).double().mean().item()
+    expected = (1 - alpha / 2) ** length
+    assert abs(no_match - expected) < 4 * math.sqrt(expected * (1 - expected) / count)
+    assert no_match > 0.3  # "a third": far above any error a trained model could reach on the rest

@@ -103,6 +103,20 @@ def cone_combinations(relevant_units: torch.Tensor, count: int, mix: float, sign
     return ((relevant_units + sign * mix * following) / math.sqrt(1 + mix * mix))[:count]
 
 
+def cone_blocks(relevant_units: torch.Tensor, count: int) -> torch.Tensor:
+    """Unit test-relevant directions that are orthonormal and in the non-negative cone of the μ: μ'_j/β = the
+    normalised sum of the j-th of `count` contiguous blocks of u_1 … u_M1 (the first M1 mod count blocks one longer),
+    so the blocks are disjoint and μ'_j ⟂ μ'_k: (count, d_X). [LW23] §3.5: the μ′, ν′ "form another orthonormal
+    basis", and Thm 2 puts μ′ in the cone; only disjoint supports satisfy both. Which blocks: not from the paper."""
+    M1 = relevant_units.shape[-2]
+    if not 1 <= count <= M1:
+        raise ValueError(f"{count} test-relevant patterns cannot be combined from M1 = {M1} (need M1' ≤ M1)")
+    sizes = [M1 // count + (1 if j < M1 % count else 0) for j in range(count)]
+    blocks = torch.repeat_interleave(torch.arange(count), torch.tensor(sizes))  # block of each u_i
+    membership = torch.nn.functional.one_hot(blocks, count).to(relevant_units.dtype).T  # (count, M1)
+    return (membership @ relevant_units) / torch.tensor(sizes, dtype=relevant_units.dtype).sqrt()[:, None]
+
+
 def spare_axes(d_x: int, start: int, count: int) -> torch.Tensor:
     """e_{start+1} … e_{start+count} of R^{d_X}: unit directions orthogonal to every pattern on the first `start`
     axes (new test-irrelevant ν', or test-relevant directions outside span{μ}): (count, d_X)."""

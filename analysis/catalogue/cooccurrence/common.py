@@ -20,6 +20,10 @@ PHASE2 = Window("min_margin", 0.0, below=False, factor=1.0)
 # the 1/t law is fitted from 2·T1 on (spec §5.5 C8: "t ∈ [2 T1, t_end]")
 LATE_PHASE2 = Window("min_margin", 0.0, below=False, factor=2.0)
 
+# T* of Thm 3.3 (min{t : L̂(t) = Θ(1/poly(m))}) read as the first record with L̂ ≤ 0.01 at every config (not from
+# the paper: one level, so that the log factor log(L̂(T1)/L̂(T*)) of ∫L̂ dt is the same at every m)
+T_STAR_LOSS = 0.01
+
 EXPONENT_RULE = VerdictRule(max_interval_width=0.3)  # 0.3 wide at most: not from the paper
 # [Y24]'s rates are Θ̃/Õ (log factors hidden) and T1 is read on a grid of records: an exponent p is judged
 # against [p − 0.1, p + 0.1] (the 0.1 is this tool's tolerance, not from the paper)

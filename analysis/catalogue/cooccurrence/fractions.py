@@ -17,7 +17,7 @@ from analysis.catalogue.cooccurrence.common import (
 )
 from analysis.flow_measures import FractionAfter
 from analysis.kinds import Bound
-from analysis.law import Law
+from analysis.law import WEAKER, Law, VersusPrinted
 from analysis.verdict import Band
 
 SETTING = ("init", "readout", "m", "m1", "c0", "c1", "lr")  # one verdict per trained setting
@@ -35,6 +35,13 @@ WINDOWS = {
         "all-correct record T1; the factor 2 is spec C8's)",
     ),
 }
+
+
+THROUGHOUT_READ = VersusPrinted(
+    WEAKER,
+    f"'throughout (T1, T2)' read as on ≥ {THROUGHOUT:.0%} of the Phase-2 records (an allowance for the records right "
+    "after T1, before Def. F.1 holds), not on every one",
+)
 
 
 def _throughout(claim_id: str, metric: str, low: float, high: float, claim: str, source: str, window: str = "") -> Law:
@@ -55,6 +62,7 @@ def _throughout(claim_id: str, metric: str, low: float, high: float, claim: str,
         kind=Bound(aggregate="min", statistic_text="seed-mean of the fraction of Phase-2 records where it holds"),
         group_by=SETTING,
         rule=FRACTION_RULE,
+        versus_printed=THROUGHOUT_READ,
     )
 
 

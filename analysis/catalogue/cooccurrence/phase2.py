@@ -12,6 +12,7 @@ from analysis.catalogue.cooccurrence.common import (
     LATE_PHASE2,
     PHASE2,
     STUDY,
+    T_STAR_LOSS,
     Y24,
     constant,
     exponent_band,
@@ -19,9 +20,9 @@ from analysis.catalogue.cooccurrence.common import (
     theory_init,
     with_alternative,
 )
-from analysis.flow_measures import LevelTimeSlope, PhaseValue, SlopeAfter
+from analysis.flow_measures import AtLevel, LevelTimeSlope, PhaseValue, SlopeAfter
 from analysis.kinds import Bound, PowerLaw
-from analysis.law import Law
+from analysis.law import OTHER_READING, Law, VersusPrinted
 from analysis.measures import FinalValue, FinalValueScaled
 from analysis.verdict import INSIDE, Band, VerdictRule
 
@@ -150,6 +151,12 @@ G_RANDOM_VS_M = theory_exponent_law(
     upper=True,
 )
 
+FIXED_TIME_C20 = VersusPrinted(
+    OTHER_READING,
+    "Thm 3.3 states the test loss at T* (the training loss at Θ(1/poly(m))); this law reads it at the run's end, a "
+    "fixed flow time (`test_to_train_loss_at_T_star_vs_m` reads it at T*)",
+)
+
 TEST_LOSS_VS_M = Law(
     name=f"{STUDY}.test_loss_vs_m",
     study=STUDY,
@@ -169,6 +176,7 @@ TEST_LOSS_VS_M = Law(
     regime=CONDITION_1,
     one_row_per_run=False,
     rule=VerdictRule(mode=INSIDE),
+    versus_printed=FIXED_TIME_C20,
 )
 
 # [Y24] App. F.10: a random token shifts F by O(1), so a test sequence's loss is within e^{O(1)} of a training
@@ -179,6 +187,22 @@ TEST_TRAIN_RATIO_VS_M = theory_exponent_law(
     "Thm 3.3, App. F.10 (random tokens shift F by O(1))",
     "final test loss (fresh sequences of D) over the final training loss; bounded read as exponent ≤ 0 in m",
     FinalValueScaled("test_loss", by="loss"),
+    "m",
+    0.0,
+    ("c0", "c1", "m1", "lr"),
+    upper=True,
+    one_row_per_run=False,
+    versus_printed=FIXED_TIME_C20,
+)
+
+# [Y24] Thm 3.3 at T*: L̂(T*) ≤ 1/poly(m) and L(T*) ≤ 1/poly(m), the second from the first by App. F.10's O(1) shift
+TEST_TRAIN_RATIO_AT_T_STAR = theory_exponent_law(
+    "test_to_train_loss_at_T_star_vs_m",
+    "at T* the test loss is at the training loss's level: their ratio at T* does not grow with m",
+    "Thm 3.3, App. F.10 (random tokens shift F by O(1))",
+    f"test loss (fresh sequences of D) over the training loss at T*, the first record with L̂ ≤ {T_STAR_LOSS:g} (one "
+    "level for every m, ours); bounded read as exponent ≤ 0 in m; censored where the run never gets there",
+    AtLevel("test_loss", level_metric="loss", level=T_STAR_LOSS, over="loss"),
     "m",
     0.0,
     ("c0", "c1", "m1", "lr"),
@@ -197,4 +221,5 @@ LAWS = (
     G_RANDOM_VS_M,
     TEST_LOSS_VS_M,
     TEST_TRAIN_RATIO_VS_M,
+    TEST_TRAIN_RATIO_AT_T_STAR,
 )

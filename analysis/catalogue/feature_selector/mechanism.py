@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from analysis.catalogue.feature_selector.common import EXPONENT_RULE, LW23, SELECTED, STUDY, exponent_prediction
 from analysis.kinds import Bound, PowerLaw
-from analysis.law import Hypothesis, Law, Prediction, inside_rule
+from analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import FinalCombination, FinalValue
 from analysis.verdict import INSIDE, OVERLAP, Band
 
@@ -47,6 +48,7 @@ ATTENTION_CONCENTRATES = Law(
     group_by=("M1", "M2"),
     regime=SELECTED,
     rule=ONE_CELL,
+    versus_printed=VersusPrinted(STRONGER, "Θ(1/M^C) read as ≤ 1/M: the constant 1 and C ≥ 1 are ours"),
 )
 
 
@@ -109,8 +111,9 @@ def _promotion_law(weights: str) -> Law:
     )
 
 
-WQ_PROMOTION = _promotion_law("q")
-WK_PROMOTION = _promotion_law("k")
+CONSTANT_ONE = VersusPrinted(STRONGER, "the Θ(·) constant is taken as 1 (the paper gives none)")
+WQ_PROMOTION = replace(_promotion_law("q"), versus_printed=CONSTANT_ONE)
+WK_PROMOTION = replace(_promotion_law("k"), versus_printed=CONSTANT_ONE)
 
 
 # Proposition 2, Eq. (10) and Figure 1(b): the MLP decodes from the label part ------------------------------------
@@ -151,7 +154,52 @@ def _label_law(side: str) -> Law:
 
 
 MLP_LABEL_INPUT_SPLIT = _label_law("in")
-MLP_LABEL_OUTPUT_SPLIT = _label_law("out")
+MLP_LABEL_OUTPUT_SPLIT = replace(
+    _label_law("out"),
+    versus_printed=VersusPrinted(
+        STRONGER,
+        "Eq. (10) holds 'for a constant fraction of i ∈ [m]'; this law asks the sum over all active neurons to "
+        "favour the label part (`mlp_label_over_feature_neuron_fraction` judges the printed per-neuron statement)",
+    ),
+)
+
+NEURON_FRACTION = 1 / 16  # [LW23] Lemma 7: |𝒲(0)|, |𝒰(0)| ≥ m/16·(1 − ε_m − τM1); the constant at ε_m = τ = 0
+
+
+def neuron_fraction_prediction(params: Mapping[str, Any]) -> Prediction:
+    # [LW23] Prop. 2 Eq. (10): for a constant fraction of i ∈ [m], the label part of W_O[i]·sa exceeds the feature
+    # part; the fraction is the lucky neurons' (Lemma 7: at least m/16·(1 − ε_m − τM1) each), read at ε_m = τ = 0
+    return Prediction(
+        Hypothesis(
+            f"fraction ≥ 1/16 = {NEURON_FRACTION:.3g}",
+            Band(NEURON_FRACTION, 1.0),
+            "[LW23] Prop. 2, Eq. (10); Lemma 7 (the constant)",
+            INSIDE,
+        ),
+        (Hypothesis("fraction > 0", Band(0.0, 1.0), "[LW23] Prop. 2, Eq. (10) ('a constant fraction')", INSIDE),),
+    )
+
+
+MLP_LABEL_NEURON_FRACTION = Law(
+    name=f"{STUDY}.mlp_label_over_feature_neuron_fraction",
+    study=STUDY,
+    claim="for a constant fraction of the neurons i, the label coordinates' part of W_O[i]·sa exceeds the feature "
+    "coordinates' part (Eq. 10 as printed, per neuron)",
+    citation=f"{LW23} Proposition 2, Eq. (10); Lemma 7",
+    conditions="the fraction of (neuron i ∈ [m], in-domain probe prompt) pairs with W_O[i, "
+    "d_X:d_X+d_Y]·sa[d_X:d_X+d_Y] "
+    "> W_O[i, :d_X]·sa[:d_X] (probe `prop2_out_fraction`); the constant 1/16 is Lemma 7's lucky-neuron share at "
+    "ε_m = τ = 0 (not stated with Prop. 2); selection-regime runs only",
+    prediction_text="seed-mean of the fraction of neurons satisfying Eq. (10) ≥ 1/16 (beside it: > 0), the whole "
+    "interval",
+    measure=FinalValue("prop2_out_fraction"),
+    x=None,
+    predict=neuron_fraction_prediction,
+    kind=Bound(aggregate="mean", statistic_text="seed-mean fraction of neurons with Eq. (10)"),
+    group_by=("M1", "M2"),
+    regime=SELECTED,
+    rule=ONE_CELL,
+)
 
 
 # Lemma 3, Eq. (15)–(16): the W_O update split on lucky neurons ----------------------------------------------------
@@ -189,5 +237,6 @@ LAWS = (
     WK_PROMOTION,
     MLP_LABEL_INPUT_SPLIT,
     MLP_LABEL_OUTPUT_SPLIT,
+    MLP_LABEL_NEURON_FRACTION,
     WO_SPLIT_VS_LAMBDA,
 )

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from analysis.catalogue.nonlinear_icl.common import EXPONENT_RULE, L24, STUDY
 from analysis.kinds import Bound, Linear, PowerLaw
-from analysis.law import Hypothesis, Law, Prediction, inside_rule
+from analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import CurveValues, FinalCombination
 from analysis.verdict import INSIDE, OVERLAP, Band
 
@@ -44,8 +45,14 @@ def _concentration_law(domain: str) -> Law:
     )
 
 
-ATTENTION_CONCENTRATES_ID = _concentration_law("id")
-ATTENTION_CONCENTRATES_OOD = _concentration_law("ood")
+# Cor. 4.3 puts all but Θ(M1^(−C)) of the mass on N; these laws ask only for more than uniform attention
+_MORE_THAN_UNIFORM = VersusPrinted(
+    WEAKER,
+    "Cor. 4.3 puts all but Θ(M1^(−C)) of the attention on N; this law asks only for more than the uniform share "
+    "(the decay in M1 is `attention_complement_vs_M1`)",
+)
+ATTENTION_CONCENTRATES_ID = replace(_concentration_law("id"), versus_printed=_MORE_THAN_UNIFORM)
+ATTENTION_CONCENTRATES_OOD = replace(_concentration_law("ood"), versus_printed=_MORE_THAN_UNIFORM)
 
 
 def complement_prediction(params: Mapping[str, Any]) -> Prediction:
@@ -107,8 +114,13 @@ def _projection_law(weights: str, symbol: str) -> Law:
     )
 
 
-QUERY_PROJECTION = _projection_law("q", "Q")
-KEY_PROJECTION = _projection_law("k", "K")
+_CONSTANT_ONE = VersusPrinted(
+    STRONGER,
+    "Prop. 4.1 bounds the ratio by O(1/M1 + 1/M2) with no constant; the primary takes the constant as 1 (Remark 4.2's "
+    "'relatively smaller', judged beside it, is the printed words)",
+)
+QUERY_PROJECTION = replace(_projection_law("q", "Q"), versus_printed=_CONSTANT_ONE)
+KEY_PROJECTION = replace(_projection_law("k", "K"), versus_printed=_CONSTANT_ONE)
 
 
 # Proposition 4.5: the large neurons align with μ̄ and ±q ---------------------------------------------------

@@ -4,7 +4,7 @@ Spec: shared/specs/seed-004.md §5–6. Every claim of the paper, and the laws t
 
 from analysis.catalogue.softmax_window import transfer, window
 from analysis.catalogue.softmax_window.common import STUDY
-from analysis.law import Claim
+from analysis.law import Claim, Diagnosis, with_diagnoses
 
 CLAIMS = (
     Claim("C1", "Thm 3.4", "the trained window scale ‖M‖ grows as Λ^γ, γ in the theorem's band",
@@ -31,6 +31,49 @@ CLAIMS = (
     Claim("C15", "Thm 4.4, Fig 9", "softmax attention recovers a low-rank task subspace; linear attention does not",
           (f"{STUDY}.subspace_recovery",)),
 )  # fmt: skip
+
+# Why what does not reproduce does not (numbers: the catalogue's sweeps, README seed 004)
+DIAGNOSES = {
+    "C1": (
+        Diagnosis(
+            "regime",
+            "on Fig 4's σ sweep only σ ∈ {1, 2} satisfy n ≳ (L²/σ²)^{d/2} at n = 20 (two Λ values: inconclusive), and "
+            "Figs 3 and 4 (right) lie wholly outside (σ = 0.01 would need n ≳ 10¹⁰); the demo inside gives 0.383 "
+            "[0.375, 0.391] (consistent).",
+        ),
+    ),
+    "C3": (
+        Diagnosis(
+            "open",
+            "M is isotropic where training converges (anisotropy 0.06, Fig 5's n = 200) but not at Figs 3–4's one task "
+            "per iteration (0.23, 0.76); Lemma B.5 is about the loss minimiser, which those runs may not reach (not "
+            "checked).",
+        ),
+    ),
+    "C4": (
+        Diagnosis(
+            "open",
+            "at Fig 3's σ = 0.01 ‖M‖ saturates for ReLU tasks (≈ 9.7 for every L ≥ 0.5) and rises then falls for cos "
+            "(ρ ≈ 0.03–0.09); the spec's Monte Carlo of the population loss predicts almost no L-dependence there, so "
+            "what the paper's figure shows is not explained.",
+        ),
+    ),
+    "C14": (
+        Diagnosis(
+            "open",
+            "softmax beats linear attention on affine tasks (error ratio 0.08) and constant hills, not for ν = 1.5 at "
+            "n ≤ 4 nor for ν = 6 at any n ≤ 256 (Fig 1's setting); not explained.",
+        ),
+    ),
+    "C15": (
+        Diagnosis(
+            "open",
+            "for cos and quadratic tasks ρ(M, B) falls to ≈ 0.08 by step 500–750 and creeps back to 0.17–0.28 by step "
+            "2000 (against this tool's 0.1); not explained.",
+        ),
+    ),
+}
+CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
 
 LAWS = (*window.LAWS, *transfer.LAWS)
 SECTIONS = ()  # no report sections of its own

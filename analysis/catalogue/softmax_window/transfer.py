@@ -20,7 +20,7 @@ from analysis.catalogue.softmax_window.common import (
 )
 from analysis.forms import OffsetForm
 from analysis.kinds import Bound, Comparison, DiagonalMinimum, Linear, PowerLaw
-from analysis.law import Hypothesis, Law, Prediction, inside_rule
+from analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import FinalValue, FinalValueScaled, RelativeToStart
 from analysis.verdict import INSIDE, OVERLAP, Band, VerdictRule
 
@@ -270,6 +270,11 @@ SOFTMAX_BEATS_LINEAR = Law(
     row_filter=in_distribution,
     pool=("attention",),
     rule=inside_rule(min_levels=1, min_points=4),
+    versus_printed=VersusPrinted(
+        STRONGER,
+        "Fig 1 shows softmax reaching the smaller error and Thms 3.5–3.6 give it where Λ = nL²/σ² > 1; this law asks "
+        "for it at every n of the sweep, the smallest included",
+    ),
 )
 
 

@@ -117,6 +117,25 @@ def drifts(params: Mapping[str, torch.Tensor], initial: Mapping[str, torch.Tenso
     }
 
 
+def conserved_drift(params: Mapping[str, torch.Tensor], initial: Mapping[str, torch.Tensor]) -> Metrics:
+    """How far gradient descent has moved the two quantities gradient flow conserves (not from [Y24]: the balancedness
+    of factored products: Du, Hu, Lee, NeurIPS 2018, "layers are automatically balanced"). F depends on W and W_V only
+    through W W_V, and on W_K, W_Q only through W_Kᵀ W_Q (Eq. 1), so under dθ/dt = −∇L̂
+
+        d/dt (WᵀW) = d/dt (W_V W_Vᵀ),   d/dt (W_K W_Kᵀ) = d/dt (W_Q W_Qᵀ):
+
+    WᵀW − W_V W_Vᵀ and W_K W_Kᵀ − W_Q W_Qᵀ (m × m) keep their initial values. A step of size η moves each by
+    η²·(a difference of squared gradients), so over a fixed flow time t = η·step the drift is O(η t): it halves when
+    η halves if gradient descent follows the flow. Frobenius norms of the change since t = 0."""
+
+    def balance(first: torch.Tensor, second: torch.Tensor) -> torch.Tensor:
+        return first @ first.T - second @ second.T
+
+    value = balance(params["W"].T, params["W_V"]) - balance(initial["W"].T, initial["W_V"])  # WᵀW − W_V W_Vᵀ
+    keys_queries = balance(params["W_K"], params["W_Q"]) - balance(initial["W_K"], initial["W_Q"])
+    return {"conserved_value_drift": value.norm(), "conserved_key_query_drift": keys_queries.norm()}
+
+
 def special_softmax(params: Mapping[str, torch.Tensor], tokens: torch.Tensor) -> Metrics:
     """Mean over type-1 sequences of p_{q←μ_i, k←μ_j}, the weight query μ_i puts on key μ_j ([Y24] Cor. F.17)."""
     P = attention(params["W_Q"], params["W_K"], tokens)

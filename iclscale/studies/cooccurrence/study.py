@@ -19,6 +19,7 @@ from iclscale.studies.cooccurrence.data import FIRST_RANDOM, random_sample, samp
 from iclscale.studies.cooccurrence.model import CooccurrenceTransformer, initial_weights, signs
 from iclscale.studies.cooccurrence.probes import (
     balancing,
+    conserved_drift,
     drifts,
     logistic_loss,
     losses,
@@ -76,6 +77,7 @@ class Cooccurrence(Study):
             **scores_and_values(net.params),
             **softmax_weights(net.params, initial, tokens),
             **drifts(net.params, initial, c.const["random_sample"]),
+            **conserved_drift(net.params, initial),
             **balancing(margin),
             **rates(net, self.trainable(c), tokens, y, seen),
             "u_norm2_rate_identity": norm_identity(net.params, margin),

@@ -27,7 +27,7 @@ OURS = "not from the paper; spec §6.2"
 CHOSEN = "not from the paper: chosen so that the default run selects (see the comment on OURS)"
 
 DOMAINS = ("id", "id_left_out", "ood")
-OOD_RELEVANT = ("cone", "negative", "irrelevant", "fresh")
+OOD_RELEVANT = ("cone", "negative", "irrelevant", "fresh", "cone_orthonormal")
 OOD_IRRELEVANT = ("spare", "train")
 OOD_LABELS = ("same", "orthogonal", "swapped")
 
@@ -283,7 +283,9 @@ EVAL = (
         "eval",
         "μ′_j: cone = (μ_j + wμ_{j+1})/√(1+w²), in the non-negative cone (Thm 2); negative = (μ_j − wμ_{j+1})/√(1+w²) "
         "(Remark 1 violated); irrelevant = ν_j (in span{ν}); fresh = new axes ⟂ span{μ, ν} (combinations not from "
-        "the paper)",
+        "the paper). cone overlaps (μ′_1·μ′_2 = β²w/(1+w²)); cone_orthonormal is a reading: the paper says (§3.5) "
+        "the μ′, ν′ 'form another orthonormal basis', so μ′_j = normalised sums of disjoint blocks of the μ (in the "
+        "cone and orthonormal; the blocks are not from the paper)",
         choices=OOD_RELEVANT,
     ),
     Param(
@@ -368,7 +370,7 @@ def _check_ood(values: Mapping[str, Any]) -> str | None:
     if values["domain"] != "ood":
         return None
     relevant, count = values["ood_relevant"], values["ood_M1"]
-    source = {"cone": "M1", "negative": "M1", "irrelevant": "M2"}.get(relevant)
+    source = {"cone": "M1", "negative": "M1", "cone_orthonormal": "M1", "irrelevant": "M2"}.get(relevant)
     if source and count > values[source]:
         return f"ood_relevant {relevant} builds M1′ = ood_M1 = {count} patterns from the {values[source]} of {source}"
     if relevant == "irrelevant" and values["ood_irrelevant"] == "train":

@@ -22,7 +22,13 @@ from torch import nn
 
 from iclscale.studies.feature_selector import probes
 from iclscale.studies.feature_selector.declaration import attention_widths
-from iclscale.studies.noisy_patterns import FeatureNoise, cone_combinations, sample_noisy_prompts, spare_axes
+from iclscale.studies.noisy_patterns import (
+    FeatureNoise,
+    cone_blocks,
+    cone_combinations,
+    sample_noisy_prompts,
+    spare_axes,
+)
 from iclscale.studies.nonlinear_icl.model import OneLayerTransformer, attention_weights
 from iclscale.studies.nonlinear_icl.study import EVAL_CHUNK_PROMPTS, hinge, misclassified
 from iclscale.studies.patterns import Prompts, TaskSet, all_tasks, label_embedding, training_tasks, unit_patterns
@@ -39,10 +45,13 @@ class Domain:
     q: torch.Tensor  # (d_Y,)
 
 
+IN_THE_CONE = ("cone", "cone_orthonormal")  # the two readings of Thm 2's μ′ (declaration: ood_relevant)
+
+
 def ood_conditions(point: Mapping[str, Any], length: int, alpha_test: torch.Tensor) -> torch.Tensor:
     """[LW23] Thm 2's sufficient conditions at an eval point: μ′ in the non-negative cone of the μ, ν′ ∉ span{μ}
     (true of both ν′ choices), the labels ±q unchanged, and l_ts ≥ 2/α′ (Eq. 64)."""
-    shape_ok = point["ood_relevant"] == "cone" and point["ood_label"] == "same"
+    shape_ok = point["ood_relevant"] in IN_THE_CONE and point["ood_label"] == "same"
     return (length * alpha_test >= 2) & shape_ok
 
 
@@ -74,6 +83,8 @@ class FeatureSelector(Study):
         count, kind, used = point["ood_M1"], point["ood_relevant"], c.M1 + c.M2
         if kind in ("cone", "negative"):
             ood_relevant = cone_combinations(relevant, count, point["ood_mix"], 1.0 if kind == "cone" else -1.0)
+        elif kind == "cone_orthonormal":
+            ood_relevant = cone_blocks(relevant, count)  # §3.5's "another orthonormal basis"
         elif kind == "irrelevant":
             ood_relevant = irrelevant[:count]  # μ′ ∈ span{ν}
         else:
