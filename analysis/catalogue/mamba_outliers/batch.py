@@ -22,7 +22,7 @@ from typing import Any
 from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY
 from analysis.catalogue.mamba_outliers.iterations import one_minus
 from analysis.kinds import Comparison, MaxTerm
-from analysis.law import Hypothesis, Law, Prediction, inside_rule
+from analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import ThresholdAlongAxis
 from analysis.verdict import Band
 
@@ -87,6 +87,9 @@ def batch_law(model: str, variable: str) -> Law:
         kind=kind,
         where={**ONE_LAYER, "model": (model,)},
         pool=("steps",),  # the budget follows T_M or T_T along the swept variable by design
+        versus_printed=VersusPrinted(
+            STRONGER, "the theorems give batch sizes that suffice; the law asks B* to scale as one term of the max{}"
+        ),
     )
 
 
@@ -110,6 +113,9 @@ LT_SMALLER_BATCH = Law(
     where=ONE_LAYER,
     pool=("model", "lr", "delta", "steps"),  # each model at its own recipe: compared, not grouped
     rule=inside_rule(),
+    versus_printed=VersusPrinted(
+        WEAKER, "Remark 4's 'smaller' is judged as 'not larger' (B_M = max{B_T, ·} may equal B_T)"
+    ),
 )
 
 LAWS = (*(batch_law(model, variable) for (variable, model) in TERMS), LT_SMALLER_BATCH)

@@ -26,7 +26,7 @@ from typing import Any
 
 from analysis.catalogue.mamba_outliers.common import LM25, ONE_LAYER, STUDY, reading
 from analysis.kinds import Bound, Trend
-from analysis.law import Hypothesis, Law, Prediction, inside_rule
+from analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import CurveValues, FinalValue, final_value
 from analysis.verdict import Band
 
@@ -111,6 +111,7 @@ def trend_law(name: str, metric: str, sign: int, claim: str, source: str, cyclic
         where=WHERE,
         row_filter=_cyclic_only if cyclic else None,
         rule=inside_rule(min_levels=5),
+        versus_printed=VersusPrinted(WEAKER, f"{source[8:]} gives a rate ∝ t; the law judges its direction only"),
     )
 
 
@@ -155,6 +156,7 @@ def sigma_law(outlier: bool) -> Law:
         row_filter=_training_outliers,
         one_row_per_run=False,
         rule=inside_rule(min_levels=1, min_points=2),
+        versus_printed=VersusPrinted(STRONGER, "Lemma 5's −log M1 and −Θ(1) are judged at constant 1"),
     )
 
 

@@ -27,7 +27,7 @@ import numpy as np
 from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY
 from analysis.catalogue.mamba_outliers.fig2 import ERRORS
 from analysis.kinds import Bound
-from analysis.law import Hypothesis, Law, Prediction, Regime, inside_rule
+from analysis.law import STRONGER, Hypothesis, Law, Prediction, Regime, VersusPrinted, inside_rule
 from analysis.measures import FinalValue
 from analysis.verdict import Band
 
@@ -134,6 +134,7 @@ def _window_law(name, model, metric, claim, citation, conditions, text, x, windo
         one_row_per_run=metric == "train_loss",
         regime=Regime(window_text, window),
         rule=RULE,
+        versus_printed=VersusPrinted(STRONGER, "the window's Θ(·) and poly(·) edges are taken at constant 1, degree 1"),
     )
 
 
