@@ -272,6 +272,14 @@ DIAGNOSES = {
             "lemma5_gate_clean",
         ),
     ),
+    "L21": (
+        _d(
+            "budget",
+            "every smallest batch is 1–4 (LT) and 1–3 (Mamba; half of them censored at B = 1), against B_T ≥ "
+            "ε^(−2)·log ε^(−1) ≈ 4.6·10⁴ that makes B_M = B_T at ε = 0.01: LT / Mamba 2.75 [2.25, 3] compares two "
+            "models far below the bounds the remark compares, each at its own η, δ and budget.",
+        ),
+    ),
 }
 CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
 
