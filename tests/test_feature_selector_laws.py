@@ -12,7 +12,10 @@ from analysis.verdict import CONSISTENT, INCONSISTENT
 
 STUDY = "feature_selector"
 EVAL = ("domain", "ood_relevant", "ood_label", "alpha_test", "l_ts", "eval_prompts")
-METRICS = ("test_error", "train_loss", "in_regime", "attn_same", "wq_mu_norm", "wq_nu_norm")
+METRICS = (
+    *("test_error", "train_loss", "in_regime", "attn_same", "wq_mu_norm", "wq_nu_norm"),
+    *("prop2_out_fraction", "mlp_out_label", "mlp_out_feature"),
+)
 
 
 def results_of(rows: list[dict], curves: list[dict]) -> Results:
@@ -218,3 +221,42 @@ def test_the_figure_1_section_averages_selection_regime_runs_and_names_both_spli
     assert "the other order" in section.intro  # the output-coordinate split disagrees, and says so
     assert [title for title, _, _ in section.items][1].startswith("Fig. 1(b)")
     assert figure1_section(results_of(rows, []), lambda chart, title: title) is None  # no curves recorded
+
+
+def test_eq_10_is_judged_per_neuron_and_the_aggregate_ratio_is_a_labelled_stronger_reading():
+    """[LW23] Prop. 2: Eq. (10) holds 'for a constant fraction of i ∈ [m]'. Half the neurons favouring the label part
+    while the sum over neurons favours the features: the printed claim holds, the aggregate reading does not."""
+    fraction_law = get_law(f"{STUDY}.mlp_label_over_feature_neuron_fraction")
+    aggregate_law = get_law(f"{STUDY}.mlp_label_over_feature_output_split")
+    assert fraction_law.versus_printed is None and aggregate_law.versus_printed.relation == "stronger"
+
+    def store(fraction, label_over_feature):
+        rows = [
+            {"run_id": f"r{s}", "sweep": "s", "study": STUDY, "seed": s, "eval_key": "id", "status": "ok",
+             "domain": "id", "M1": 4, "M2": 16, "prop2_out_fraction": fraction * (1 + 0.02 * s),
+             "mlp_out_label": label_over_feature * (1 + 0.02 * s), "mlp_out_feature": 1.0, "in_regime": 1.0,
+             "test_error": 0.0, "train_loss": 0.0}
+            for s in range(5)
+        ]  # fmt: skip
+        return results_of(rows, [])
+
+    half = store(0.5, 0.3)
+    assert fraction_law.evaluate(half)[0].verdict.verdict == CONSISTENT
+    assert aggregate_law.evaluate(half)[0].verdict.verdict == INCONSISTENT
+    assert fraction_law.evaluate(store(0.01, 0.3))[0].verdict.verdict == INCONSISTENT  # below Lemma 7's 1/16
+
+
+def test_the_ood_laws_judge_each_reading_of_theorem_2s_patterns_apart():
+    """§3.5's orthonormal μ′ (cone_orthonormal) and the overlapping cone are two readings: one verdict each."""
+    law = get_law(f"{STUDY}.ood_error_vs_l_ts_level")
+    rows = []
+    for reading, level in (("cone", 0.5), ("cone_orthonormal", 0.8)):
+        store = ood_store(lambda a, l, s, level=level: level * (1 - a / 2) ** l * (1 + 0.03 * (s - 1.5)), (0.6,))
+        rows += [
+            {**row, "run_id": f"{reading}-{row['run_id']}", "ood_relevant": reading}
+            for row in store.runs.to_dict("records")
+        ]
+    fits = law.evaluate(results_of(rows, []))
+    by_reading = {fit.group["ood_relevant"]: fit for fit in fits}
+    assert by_reading["cone"].verdict.verdict == CONSISTENT
+    assert by_reading["cone_orthonormal"].verdict.verdict == INCONSISTENT

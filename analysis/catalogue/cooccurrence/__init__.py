@@ -140,6 +140,24 @@ DIAGNOSES = {
             _named("A12_rate_per_loss_vs_m"),
         ),
     ),
+    "C12": (
+        Diagnosis(
+            "regime",
+            "read at T* (L̂ ≤ 0.01) C12 ∝ m^(−0.58 [−0.71, −0.45]) (2 seeds, m = 64–512; −0.54 at the run's end): "
+            "T* = 5.6–6.8 barely moves with m because κ follows ‖Wᵀa‖², which grows in Phase 2 to similar values at "
+            "every m at c1 = 0.3, while the rate per unit loss follows Lemma 4.7 (m^−0.57): C12 = rate × ∫L̂ dt "
+            "fails through κ; against m1, n, L (fixed-time readings) −0.25, +0.44, −2.81.",
+        ),
+    ),
+    "C20": (
+        Diagnosis(
+            "reading",
+            "at T* (L̂ ≤ 0.01) the test/train loss ratio does not grow with m (0.008 [−0.033, 0.049], consistent); "
+            "read at a fixed flow time instead, the test loss does not fall with m at c1 = 0.3 (0.001 [−0.05, 0.05]) "
+            "and the ratio grows inside the proofs' regime (m^0.53).",
+            _named("test_loss_vs_m", "test_to_train_loss_vs_m"),
+        ),
+    ),
     "C18": (
         Diagnosis(
             "reading",

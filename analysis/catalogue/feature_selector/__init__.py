@@ -34,9 +34,10 @@ CLAIMS = (
             ),
             Diagnosis(
                 "paper",
-                "T ∝ λ_*^(−2.21 [−2.34, −2.08]), faster than the bound λ_*⁻¹: the proof's step at Eq. (88) uses "
-                "log M1 ≤ δ²β², which Theorem 1 does not state (and App. A's later step uses log M1 ≥ δ²β²); here "
-                "δ²β² = 0.04 < ln M1, the plateau escape is set by the score margin δ²β²λ_*² at t = 0 (−2).",
+                "T ∝ λ_*^(−2.21 [−2.34, −2.08]), faster than the bound λ_*⁻¹: the proof of Lemma 4 (App. B.2, at "
+                "Eq. (88)) uses log M1 ≤ δ²β², which Theorem 1 does not state (and App. B.4 uses log M1 ≥ δ²β²); "
+                "here δ²β² = 0.04 < ln M1, and the plateau escape, set by the score margin δ²β²λ_*² at t = 0, gives "
+                "−2.",
                 (S + "T_vs_lambda_star",),
             ),
             Diagnosis(
@@ -124,7 +125,8 @@ CLAIMS = (
             Diagnosis(
                 "paper",
                 f"the required l_ts for error ≤ 0.05 grows as α′^(−1.33 [−1.52, −1.15]), not −1: {NO_MATCH}, so the "
-                "l_ts needed grows as log(1/ε)/log(1/(1 − α′/2)), not as 2/α′.",
+                "l_ts needed for error ≤ ε is set by (1 − α′/2)^l_ts, not by 2/α′ (with coin flips on those prompts "
+                "its exponent over α′ = 0.3–0.9 is −1.19).",
                 (S + "l_ts_vs_alpha_test",),
             ),
             Diagnosis(
@@ -182,8 +184,8 @@ CLAIMS = (
             Diagnosis(
                 "reading",
                 "summed over the active neurons the output-coordinate split favours the features (0.42× [0.31, 0.55]), "
-                "a stronger reading than Eq. (10)'s 'for a constant fraction of i ∈ [m]', which the per-neuron "
-                "fraction judges.",
+                "a stronger reading than Eq. (10)'s 'for a constant fraction of i ∈ [m]'; the per-neuron fraction, "
+                "the printed claim, is 0.50 [0.496, 0.505] ≥ 1/16 (consistent) but is ≈ 1/2 at initialisation too.",
                 (S + "mlp_label_over_feature_output_split",),
             ),
         ),
@@ -237,7 +239,7 @@ CLAIMS = (
             Diagnosis(
                 "paper",
                 f"zero error at l_ts ≥ 2/α′ cannot hold: {NO_MATCH}; measured 0.19 at the worst l_ts, up to 0.23 at "
-                "l_ts = 2/α′ (α′ = 0.5).",
+                "l_ts = 2/α′ (α′ = 0.5); 0.18 and 0.17 with overlapping and with orthonormal μ′ (3 seeds).",
                 (S + "ood_zero_error",),
             ),
             Diagnosis(

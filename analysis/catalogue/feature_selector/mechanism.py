@@ -189,7 +189,10 @@ MLP_LABEL_NEURON_FRACTION = Law(
     conditions="the fraction of (neuron i ∈ [m], in-domain probe prompt) pairs with W_O[i, "
     "d_X:d_X+d_Y]·sa[d_X:d_X+d_Y] "
     "> W_O[i, :d_X]·sa[:d_X] (probe `prop2_out_fraction`); the constant 1/16 is Lemma 7's lucky-neuron share at "
-    "ε_m = τ = 0 (not stated with Prop. 2); selection-regime runs only",
+    "ε_m = τ = 0 (not stated with Prop. 2); selection-regime runs only. The printed statement is weak: with W_O "
+    "random the fraction is ≈ 1/2 already at initialisation (the probe's step-0 record shows it), so it does not "
+    "tell a trained MLP from an untrained one; `prop2_out_active_fraction` (active neurons on the label's side) is "
+    "recorded beside it",
     prediction_text="seed-mean of the fraction of neurons satisfying Eq. (10) ≥ 1/16 (beside it: > 0), the whole "
     "interval",
     measure=FinalValue("prop2_out_fraction"),

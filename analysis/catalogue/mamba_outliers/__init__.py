@@ -17,6 +17,7 @@ from analysis.catalogue.mamba_outliers import (
 from analysis.catalogue.mamba_outliers.common import STUDY
 from analysis.catalogue.mamba_outliers.figures3_6_section import figures3_6_section
 from analysis.catalogue.mamba_outliers.table1_section import table1_section
+from analysis.catalogue.mamba_outliers.versus_printed import labelled
 from analysis.law import Claim, Diagnosis, with_diagnoses
 
 S = f"{STUDY}."
@@ -324,15 +325,17 @@ DIAGNOSES = {
 }
 CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
 
-LAWS = (
-    *fig2.LAWS,
-    *iterations.LAWS,
-    *batch.LAWS,
-    *thresholds.LAWS,
-    *magnitude.LAWS,
-    *mechanism.LAWS,
-    *table1.LAWS,
-    *dynamics.LAWS,
-    *windows.LAWS,
+LAWS = labelled(
+    (
+        *fig2.LAWS,
+        *iterations.LAWS,
+        *batch.LAWS,
+        *thresholds.LAWS,
+        *magnitude.LAWS,
+        *mechanism.LAWS,
+        *table1.LAWS,
+        *dynamics.LAWS,
+        *windows.LAWS,
+    )
 )
 SECTIONS = (table1_section, figures3_6_section)

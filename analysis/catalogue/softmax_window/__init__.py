@@ -62,7 +62,8 @@ DIAGNOSES = {
         Diagnosis(
             "open",
             "softmax beats linear attention on affine tasks (error ratio 0.08) and constant hills, not for ν = 1.5 at "
-            "n ≤ 4 nor for ν = 6 at any n ≤ 256 (Fig 1's setting); not explained.",
+            "n ≤ 4 (where the law, asking it at every n, is stronger than printed) nor for ν = 6 at any n ≤ 256 "
+            "(Fig 1's setting); the latter is not explained.",
         ),
     ),
     "C15": (
