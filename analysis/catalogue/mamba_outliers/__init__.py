@@ -256,6 +256,18 @@ DIAGNOSES = {
             "table1_lt_flat_across_placements",
             "table1_lt_levels",
         ),
+        _d(
+            "paper",
+            "the 3-layer Mamba keeps the order (FQ > R > CQ consistent but for targeted FQ vs R) at 87–92 / 76–92 / "
+            "60–87 %: with App. C's cyclic tasks its gap-2 tasks err 0.16–0.43 while the trained ones err 0.003–0.03 "
+            "at FQ, the unseen-task gap of L19.",
+            "table1_mamba_levels",
+        ),
+        _d(
+            "open",
+            "with targeted labels FQ and R differ by 0.8 points (error ratio 0.90 [0.61, 1.12]): too little to order.",
+            "table1_mamba_fq_above_r",
+        ),
     ),
     "L19": (
         _d(
