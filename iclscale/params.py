@@ -51,6 +51,9 @@ class Param:
     choices: tuple[str, ...] | None = None
     nullable: bool = False
     symbol: str | None = None
+    added_later: bool = False
+    """A param added to a study after results were stored: at its default it is left out of the run_id, so every
+    config stored before it existed keeps its run_id (and resume still finds it)."""
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -146,12 +149,14 @@ def coerce_seed(value: Any, where: str) -> int:
 class Config:
     """One fully resolved assignment of a study's shape and train params, plus a seed.
 
-    `run_id` is a content hash: stable across runs, machines and the order params were given in.
+    `run_id` is a content hash: stable across runs, machines and the order params were given in. `unhashed` names
+    the params left out of it (params added later, at their defaults: see `Param.added_later`).
     """
 
     study: str
     values: tuple[tuple[str, Any], ...]
     seed: int
+    unhashed: tuple[str, ...] = ()
     _index: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -168,7 +173,8 @@ class Config:
     def run_id(self) -> str:
         cached = self.__dict__.get("_run_id")
         if cached is None:  # hashed once: planning a large sweep asks for it many times
-            payload = {"study": self.study, "params": dict(self.values), "seed": self.seed}
+            params = {name: value for name, value in self.values if name not in self.unhashed}
+            payload = {"study": self.study, "params": params, "seed": self.seed}
             canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"))
             cached = hashlib.sha256(canonical.encode()).hexdigest()[:16]
             object.__setattr__(self, "_run_id", cached)

@@ -72,7 +72,10 @@ class StudyInfo:
             self.check(full, where)
         training = {n: full[n] for n in self.names("shape", "train")}
         evaluation = {n: full[n] for n in self.names("eval")}
-        return Config(self.name, tuple(training.items()), coerce_seed(seed, where)), eval_point(evaluation)
+        unhashed = tuple(
+            p.name for p in self.params if p.added_later and p.name in training and full[p.name] == p.default
+        )
+        return Config(self.name, tuple(training.items()), coerce_seed(seed, where), unhashed), eval_point(evaluation)
 
     def load(self) -> Study:
         module_name, _, attr = self.implementation.partition(":")

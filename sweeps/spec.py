@@ -115,7 +115,8 @@ class Sweep:
             first, _ = self.study.resolve({**assignment, **points[0]}, self.seeds[0], self._at(where, points[0]))
             for point in points[1:] if joint or index == 0 else ():
                 self.study.resolve({**assignment, **point}, self.seeds[0], self._at(where, point))
-            configs += [Config(first.study, first.values, seed) for seed in self.seeds]  # validated once
+            # validated once
+            configs += [Config(first.study, first.values, seed, first.unhashed) for seed in self.seeds]
         return configs
 
     def _eval_values(self) -> list[dict[str, Any]]:

@@ -391,10 +391,11 @@ def test_every_claim_of_both_papers_is_a_law_and_iclscale_laws_lists_them(capsys
     from analysis.catalogue import PAPERS
 
     counts = {paper: len(package.CLAIMS) for paper, (_, package) in PAPERS.items()}
-    # seed 004: 15 claims, seed 000: 20 ([L24] L1–L18, Figs 4, 5A), seed 002: 16 (14 with laws: not L11, Table 1),
+    # seed 004: 15 claims, seed 000: 20 ([L24] L1–L18, Figs 4, 5A), seed 002: 23 (L1–L21, F2, T1: every one with a
+    # law),
     # seed 001: 18 ([LW23] S1–S17 and S1', every one with a law),
     # seed 003: 22 ([Y24] C1–C21 of spec §5.5 and the gradient-flow reading of GD), every one with a law
-    assert sorted(counts.values()) == [15, 16, 18, 20, 22]
+    assert sorted(counts.values()) == [15, 18, 20, 22, 23]
     for paper, (_, package) in PAPERS.items():
         for claim in package.CLAIMS:
             assert all(name in LAWS for name in claim.laws), claim
@@ -403,7 +404,7 @@ def test_every_claim_of_both_papers_is_a_law_and_iclscale_laws_lists_them(capsys
     assert covered == set(LAWS)  # and every law tests a claim
     assert main(["laws"]) == 0
     out = capsys.readouterr().out
-    assert "15 claims of 15" in out and "20 claims of 20" in out and "14 claims of 16" in out
+    assert "15 claims of 15" in out and "20 claims of 20" in out and "23 claims of 23" in out
     assert "18 claims of 18" in out
     assert "F5A" in out and "random pruning hurts earlier" in out and "Lemma B.5" in out
 

@@ -21,8 +21,8 @@ from typing import Any
 
 from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.catalogue.mamba_outliers.iterations import one_minus
-from analysis.kinds import MaxTerm
-from analysis.law import Hypothesis, Law, Prediction
+from analysis.kinds import Comparison, MaxTerm
+from analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import ThresholdAlongAxis
 from analysis.verdict import Band
 
@@ -88,7 +88,35 @@ def batch_law(model: str, variable: str) -> Law:
         where={**ONE_LAYER, "model": (model,)},
         pool=("steps",),  # the budget follows T_M or T_T along the swept variable by design
         regime=trained_regime(without=("batch",)),  # B is what it measures
+        versus_printed=VersusPrinted(
+            STRONGER, "the theorems give batch sizes that suffice; the law asks B* to scale as one term of the max{}"
+        ),
     )
 
 
-LAWS = tuple(batch_law(model, variable) for (variable, model) in TERMS)
+def smaller_batch_prediction(params: Mapping[str, Any]) -> Prediction:
+    # [LM25] Remark 4: "linear Transformers need a smaller batch size" (B_T ≤ B_M = max{B_T, ...})
+    return Prediction(Hypothesis("B*_LT / B*_Mamba ≤ 1", Band(0.0, 1.0), "[LM25] Remark 4"))
+
+
+LT_SMALLER_BATCH = Law(
+    name=f"{STUDY}.lt_batch_not_above_mamba",
+    study=STUDY,
+    claim="the LT needs no larger a batch than Mamba (B_T ≤ B_M)",
+    citation=f"{LM25} Remark 4; Theorem 1 (i) vs Theorem 3 (i)",
+    conditions=CONDITIONS + "; each model at its own η, δ and budget (its theorem's T in each cell), compared at "
+    "the same p_a; Remark 4's 'smaller' is read as 'not larger' (B_M = max{B_T, ·} may equal B_T)",
+    prediction_text="max over p_a of B*_LT / B*_Mamba ≤ 1",
+    measure=MEASURE,
+    x="p_a",
+    predict=smaller_batch_prediction,
+    kind=Comparison(param="model", subject="lt"),
+    where=ONE_LAYER,
+    pool=("model", "lr", "delta", "steps"),  # each model at its own recipe: compared, not grouped
+    rule=inside_rule(),
+    versus_printed=VersusPrinted(
+        WEAKER, "Remark 4's 'smaller' is judged as 'not larger' (B_M = max{B_T, ·} may equal B_T)"
+    ),
+)
+
+LAWS = (*(batch_law(model, variable) for (variable, model) in TERMS), LT_SMALLER_BATCH)

@@ -69,3 +69,16 @@ def trained_regime(without: tuple[str, ...] = (), also=None, also_text: str = ""
         return ok & np.asarray(also(rows), dtype=bool) if also is not None else ok
 
     return Regime(f"{also_text}; {text}" if also_text else text, inside=inside)
+
+
+READING_DEFAULTS = {"train_tasks": "cyclic", "lt_attention": "causal_mean"}
+"""The readings added as params after results were stored (iclscale/studies/mamba_outliers/declaration.py): a
+results table from before them has no column, and ran at these values."""
+
+
+def reading(runs, name: str, allowed: tuple[str, ...]):
+    """The rows whose reading `name` is one of `allowed`; rows stored before the param existed count as its
+    default."""
+    values = runs[name].fillna(READING_DEFAULTS[name]) if name in runs else READING_DEFAULTS[name]
+    keep = values.isin(allowed) if name in runs else values in allowed
+    return runs[keep] if name in runs else (runs if keep else runs.iloc[0:0])

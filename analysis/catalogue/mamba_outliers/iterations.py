@@ -15,7 +15,7 @@ import numpy as np
 
 from analysis.catalogue.mamba_outliers.common import LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.kinds import PowerLaw
-from analysis.law import Hypothesis, Law, Prediction
+from analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted
 from analysis.measures import FirstStepReaching, first_step_reaching
 from analysis.verdict import Band, VerdictRule
 
@@ -38,6 +38,12 @@ EXPONENTS = {
 }
 SYMBOLS = {"lr": "η", "beta": "β", "M1": "M1", "one_minus_p_a": "1 − p_a", "l_tr": "l_tr"}
 CITATION = {"mamba": "Theorem 1, Eq. (9)", "lt": "Theorem 3, Eq. (14)"}
+
+SUFFICIENT_T = VersusPrinted(
+    STRONGER,
+    "Eqs. (9), (14) give iterations that suffice (T ≥ Θ(·)); the law asks the measured T (hinge ≤ 0.5) to scale with "
+    "exactly the bound's exponent",
+)
 
 
 def _prediction(model: str, variable: str):
@@ -85,6 +91,7 @@ def iteration_law(model: str, variable: str) -> Law:
         where={**ONE_LAYER, "model": (model,)},
         regime=trained_regime(),
         rule=EXPONENT_RULE,
+        versus_printed=SUFFICIENT_T,
     )
 
 
@@ -149,6 +156,7 @@ T_RATIO_VS_L_TR = Law(
     kind=PowerLaw(),
     where={**ONE_LAYER, "model": ("mamba",)},
     rule=EXPONENT_RULE,
+    versus_printed=SUFFICIENT_T,
 )
 
 LAWS = (

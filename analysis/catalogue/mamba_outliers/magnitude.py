@@ -17,7 +17,7 @@ from typing import Any
 
 from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.kinds import Threshold
-from analysis.law import Hypothesis, Law, Prediction
+from analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted
 from analysis.measures import FinalValue
 from analysis.verdict import Band
 
@@ -81,6 +81,10 @@ COMMON = dict(
     group_by=("beta",),  # the bounds move with β: each β is judged at its own edges
     where={**ONE_LAYER, "model": ("mamba",)},
     row_filter=_at_positive_p_a,
+    versus_printed=VersusPrinted(
+        STRONGER,
+        "Thm 1 (ii) is a sufficient window with Θ-constants; the law reads Remark 1's words as 'iff' at constant 1",
+    ),
 )
 
 KAPPA_A_LOWER = Law(

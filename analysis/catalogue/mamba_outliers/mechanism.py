@@ -21,7 +21,7 @@ import numpy as np
 
 from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, STUDY, trained_regime
 from analysis.kinds import Bound, Trend
-from analysis.law import Hypothesis, Law, Prediction, inside_rule
+from analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import CurveValues, FinalValue, RelativeToStart, final_value
 from analysis.verdict import Band
 
@@ -110,6 +110,7 @@ def outlier_gate_law(layer: int, layers: int, channel_mean: bool = False) -> Law
     return _law(
         f"outlier_gate_small{'_chmean' if channel_mean else ''}{suffix}",
         layers,
+        versus_printed=VersusPrinted(STRONGER, "Eq. (17)'s O(poly(M1)^(−1)) is judged at degree 1, constant 1: ≤ 1/M1"),
         claim=f"{who} gates outlier demonstrations to ≤ poly(M1)^(−1), even the one next to the query",
         citation=f"{LM25} Corollary 2 (i), Eq. (17); Figs. 4, 6",
         conditions="degree 1 and constant 1 of poly(M1) (not from the paper); the gate of the demonstration right "
@@ -165,6 +166,7 @@ def attention_law(layer: int, layers: int, same: bool) -> Law:
     return _law(
         f"attention_{part}_pattern{suffix}",
         layers,
+        versus_printed=VersusPrinted(STRONGER, "Eq. (16)'s Θ(1), Θ((1 − p_a)^(−1)ε) judged at constant 1, ε = 0.01"),
         claim=f"{who}'s attention sum on demonstrations "
         + ("sharing the query's relevant pattern is ≥ Θ(1)" if same else "of other patterns is ≤ Θ((1 − p_a)^(−1)ε)"),
         citation=f"{LM25} Corollary 1, Eq. (16); Figs. 3, 5",

@@ -22,7 +22,7 @@ import numpy as np
 from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.catalogue.mamba_outliers.fig2 import ERRORS, STRICT, THRESHOLD_RULE
 from analysis.kinds import Bound, PowerLaw, Threshold
-from analysis.law import Hypothesis, Law, Prediction, inside_rule
+from analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import FinalValue, ThresholdAlongAxis, final_value
 from analysis.verdict import Band, VerdictRule
 
@@ -120,6 +120,9 @@ def _l_ts_law(model: str, metric: str, suffix: str) -> Law:
         row_filter=_positive_alpha if mamba else (lambda runs: _positive_alpha(_below_half(runs))),
         one_row_per_run=False,
         rule=EXPONENT_RULE,
+        versus_printed=VersusPrinted(
+            STRONGER, "Eqs. (12), (15) say l_ts ≳ · suffices; the law asks the smallest l_ts to scale as the bound"
+        ),
     )
 
 

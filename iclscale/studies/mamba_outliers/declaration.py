@@ -23,6 +23,8 @@ MODELS = ("mamba", "lt")
 PLACEMENTS = ("bernoulli", "farthest", "random", "closest")  # as iclscale.studies.outliers (torch-free here)
 LABEL_MODES = ("flip", "targeted", "random")
 OUTLIER_SETS = ("unseen", "v1", "v2", "v3", "train", "sum_L")
+LT_ATTENTIONS = ("causal_mean", "full_mean")
+TRAIN_TASK_SETS = ("cyclic", "all")
 
 DATA = (
     Param("d", int, 30, "shape", "input dimension d; tokens have d + 1 entries ([LM25] §4: 30)", low=2, high=4096),
@@ -73,6 +75,18 @@ MODEL = (
         "residual p ← p + o between layers (not from the paper: §4.2 gives no architecture, spec §4.5); "
         "no effect on one layer",
     ),
+    Param(
+        "lt_attention",
+        str,
+        "causal_mean",
+        "shape",
+        "reading; the paper says only 'a three-layer single-head linear Transformer' ([LM25] §4.2, Table 1): "
+        "causal_mean = position i averages p_jᵀW_BᵀW_C p_i over j ≤ i (order-dependent); full_mean = every position "
+        "averages over all l + 1 (order-invariant, so placement cannot matter at a fixed outlier count); "
+        "no effect on Mamba or on one layer",
+        choices=LT_ATTENTIONS,
+        added_later=True,
+    ),
 )
 
 TRAIN = (
@@ -89,6 +103,17 @@ TRAIN = (
     ),
     Param("beta", float, 3.0, "train", "norm β of every μ_j, ν_k ([LM25] §4: 3)", low=0, low_open=True, symbol="β"),
     Param("kappa_a", float, 2.0, "train", "training outlier magnitude κ_a ([LM25] §4: 2)", low=0, symbol="κ_a"),
+    Param(
+        "train_tasks",
+        str,
+        "cyclic",
+        "shape",
+        "reading; the paper says training tasks must satisfy Condition 1 and builds the M1 cyclic ones (μ_j → +1, "
+        "μ_{j+1} → −1; [LM25] App. C), §4 does not say which it trains on: cyclic = App. C's, all = all M1(M1 − 1) "
+        "ordered pairs (the test tasks, Eq. 5)",
+        choices=TRAIN_TASK_SETS,
+        added_later=True,
+    ),
     Param(
         "K",
         float,
@@ -127,7 +152,9 @@ EVAL = (
         float,
         2.0,
         "eval",
-        "test outlier magnitude κ_a' ([LM25] Eq. 7; not given, 2 = κ_a is spec §10's reading)",
+        "test outlier magnitude κ_a'; reading: the paper says only κ_a' ∈ [κ_a, Θ(Vβp_a^(−1)κ_a^(−1)L^(−1)(1 − p_a)"
+        "ε^(−1))] ([LM25] Thm 2 (b)), no value for Fig. 2 or Table 1; 2 = κ_a (spec §10's reading), the window's "
+        "lower end",
         low=0,
         symbol="κ_a′",
     ),
@@ -146,7 +173,8 @@ EVAL = (
         str,
         "flip",
         "eval",
-        "labels of test outliers ([LM25] §4.1, Fig. 2): flip (A), targeted (B, target_label), random (C)",
+        "labels of test outliers ([LM25] §4.1, Fig. 2): flip (A), targeted (B, target_label), random (C); for "
+        "Table 1 a reading: the paper says none (§4.2), all three are run",
         choices=LABEL_MODES,
     ),
     Param(

@@ -71,12 +71,20 @@ def label_output(P: torch.Tensor, W_B: torch.Tensor, W_C: torch.Tensor, w: torch
 
 
 def layer_output(
-    P: torch.Tensor, W_B: torch.Tensor, W_C: torch.Tensor, W: torch.Tensor | None, mean: bool = False
+    P: torch.Tensor,
+    W_B: torch.Tensor,
+    W_C: torch.Tensor,
+    W: torch.Tensor | None,
+    mean: bool = False,
+    full: bool = False,
 ) -> torch.Tensor:
     """o_i of one layer at every position and channel ([LM25] Eqs. 89–90), or the causal linear attention
-    o_i = Σ_{j ≤ i} p_j A_{j,i} for the LT (W None), divided by i with `mean`: (..., l + 1, d + 1)."""
+    o_i = Σ_{j ≤ i} p_j A_{j,i} for the LT (W None), divided by i with `mean`; with `full` (the LT only) every
+    position reads all l + 1, o_i = (1/(l + 1)) Σ_j p_j A_{j,i}: (..., l + 1, d + 1)."""
     A = score_matrix(W_B, W_C, P)
     n = P.shape[-2]
+    if W is None and full:
+        return (A / n).transpose(-1, -2) @ P  # order-invariant: a permutation of the demonstrations permutes o
     A = A * torch.ones(n, n).triu()  # j ≤ i: position i reads its past
     if W is None:
         if mean:
@@ -103,14 +111,20 @@ class OneLayer(nn.Module):
 
 
 def layer_inputs(
-    P: torch.Tensor, W_B: torch.Tensor, W_C: torch.Tensor, W: torch.Tensor | None, residual: bool
+    P: torch.Tensor,
+    W_B: torch.Tensor,
+    W_C: torch.Tensor,
+    W: torch.Tensor | None,
+    residual: bool,
+    full: bool = False,
 ) -> list[torch.Tensor]:
     """The input tokens of each layer of a stack (W_B, W_C: (layers, h, d + 1); W: (layers, d + 1, d + 1) or
     None for the LT): P, then p + o (or o without the residual) after each layer but the last. The LT's layers
-    average over the positions they read (see `Stack`)."""
+    average over the positions they read, causally or (`full`) over all (see `Stack`)."""
     inputs = [P]
     for layer in range(W_B.shape[0] - 1):
-        o = layer_output(inputs[-1], W_B[layer], W_C[layer], None if W is None else W[layer], mean=W is None)
+        W_layer = None if W is None else W[layer]
+        o = layer_output(inputs[-1], W_B[layer], W_C[layer], W_layer, mean=W is None, full=full)
         inputs.append(inputs[-1] + o if residual else o)
     return inputs
 
@@ -122,11 +136,15 @@ class Stack(nn.Module):
     The LT's layers divide position i's sum by i (a causal mean; not from the paper): Mamba's gates sum to < 1,
     the LT's weights G ≡ 1 sum to i, and unnormalised the stack is cubic per layer in the token scale: at the
     paper's δ = 0.2, β = 3, l = 20 its output is ~10⁸ at initialisation and SGD diverges at every η tried
-    (0.1 down to 10⁻³). The one-layer LT stays unnormalised ([LM25] Eq. 3 with G ≡ 1; T_T ∝ 1/l_tr rests on it)."""
+    (0.1 down to 10⁻³). The one-layer LT stays unnormalised ([LM25] Eq. 3 with G ≡ 1; T_T ∝ 1/l_tr rests on it).
 
-    def __init__(self, layers: int, d0: int, hidden: int, gated: bool, residual: bool):
+    `full` (the LT only; lt_attention = full_mean) is the other reading of §4.2's unspecified LT: every position
+    averages over all l + 1 positions, so the stack is invariant to the order of the demonstrations (Table 1's
+    flat LT column); the causal mean is not (a permutation changes ~15% of its output signs)."""
+
+    def __init__(self, layers: int, d0: int, hidden: int, gated: bool, residual: bool, full: bool = False):
         super().__init__()
-        self.gated, self.residual = gated, residual
+        self.gated, self.residual, self.full = gated, residual, full
         self.W_B = nn.Parameter(torch.zeros(layers, hidden, d0))
         self.W_C = nn.Parameter(torch.zeros(layers, hidden, d0))
         if gated:
@@ -134,10 +152,10 @@ class Stack(nn.Module):
 
     def forward(self, P: torch.Tensor) -> torch.Tensor:
         W = self.W if self.gated else None
-        last = layer_inputs(P, self.W_B, self.W_C, W, self.residual)[-1]
+        last = layer_inputs(P, self.W_B, self.W_C, W, self.residual, self.full and W is None)[-1]
         out = label_output(last, self.W_B[-1], self.W_C[-1], None if W is None else W[-1][:, -1])
         if W is None:
-            out = out / P.shape[-2]  # the causal mean at the query (l + 1 positions)
+            out = out / P.shape[-2]  # the mean at the query (l + 1 positions, causal or full alike)
         return last[..., -1, -1] + out if self.residual else out
 
 

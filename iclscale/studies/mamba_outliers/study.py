@@ -87,7 +87,7 @@ class MambaOutliers(Study):
         d0, hidden, gated = c.d + 1, c.hidden or c.d + 1, c.model == "mamba"
         if c.layers == 1:
             return OneLayer(d0, hidden, gated)
-        return Stack(c.layers, d0, hidden, gated, c.residual)
+        return Stack(c.layers, d0, hidden, gated, c.residual, full=c.lt_attention == "full_mean")
 
     def init(self, c) -> dict[str, torch.Tensor]:
         d0, hidden = c.d + 1, c.hidden or c.d + 1
@@ -189,7 +189,7 @@ class MambaOutliers(Study):
             c,
             "train",
             step,
-            tasks=TaskSet.of(cyclic_tasks(c.M1, 1)),
+            tasks=TaskSet.of(cyclic_tasks(c.M1, 1) if c.train_tasks == "cyclic" else all_tasks(c.M1)),
             count=c.batch_size,
             length=c.l_tr,
             K=c.K,
@@ -275,7 +275,8 @@ class MambaOutliers(Study):
             inputs = [prompts.tokens]
         else:
             W = net.params.get("W")
-            inputs = layer_inputs(prompts.tokens, net.params["W_B"], net.params["W_C"], W, c.residual)
+            full = W is None and c.lt_attention == "full_mean"
+            inputs = layer_inputs(prompts.tokens, net.params["W_B"], net.params["W_C"], W, c.residual, full)
         direction = prompts.outliers.direction if per_v else None
         same, is_outlier = prompts.draw.same_as_query, prompts.outliers.is_outlier
         W = net.params.get("W") if c.layers > 1 else None  # a stack's whole gate matrices
