@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def add_commands(commands) -> None:
@@ -19,14 +20,11 @@ def add_commands(commands) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    from analysis.page import VERDICT_TEXT
     from analysis.report import write_report
 
     report = write_report(args.dir, args.out)
     for fit in report.fits:
-        estimate = f"{fit.statistic} {fit.estimate:.3g} [{fit.ci_low:.3g}, {fit.ci_high:.3g}]"
-        verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
-        print(f"{fit.law.name}  {fit.group_label}: {estimate}  {verdict}")
+        print(verdict_summary(fit))
     for note in report.notes:
         print(note)
     print(f"wrote {report.index} ({len(report.charts)} charts) and {report.fits_csv}")
@@ -42,11 +40,82 @@ def cmd_laws(args: argparse.Namespace) -> None:
         studies = ", ".join(sorted({law.study for law in LAWS.values()}))
         raise UserError(f"--study {args.study}: no laws about this study; studies with laws: {studies}")
     shown = {law.name for law in laws}
-    for paper, (_, package) in PAPERS.items():
+    for paper, (studies, package) in PAPERS.items():
         claims = [c for c in package.CLAIMS if shown & set(c.laws)]
+        untested = [c for c in package.CLAIMS if not c.laws] if args.study in (None, *studies) else []
         if claims:
-            print(f"{paper}: {len(claims)} claims" + ("" if args.study else f" of {len(package.CLAIMS)}"))
+            print(f"{paper}: {len(claims)} claims with laws" + ("" if args.study else f" of {len(package.CLAIMS)}"))
             for claim in claims:
                 print(f"  {claim.label:<4} {claim.source}: {claim.text}\n       laws: {', '.join(claim.laws)}")
+        if untested:
+            print(f"  claims without a law (not tested by this tool): {len(untested)}")
+            for claim in untested:
+                print(f"  {claim.label:<4} {claim.source}: {claim.text}")
+        if claims or untested:
             print()
-    print("\n\n".join(law.describe() for law in laws))
+    files = sweep_files_by_law()
+    print("\n\n".join(law.describe() + "\n" + _files_line(law, files) for law in laws))
+
+
+def sweep_files_by_law(folder: Path | None = None) -> dict[str, list[str]]:
+    """The catalogue's sweep files (sweeps/*.yaml) that name each law in their `laws:` list."""
+    import yaml
+
+    folder = folder or Path(__file__).resolve().parents[1] / "sweeps"
+    found: dict[str, list[str]] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            continue
+        for name in raw.get("laws") or [] if isinstance(raw, dict) else []:
+            found.setdefault(str(name), []).append(f"sweeps/{path.name}")
+    return found
+
+
+def _files_line(law, files: dict[str, list[str]]) -> str:
+    named = files.get(law.name)
+    if named:
+        return f"  sweep files: {', '.join(named)}"
+    return (
+        f"  sweep files: none names it (a sweep of {law.study} whose laws: list is empty fits it when its data exist)"
+    )
+
+
+def verdict_summary(fit, limit: int = 110) -> str:
+    """One terminal line per fit: the estimate (no `[nan, nan]`: what is missing is said), the verdict and, in a
+    few words, the reason that decided it (the form that fits, the band the interval meets or misses, the regime).
+    The whole reason is in fits.csv and the report."""
+    import math
+
+    from analysis.page import VERDICT_TEXT, num
+
+    if math.isnan(fit.estimate):
+        estimate = f"no {fit.statistic or 'estimate'}"
+    elif math.isnan(fit.ci_low) or math.isnan(fit.ci_high):
+        estimate = f"{fit.statistic} {num(fit.estimate)} (no interval)"
+    else:
+        estimate = f"{fit.statistic} {num(fit.estimate)} [{num(fit.ci_low)}, {num(fit.ci_high)}]"
+    verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
+    reason = fit.verdict.reason
+    if reason.startswith(verdict):  # "outside the theorem's conditions: all 5 points violate …"
+        reason = reason[len(verdict) :].lstrip(" :;,")
+    reason = brief_reason(reason, limit)
+    return f"{fit.law.name}  {fit.group_label}: {estimate}  {verdict}" + (f" — {reason}" if reason else "")
+
+
+def brief_reason(reason: str, limit: int = 110) -> str:
+    """A verdict's reason in a few words: long parenthesised asides and the statistics after a colon dropped
+    (`a pure power law is rejected (F = …) but the paper's form c0 + c1·L′² (…) fits: lack-of-fit p = …` reads
+    `a pure power law is rejected but the paper's form c0 + c1·L′² fits`), cut at `limit` characters."""
+    import re
+
+    text = " ".join(reason.split())
+    previous = None
+    while previous != text:  # innermost first, so nested asides go too
+        previous = text
+        text = re.sub(r"\s\((?:[^()]{18,})\)", "", text)
+    head, colon, rest = text.partition(": ")
+    if colon and len(head) >= 25 and "=" in rest:  # the statistics behind a stated reason
+        text = head
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

@@ -1,6 +1,8 @@
-"""The report's HTML page: the overview, the laws' summary table, one section per law, the study's own sections
-and the sweep's charts. Works offline: the Vega, Vega-Lite and Vega-Embed JavaScript is inlined once (from
-vl-convert's bundle) and every chart is embedded as its JSON spec, drawn as SVG."""
+"""The report's HTML page, laid out like a paper's results: the overview and a table of contents, the laws'
+summary table, one section per law with its chart first, the study's own sections, the search (a search
+sweep), then the sweep's charts: the training curves of the metrics the laws measure, the other curves and the
+final metrics folded (<details>). Works offline: the Vega, Vega-Lite and Vega-Embed JavaScript is inlined once
+(from vl-convert's bundle) and every chart is embedded as its JSON spec, drawn as SVG."""
 
 from __future__ import annotations
 
@@ -45,17 +47,28 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .consistent { background: #d9f0d3; font-weight: bold; }
 .inconsistent { background: #f4c7c3; font-weight: bold; }
 .inconclusive { background: #fbe9b7; font-weight: bold; }
-.chart { margin: 1em 0 2em 0; }
+.chart { margin: 1em 0 2em 0; overflow-x: auto; }
+nav.toc { background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em 1.5em; margin: 1em 0; font-size: 0.9em; }
+nav.toc ol { margin: 0.3em 0; padding-left: 1.4em; } nav.toc li { margin: 0.15em 0; }
+nav.toc .badge { font-size: 0.85em; padding: 0 0.4em; }
+details.fold { margin: 1em 0; } details.fold > summary { cursor: pointer; font-size: 1.2em; font-weight: bold; }
+.verdict-line { font-size: 1.05em; margin: 0.3em 0 0.6em 0; }
 .note { color: #555; font-size: 0.9em; }
 code { background: #f6f6f6; padding: 0 0.2em; }
 .outside { background: #e4e4e4; font-weight: bold; }
 """
 
 
-def render_html(results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "", notes=()) -> str:
+def render_html(
+    results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "", notes=(), key_metrics=()
+) -> str:
+    """`key_metrics`: the metrics the laws measure; their training curves are shown open, the rest folded."""
     import vl_convert
 
     embeds = []
+    key_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and t[6:] in set(key_metrics)]
+    other_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and (t, c) not in key_curves]
+    probes = [(t, c) for t, c in sweep_charts if not t.startswith("curve ")]
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -67,25 +80,54 @@ def render_html(results: Results, fits, law_sections, sweep_charts, sections=(),
         f"<h1>Sweep <code>{e(results.name)}</code> — study <code>{e(results.study)}</code></h1>",
         _overview(results),
         *(f"<p class='note'>{e(note)}</p>" for note in notes),
-        "<h2>Laws</h2>",
+        _contents(fits, sections, key_curves, other_curves, probes),
+        '<h2 id="laws">Laws</h2>',
         _which_laws(results),
         _summary_table(fits),
         _verdict_rule_html(),
     ]
     for index, (fit, chart) in enumerate(law_sections):
         parts.append(_law_section(fit, chart, index, embeds))
-    for section in sections:
-        parts.append(f"<h2>{e(section.title)}</h2>{section.intro}")
+    for number, section in enumerate(sections):
+        parts.append(f'<h2 id="section-{number}">{e(section.title)}</h2>{section.intro}')
         for subtitle, chart, text in section.items:
             parts.append(f"<h3>{e(subtitle)}</h3>{text}" + chart_div(chart, embeds))
-    parts.append("<h2>Sweep</h2>")
+    parts.append('<h2 id="sweep">Sweep</h2>')
     if not sweep_charts:
         parts.append('<p class="note">No training curves or varying final metrics to show.</p>')
-    for title, chart in sweep_charts:
-        parts.append(f"<h3>{e(title)}</h3>" + chart_div(chart, embeds))
+    if key_curves:
+        parts.append('<h3 id="key-curves">Training curves of the metrics the laws measure</h3>')
+    for title, chart in key_curves:
+        parts.append(f"<h4>{e(title)}</h4>" + chart_div(chart, embeds))
+    for anchor, label, group in (("other-curves", "Other training curves", other_curves),
+                                 ("probes", "Final metrics against the sweep's axes", probes)):  # fmt: skip
+        if group:
+            parts.append(f'<details class="fold" id="{anchor}"><summary>{label} ({len(group)} charts)</summary>')
+            parts += [f"<h4>{e(title)}</h4>" + chart_div(chart, embeds) for title, chart in group]
+            parts.append("</details>")
     parts.append("<script>\n" + "\n".join(embeds) + "\n</script>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _contents(fits, sections, key_curves, other_curves, probes) -> str:
+    """The table of contents: every law with its verdict, the study's sections, the sweep's chart groups."""
+    laws = "".join(
+        f'<li><a href="#law-{i}">{e(fit.law.name)} — {e(fit.group_label)}</a> '
+        f'<span class="badge {fit.verdict.verdict}">{e(VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict))}'
+        "</span></li>"
+        for i, fit in enumerate(fits)
+    )
+    items = [f'<li><a href="#laws">Laws</a> ({len(fits)})<ol>{laws}</ol></li>']
+    items += [f'<li><a href="#section-{i}">{e(section.title)}</a></li>' for i, section in enumerate(sections)]
+    sweep = []
+    for anchor, label, group in (("key-curves", "training curves of the laws' metrics", key_curves),
+                                 ("other-curves", "other training curves (folded)", other_curves),
+                                 ("probes", "final metrics against the axes (folded)", probes)):  # fmt: skip
+        if group:
+            sweep.append(f'<li><a href="#{anchor}">{label}</a> ({len(group)})</li>')
+    items.append(f'<li><a href="#sweep">Sweep</a><ol>{"".join(sweep)}</ol></li>')
+    return f'<nav class="toc"><strong>Contents</strong><ol>{"".join(items)}</ol></nav>'
 
 
 def _overview(results: Results) -> str:
@@ -194,10 +236,12 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
     if fit.combination:
         items.append(("combination", fit.combination_text()))
     rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in items)
-    return (
+    return (  # the chart first, as a paper's figure, then the evidence behind its verdict
         f'<h3 id="law-{index}">{e(law.name)} — {e(fit.group_label)} '
         f'<span class="{fit.verdict.verdict}">{e(verdict)}</span></h3>'
-        f"<table>{rows}</table>" + chart_div(chart, embeds)
+        f'<p class="verdict-line">{e(law.claim)} — <strong>{e(verdict_line(fit.verdict))}</strong></p>'
+        + chart_div(chart, embeds)
+        + f"<details open><summary>the fit, the prediction and the evidence</summary><table>{rows}</table></details>"
     )
 
 

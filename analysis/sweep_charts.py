@@ -88,7 +88,7 @@ def training_curve_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin
             .encode(x=alt.X("step:Q"), y=alt.Y("low:Q", scale=y_scale, title=metric), y2="high:Q", **encode_colour)
         )
         line = alt.Chart().mark_line().encode(x="step:Q", y=alt.Y("mean:Q", scale=y_scale), **encode_colour)
-        chart = alt.layer(band, line, data=stats).properties(width=260, height=170)
+        chart = alt.layer(band, line, data=stats).properties(width=380, height=220)
         chart = _facet(chart, layout)
         title = f"{metric} during training ({BAND_TEXT[log]} over seeds)"
         charts.append((f"curve {metric}", chart.properties(title=title)))
@@ -213,5 +213,5 @@ def _probe_chart(results: Results, values: pd.DataFrame, metric: str, axes: list
     y_enc = alt.Y("low:Q", title=metric, scale=y_scale)
     rules = alt.Chart().mark_rule().encode(x=x_enc, y=y_enc, y2="high:Q", **colour_enc)
     line = alt.Chart().mark_line(point=True).encode(x=x_enc, y=alt.Y("mean:Q", scale=y_scale), **colour_enc)
-    chart = alt.layer(rules, line, data=stats).properties(width=260, height=170)
+    chart = alt.layer(rules, line, data=stats).properties(width=380, height=220)
     return _facet(chart, facet_layout).properties(title=f"final {metric} ({BAND_TEXT[log]} over seeds)")
