@@ -105,7 +105,10 @@ def write_report(directory: str, out: str | None = None) -> Report:
         return _add_chart(report, chart, title)
 
     law_sections = [(fit, add(law_charts.law_chart(fit), f"law {fit.law.name} {fit.group_label}")) for fit in fits]
-    sections = [s for hook in sections_of_study(results.study) if (s := hook(results, add)) is not None]
+    from analysis.search_section import search_section
+
+    sections = [s for s in (search_section(results, add),) if s is not None]  # a search sweep's own section
+    sections += [s for hook in sections_of_study(results.study) if (s := hook(results, add)) is not None]
     charts = sweep_charts.training_curve_charts(results) + sweep_charts.probe_charts(results)
     sweep = [(title, add(chart, title)) for title, chart in charts]
     key_metrics = {getattr(fit.law.measure, "metric", None) for fit in fits}

@@ -37,7 +37,9 @@ Resume
 Execution: `--executor ray` runs each grid point's search as one Tune experiment through
 `ray.tune.search.optuna.OptunaSearch`; `--executor inline` drives the same objective with Optuna's
 ask/tell loop in this process. Grid points are searched one after another. The best values per grid
-point are printed and written to `DIR/search_best.yaml`.
+point are printed and written to `DIR/search_best.yaml`; every grid point's search is written as an Optuna
+study to `DIR/optuna.db` (`optuna-dashboard sqlite:///DIR/optuna.db`). Ray Tune's experiment state stays
+out of the results directory.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ RANGE_KEYS = ("low", "high", "log")
 MODES = ("min", "max")
 RECORDS = "search"  # folder of trial records in the results directory
 BEST_FILE = "search_best.yaml"
+OPTUNA_FILE = "optuna.db"  # every grid point's search as an Optuna study (RDB storage, SQLite)
 TUNE_METRIC = "objective"  # what a Tune trial reports; not a study metric name, so never a clash
 
 
@@ -627,6 +630,59 @@ def write_best(sweep: Sweep, location: Location, states: list[PointState]) -> No
     import yaml
 
     location.write_bytes(BEST_FILE, yaml.safe_dump(best_table(sweep, states), sort_keys=False).encode())
+    write_optuna_studies(sweep, location, states)
+
+
+def study_name(sweep: Sweep, point: Mapping[str, Any]) -> str:
+    """The Optuna study of one grid point in DIR/optuna.db: `<sweep> <grid point>`."""
+    return f"{sweep.name} {label(point)}"
+
+
+def write_optuna_studies(sweep: Sweep, location: Location, states: list[PointState]) -> None:
+    """Every grid point's search as an Optuna study in DIR/optuna.db (SQLite, Optuna's RDB storage), so that
+    `optuna.load_study(study_name=..., storage="sqlite:///DIR/optuna.db")` and optuna-dashboard open it.
+
+    The store stays the truth (a resumed search is warm-started from it, not from this file): the file is
+    rebuilt from the stored trials after every grid point, in a temporary file moved into place, so a kill
+    never leaves half a database. A trial whose every seed diverged (objective ±inf) is a FAIL trial."""
+    import os
+    import tempfile
+
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    search = sweep.search
+    space = distributions(search)
+    with tempfile.TemporaryDirectory(prefix="iclscale-optuna-") as folder:
+        path = os.path.join(folder, OPTUNA_FILE)
+        storage = optuna.storages.RDBStorage(f"sqlite:///{path}")
+        for state in states:
+            study = optuna.create_study(
+                study_name=study_name(sweep, state.point),
+                storage=storage,
+                direction="minimize" if search["mode"] == "min" else "maximize",
+            )
+            study.set_user_attr("grid_point", {k: _plain(v) for k, v in state.point.items()})
+            study.set_user_attr("metric", search["metric"])
+            for trial in state.trials:
+                finite = math.isfinite(trial.objective)
+                for _ in range(trial.count):
+                    study.add_trial(
+                        optuna.trial.create_trial(
+                            params=trial.values,
+                            distributions=space,
+                            value=trial.objective if finite else None,
+                            state=optuna.trial.TrialState.COMPLETE if finite else optuna.trial.TrialState.FAIL,
+                            user_attrs={"seeds_ok": trial.ok, "seeds_diverged": trial.diverged},
+                        )
+                    )
+        storage.engine.dispose()
+        with open(path, "rb") as handle:
+            location.write_bytes(OPTUNA_FILE, handle.read())
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (int, float, str, bool)) or value is None else str(value)
 
 
 def describe_best(sweep: Sweep, states: list[PointState], out: str) -> str:
