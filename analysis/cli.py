@@ -88,7 +88,7 @@ def verdict_summary(fit, limit: int = 110) -> str:
     The whole reason is in fits.csv and the report."""
     import math
 
-    from analysis.page import VERDICT_TEXT, num
+    from analysis.page import VERDICT_TEXT, brief_reason, num
 
     if math.isnan(fit.estimate):
         estimate = f"no {fit.statistic or 'estimate'}"
@@ -97,25 +97,5 @@ def verdict_summary(fit, limit: int = 110) -> str:
     else:
         estimate = f"{fit.statistic} {num(fit.estimate)} [{num(fit.ci_low)}, {num(fit.ci_high)}]"
     verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
-    reason = fit.verdict.reason
-    if reason.startswith(verdict):  # "outside the theorem's conditions: all 5 points violate …"
-        reason = reason[len(verdict) :].lstrip(" :;,")
-    reason = brief_reason(reason, limit)
+    reason = brief_reason(fit.verdict.reason, limit, verdict)
     return f"{fit.law.name}  {fit.group_label}: {estimate}  {verdict}" + (f" — {reason}" if reason else "")
-
-
-def brief_reason(reason: str, limit: int = 110) -> str:
-    """A verdict's reason in a few words: long parenthesised asides and the statistics after a colon dropped
-    (`a pure power law is rejected (F = …) but the paper's form c0 + c1·L′² (…) fits: lack-of-fit p = …` reads
-    `a pure power law is rejected but the paper's form c0 + c1·L′² fits`), cut at `limit` characters."""
-    import re
-
-    text = " ".join(reason.split())
-    previous = None
-    while previous != text:  # innermost first, so nested asides go too
-        previous = text
-        text = re.sub(r"\s\((?:[^()]{18,})\)", "", text)
-    head, colon, rest = text.partition(": ")
-    if colon and len(head) >= 25 and "=" in rest:  # the statistics behind a stated reason
-        text = head
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"

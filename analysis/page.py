@@ -28,6 +28,45 @@ def verdict_line(verdict: verdict_rule.Verdict) -> str:
     return verdict.reason if verdict.reason.startswith(name) else f"{name}: {verdict.reason}"
 
 
+def brief_reason(reason: str, limit: int = 110, verdict: str = "") -> str:
+    """A verdict's reason in a few words: long parenthesised asides and the statistics after a colon dropped
+    (`a pure power law is rejected (F = …) but the paper's form c0 + c1·L′² (…) fits: lack-of-fit p = …` reads
+    `a pure power law is rejected but the paper's form c0 + c1·L′² fits`), cut at `limit` characters."""
+    text = " ".join(reason.split())
+    if verdict and text.startswith(verdict):  # "outside the theorem's conditions: all 5 points violate …"
+        text = text[len(verdict) :].lstrip(" :;,")
+    text = _without_asides(text)
+    head, colon, rest = text.partition(": ")
+    if colon and len(head) >= 25 and "=" in rest:  # the statistics behind a stated reason
+        text = head
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _without_asides(text: str, shortest: int = 18) -> str:
+    """The text without its parenthesised asides (nested ones included) of `shortest` characters or more;
+    short ones, such as "value(s)" or "(needs 3)", stay."""
+    out, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                aside = text[start : i + 1]
+                keep = len(aside) < shortest or start == 0 or text[start - 1] != " "
+                if keep:
+                    out.append(aside)
+                elif out and out[-1].endswith(" "):
+                    out[-1] = out[-1][:-1]
+        elif depth == 0:
+            out.append(char)
+    if depth:  # an unbalanced "(": keep the rest as it is
+        out.append(text[start:])
+    return re.sub(r"\s{2,}", " ", "".join(out))
+
+
 @dataclass
 class Section:
     """A report section of its own: a title, an HTML introduction, and (subtitle, chart, HTML) items."""
@@ -236,10 +275,11 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
     if fit.combination:
         items.append(("combination", fit.combination_text()))
     rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in items)
+    reason = brief_reason(fit.verdict.reason, verdict=verdict)
     return (  # the chart first, as a paper's figure, then the evidence behind its verdict
         f'<h3 id="law-{index}">{e(law.name)} — {e(fit.group_label)} '
         f'<span class="{fit.verdict.verdict}">{e(verdict)}</span></h3>'
-        f'<p class="verdict-line">{e(law.claim)} — <strong>{e(verdict_line(fit.verdict))}</strong></p>'
+        f'<p class="verdict-line">{e(law.claim)} — <strong>{e(verdict)}</strong>: {e(reason)}</p>'
         + chart_div(chart, embeds)
         + f"<details open><summary>the fit, the prediction and the evidence</summary><table>{rows}</table></details>"
     )

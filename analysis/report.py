@@ -109,7 +109,9 @@ def write_report(directory: str, out: str | None = None) -> Report:
 
     sections = [s for s in (search_section(results, add),) if s is not None]  # a search sweep's own section
     sections += [s for hook in sections_of_study(results.study) if (s := hook(results, add)) is not None]
-    charts = sweep_charts.training_curve_charts(results) + sweep_charts.probe_charts(results)
+    thresholds = {fit.law.measure.metric: fit.law.measure.threshold for fit in fits
+                  if getattr(fit.law.measure, "threshold", None) is not None}  # fmt: skip
+    charts = sweep_charts.training_curve_charts(results, thresholds) + sweep_charts.probe_charts(results)
     sweep = [(title, add(chart, title)) for title, chart in charts]
     key_metrics = {getattr(fit.law.measure, "metric", None) for fit in fits}
     page = render_html(results, fits, law_sections, sweep, sections, _vl_version(), report.notes, key_metrics)
