@@ -446,7 +446,7 @@ def sampler(search: dict[str, Any], stored: int):
 
 
 def search_inline(
-    sweep: Sweep, state: PointState, remaining: int, context: SweepContext, device: str, quiet: bool
+    sweep: Sweep, state: PointState, remaining: int, context: SweepContext, device: str, quiet: bool, overall=None
 ) -> None:
     """Optuna's ask/tell loop in this process, warm-started with the stored trials."""
     import optuna
@@ -468,7 +468,20 @@ def search_inline(
         if not quiet:
             done = state.stored + number + 1
             line = f"{_values(values)}  {search['metric']} {value:.6g}  (best {study.best_value:.6g})"
-            print(f"  {label(state.point)}  trial {done}/{search['trials']}: {line}", flush=True)
+            print(f"  {label(state.point)}  trial {done}/{search['trials']}: {line}{_overall(overall)}", flush=True)
+
+
+def _overall(overall: dict | None) -> str:
+    """The search's overall totals after one more finished trial: `· 17/48 trials of this run · 13:45:02Z`."""
+    if overall is None:
+        return ""
+    from iclscale.statusline import duration, stamp
+
+    overall["done"] += 1
+    elapsed = time.monotonic() - overall["start"]
+    left = overall["total"] - overall["done"]
+    eta = duration(elapsed / overall["done"] * left) if left else "0:00"
+    return f"  · {overall['done']}/{overall['total']} trials of this run · ETA {eta} · {stamp()}"
 
 
 def search_trial(
@@ -494,6 +507,7 @@ def search_on_ray(
     retries: int,
     quiet: bool,
     after_point=None,
+    overall=None,
 ) -> None:
     """Each grid point's search as one Tune experiment driven by OptunaSearch, one point after another."""
     from sweeps.ray_executor import _error_text, start_ray, tune_storage
@@ -534,7 +548,8 @@ def search_on_ray(
                     name=f"{context.sweep}-search{index}-{time.strftime('%Y%m%d-%H%M%S')}",
                     **tune_storage(context.out),
                     failure_config=tune.FailureConfig(max_failures=retries),
-                    verbose=0,  # the search prints one line per grid point instead
+                    verbose=0,  # the search prints one line per finished trial instead
+                    callbacks=[] if quiet else [_trial_printer(sweep, state, overall)],
                 ),
             )
             errors = [result.error for result in tuner.fit() if result.error is not None]
@@ -546,6 +561,26 @@ def search_on_ray(
     finally:
         if address is None:
             ray.shutdown()
+
+
+def _trial_printer(sweep: Sweep, state: PointState, overall: dict | None):
+    """A Tune callback: one line per finished trial, as the inline search prints, with the overall totals."""
+    from ray.tune import Callback
+
+    search = sweep.search
+    finished = [state.stored]
+
+    class TrialPrinter(Callback):
+        def on_trial_result(self, iteration, trials, trial, result, **info):
+            if TUNE_METRIC not in result:
+                return
+            finished[0] += 1
+            values = _values(typed(sweep, trial.config))
+            line = f"{values}  {search['metric']} {result[TUNE_METRIC]:.6g}"
+            print(f"  {label(state.point)}  trial {finished[0]}/{search['trials']}: {line}{_overall(overall)}",
+                  flush=True)  # fmt: skip
+
+    return TrialPrinter()
 
 
 def concurrency(search: dict[str, Any], remaining: int, resources) -> int:
@@ -586,12 +621,13 @@ def run_search(
         def after_point() -> None:  # a killed search keeps the best of the points it finished
             write_best(sweep, location, load_states(sweep, location))
 
+        overall = {"done": 0, "total": sum(remaining for _, remaining in todo), "start": time.monotonic()}
         if executor == "inline":
             for state, remaining in todo:
-                search_inline(sweep, state, remaining, context, device, quiet)
+                search_inline(sweep, state, remaining, context, device, quiet, overall)
                 after_point()
         else:
-            search_on_ray(sweep, todo, context, address, device, retries, quiet, after_point)
+            search_on_ray(sweep, todo, context, address, device, retries, quiet, after_point, overall)
     else:
         print(f"nothing to run: every grid point of {sweep.name} has its {search['trials']} trials stored")
     states = load_states(sweep, location)
