@@ -74,6 +74,7 @@ class Section:
     title: str
     intro: str
     items: list[tuple[str, dict | None, str]] = field(default_factory=list)
+    first: bool = False  # shown before the laws (a search sweep's search: its laws are per tried value)
 
 
 STYLE = """
@@ -120,6 +121,11 @@ def render_html(
         _overview(results),
         *(f"<p class='note'>{e(note)}</p>" for note in notes),
         _contents(fits, sections, key_curves, other_curves, probes),
+    ]
+    for number, section in enumerate(sections):
+        if section.first:
+            parts.append(_section_html(section, number, embeds))
+    parts += [
         '<h2 id="laws">Laws</h2>',
         _which_laws(results),
         _summary_table(fits),
@@ -128,9 +134,8 @@ def render_html(
     for index, (fit, chart) in enumerate(law_sections):
         parts.append(_law_section(fit, chart, index, embeds))
     for number, section in enumerate(sections):
-        parts.append(f'<h2 id="section-{number}">{e(section.title)}</h2>{section.intro}')
-        for subtitle, chart, text in section.items:
-            parts.append(f"<h3>{e(subtitle)}</h3>{text}" + chart_div(chart, embeds))
+        if not section.first:
+            parts.append(_section_html(section, number, embeds))
     parts.append('<h2 id="sweep">Sweep</h2>')
     if not sweep_charts:
         parts.append('<p class="note">No training curves or varying final metrics to show.</p>')
@@ -149,6 +154,13 @@ def render_html(
     return "\n".join(parts)
 
 
+def _section_html(section: Section, number: int, embeds: list[str]) -> str:
+    parts = [f'<h2 id="section-{number}">{e(section.title)}</h2>{section.intro}']
+    for subtitle, chart, text in section.items:
+        parts.append(f"<h3>{e(subtitle)}</h3>{text}" + chart_div(chart, embeds))
+    return "\n".join(parts)
+
+
 def _contents(fits, sections, key_curves, other_curves, probes) -> str:
     """The table of contents: every law with its verdict, the study's sections, the sweep's chart groups."""
     laws = "".join(
@@ -157,8 +169,10 @@ def _contents(fits, sections, key_curves, other_curves, probes) -> str:
         "</span></li>"
         for i, fit in enumerate(fits)
     )
-    items = [f'<li><a href="#laws">Laws</a> ({len(fits)})<ol>{laws}</ol></li>']
-    items += [f'<li><a href="#section-{i}">{e(section.title)}</a></li>' for i, section in enumerate(sections)]
+    section_items = [(s.first, f'<li><a href="#section-{i}">{e(s.title)}</a></li>') for i, s in enumerate(sections)]
+    items = [item for first, item in section_items if first]
+    items.append(f'<li><a href="#laws">Laws</a> ({len(fits)})<ol>{laws}</ol></li>')
+    items += [item for first, item in section_items if not first]
     sweep = []
     for anchor, label, group in (("key-curves", "training curves of the laws' metrics", key_curves),
                                  ("other-curves", "other training curves (folded)", other_curves),

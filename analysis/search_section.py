@@ -57,7 +57,7 @@ def search_section(results: Results, add) -> Section | None:
         f'<code>optuna.load_study(study_name=..., storage="sqlite:///{html.escape(str(path))}")</code> or '
         f"<code>optuna-dashboard sqlite:///{html.escape(str(path))}</code>.</p>" + _best_table(trials, params, mode)
     )
-    section = Section("Search: what Optuna found", intro)
+    section = Section("Search: what Optuna found", intro, first=True)
     for param in params:
         section.items.append(
             (f"objective vs {param}", add(_against(trials, param, metric), f"objective vs {param}"), "")
