@@ -155,7 +155,7 @@ def render_html(
 
 
 def _section_html(section: Section, number: int, embeds: list[str]) -> str:
-    parts = [f'<h2 id="section-{number}">{e(section.title)}</h2>{section.intro}']
+    parts = [f'<a id="section-{number}"></a><h2>{e(section.title)}</h2>{section.intro}']
     for subtitle, chart, text in section.items:
         parts.append(f"<h3>{e(subtitle)}</h3>{text}" + chart_div(chart, embeds))
     return "\n".join(parts)
