@@ -23,8 +23,18 @@ REDRAW_S = 0.2  # the shortest interval between redraws on a terminal
 
 
 class StatusLine:
-    def __init__(self, text: Callable[[], str], stream=None, every: float = HEARTBEAT_S, enabled: bool = True):
+    def __init__(
+        self,
+        text: Callable[[], str],
+        stream=None,
+        every: float = HEARTBEAT_S,
+        enabled: bool = True,
+        short_run_silent: bool = False,
+    ):
+        """`short_run_silent`: in a log, a run that ended before its first heartbeat prints no last line."""
         self.text = text
+        self.short_run_silent = short_run_silent
+        self.printed = 0
         self.stream = stream or sys.stderr
         self.every = every
         self.enabled = enabled
@@ -59,7 +69,7 @@ class StatusLine:
             line = final if final is not None else self.text()
             if self.tty:
                 self.stream.write("\r\033[K" + line + "\n")
-            else:
+            elif self.printed or not self.short_run_silent:
                 self.stream.write(f"{line} · {stamp()}\n")
             self.stream.flush()
 
@@ -80,6 +90,7 @@ class StatusLine:
                 self.stream.write(f"{line} · {stamp()}\n")
             self.stream.flush()
             self.last_print = now
+            self.printed += 1
 
 
 def stamp() -> str:

@@ -64,7 +64,8 @@ class TrainProgress:
         self.step = 0
         self.loss = math.nan
         self.announced = False
-        self.status = StatusLine(self.line, self.stream, enabled=enabled)
+        # a short training in a log prints no status line: its result (or its one-line error) is the output
+        self.status = StatusLine(self.line, self.stream, enabled=enabled, short_run_silent=True)
         if enabled and rate and steps / rate > LONG_S:
             self._announce(steps / rate, "from the rate this study and shape trained at here before")
 
@@ -101,3 +102,4 @@ class TrainProgress:
         with self.status.lock:
             self.stream.write(("\r\033[K" if self.status.tty else "") + text + "\n")
             self.stream.flush()
+            self.status.printed += 1

@@ -36,6 +36,16 @@ def test_a_log_gets_a_stamped_heartbeat_while_nothing_happens_and_a_last_line_at
     assert lines[-1].startswith("working 7")
 
 
+def test_a_short_training_in_a_log_prints_no_status_line():
+    from iclscale.train_progress import TrainProgress
+
+    stream = io.StringIO()
+    progress = TrainProgress("study run", 10, stream)
+    progress(10, 10, None)
+    progress.close()
+    assert stream.getvalue() == ""
+
+
 def test_milestones_in_a_log_are_spaced_by_the_heartbeat_interval():
     stream = io.StringIO()
     status = StatusLine(lambda: "step", stream, every=60)
