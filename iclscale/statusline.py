@@ -47,6 +47,16 @@ class StatusLine:
             self.thread = threading.Thread(target=self._beat, name="status-line", daemon=True)
             self.thread.start()
 
+    def __getstate__(self) -> dict:
+        """A copy (Ray Tune pickles its callbacks with its experiment state) keeps the text, not the lock, the
+        thread or the stream; it is closed, so it never prints."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("lock", "closed", "thread", "stream")}
+        return {**state, "enabled": False}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state, lock=threading.Lock(), closed=threading.Event(), thread=None, stream=sys.stderr)
+        self.closed.set()
+
     def update(self, milestone: bool = False) -> None:
         """The state changed: redraw on a terminal; in a log, print a milestone at most every `every` s."""
         if not self.enabled:

@@ -36,6 +36,21 @@ def test_a_log_gets_a_stamped_heartbeat_while_nothing_happens_and_a_last_line_at
     assert lines[-1].startswith("working 7")
 
 
+def test_a_status_line_survives_pickling_as_a_closed_copy():  # Ray Tune pickles its callbacks
+    import pickle
+
+    from sweeps.progress import Progress
+
+    plan = type("Plan", (), {"packs": []})()
+    stream = io.StringIO()
+    progress = Progress(plan, stream=stream)
+    copy = pickle.loads(pickle.dumps(progress))
+    copy.status.update(milestone=True)
+    copy.close()
+    progress.close()
+    assert copy.line().startswith("progress: 0/0 configs") and stream.getvalue().count("\n") == 1
+
+
 def test_a_short_training_in_a_log_prints_no_status_line():
     from iclscale.train_progress import TrainProgress
 
