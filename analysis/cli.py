@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 
 def add_commands(commands) -> None:
@@ -38,7 +39,6 @@ def add_commands(commands) -> None:
 
 
 def cmd_report(args: argparse.Namespace) -> None:
-    from analysis.page import VERDICT_TEXT
     from analysis.report import write_report
     from usererror import UserError
 
@@ -48,9 +48,7 @@ def cmd_report(args: argparse.Namespace) -> None:
         where = error.filename or args.out or args.dir
         raise UserError(f"cannot write the report to {where}: {error.strerror or type(error).__name__}") from None
     for fit in report.fits:
-        estimate = f"{fit.statistic} {fit.estimate:.3g} [{fit.ci_low:.3g}, {fit.ci_high:.3g}]"
-        verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
-        print(f"{fit.law.name}  {fit.group_label}: {estimate}  {verdict}")
+        print(verdict_summary(fit))
     for note in report.notes:
         print(note)
     print(f"wrote {report.index} ({len(report.charts)} charts) and {report.fits_csv}")
@@ -93,17 +91,68 @@ def cmd_laws(args: argparse.Namespace) -> None:
         studies = ", ".join(sorted({law.study for law in LAWS.values()}))
         raise UserError(f"--study {args.study}: no laws about this study; studies with laws: {studies}")
     shown = {law.name for law in laws}
-    for paper, (_, package) in PAPERS.items():
+    for paper, (studies, package) in PAPERS.items():
         claims = [c for c in package.CLAIMS if shown & set(c.laws)]
+        untested = [c for c in package.CLAIMS if not c.laws] if args.study in (None, *studies) else []
         if claims:
-            print(f"{paper}: {len(claims)} claims" + ("" if args.study else f" of {len(package.CLAIMS)}"))
+            print(f"{paper}: {len(claims)} claims with laws" + ("" if args.study else f" of {len(package.CLAIMS)}"))
             for claim in claims:
                 print(f"  {claim.label:<4} {claim.source}: {claim.text}\n       laws: {', '.join(claim.laws)}")
                 for diagnosis in claim.diagnoses:
                     print(f"       does not reproduce — {diagnosis.describe()}")
+        if untested:
+            print(f"  claims without a law (not tested by this tool): {len(untested)}")
+            for claim in untested:
+                print(f"  {claim.label:<4} {claim.source}: {claim.text}")
+        if claims or untested:
             print()
-    print("\n\n".join(law.describe() for law in laws))
+    files = sweep_files_by_law()
+    print("\n\n".join(law.describe() + "\n" + _files_line(law, files) for law in laws))
     if not args.study:
         from analysis.diagnoses import counts_markdown
 
         print("\nWhy claims do not reproduce (diagnoses per category and paper):\n" + counts_markdown())
+
+
+def sweep_files_by_law(folder: Path | None = None) -> dict[str, list[str]]:
+    """The catalogue's sweep files (sweeps/*.yaml) that name each law in their `laws:` list."""
+    import yaml
+
+    folder = folder or Path(__file__).resolve().parents[1] / "sweeps"
+    found: dict[str, list[str]] = {}
+    for path in sorted(folder.glob("*.yaml")):
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            continue
+        for name in raw.get("laws") or [] if isinstance(raw, dict) else []:
+            found.setdefault(str(name), []).append(f"sweeps/{path.name}")
+    return found
+
+
+def _files_line(law, files: dict[str, list[str]]) -> str:
+    named = files.get(law.name)
+    if named:
+        return f"  sweep files: {', '.join(named)}"
+    return (
+        f"  sweep files: none names it (a sweep of {law.study} whose laws: list is empty fits it when its data exist)"
+    )
+
+
+def verdict_summary(fit, limit: int = 110) -> str:
+    """One terminal line per fit: the estimate (no `[nan, nan]`: what is missing is said), the verdict and, in a
+    few words, the reason that decided it (the form that fits, the band the interval meets or misses, the regime).
+    The whole reason is in fits.csv and the report."""
+    import math
+
+    from analysis.page import VERDICT_TEXT, brief_reason, num
+
+    if math.isnan(fit.estimate):
+        estimate = f"no {fit.statistic or 'estimate'}"
+    elif math.isnan(fit.ci_low) or math.isnan(fit.ci_high):
+        estimate = f"{fit.statistic} {num(fit.estimate)} (no interval)"
+    else:
+        estimate = f"{fit.statistic} {num(fit.estimate)} [{num(fit.ci_low)}, {num(fit.ci_high)}]"
+    verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
+    reason = brief_reason(fit.verdict.reason, limit, verdict)
+    return f"{fit.law.name}  {fit.group_label}: {estimate}  {verdict}" + (f" — {reason}" if reason else "")

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 
 
 VERDICT_COLOURS = {"consistent": "#1b7837", "inconsistent": "#b2182b", "inconclusive": "#8c6d1f", "outside": "#555"}
-SUBTITLE_WIDTH = 95  # characters per subtitle line
-WIDTH, HEIGHT = 380, 240
+SUBTITLE_WIDTH = 150  # characters per subtitle line
+WIDTH, HEIGHT = 1060, 380  # full width on the report page (max 1400 px)
 
 
 def law_chart(fit: LawFit) -> alt.TopLevelMixin | None:

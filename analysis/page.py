@@ -1,6 +1,8 @@
-"""The report's HTML page: the overview, the laws' summary table, one section per law, the study's own sections
-and the sweep's charts. Works offline: the Vega, Vega-Lite and Vega-Embed JavaScript is inlined once (from
-vl-convert's bundle) and every chart is embedded as its JSON spec, drawn as SVG."""
+"""The report's HTML page, laid out like a paper's results: the overview and a table of contents, the laws'
+summary table, one section per law with its chart first, the study's own sections, the search (a search
+sweep), then the sweep's charts: the training curves of the metrics the laws measure, the other curves and the
+final metrics folded (<details>). Works offline: the Vega, Vega-Lite and Vega-Embed JavaScript is inlined once
+(from vl-convert's bundle) and every chart is embedded as its JSON spec, drawn as SVG."""
 
 from __future__ import annotations
 
@@ -26,6 +28,45 @@ def verdict_line(verdict: verdict_rule.Verdict) -> str:
     return verdict.reason if verdict.reason.startswith(name) else f"{name}: {verdict.reason}"
 
 
+def brief_reason(reason: str, limit: int = 110, verdict: str = "") -> str:
+    """A verdict's reason in a few words: long parenthesised asides and the statistics after a colon dropped
+    (`a pure power law is rejected (F = …) but the paper's form c0 + c1·L′² (…) fits: lack-of-fit p = …` reads
+    `a pure power law is rejected but the paper's form c0 + c1·L′² fits`), cut at `limit` characters."""
+    text = " ".join(reason.split())
+    if verdict and text.startswith(verdict):  # "outside the theorem's conditions: all 5 points violate …"
+        text = text[len(verdict) :].lstrip(" :;,")
+    text = _without_asides(text)
+    head, colon, rest = text.partition(": ")
+    if colon and len(head) >= 25 and "=" in rest:  # the statistics behind a stated reason
+        text = head
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _without_asides(text: str, shortest: int = 18) -> str:
+    """The text without its parenthesised asides (nested ones included) of `shortest` characters or more;
+    short ones, such as "value(s)" or "(needs 3)", stay."""
+    out, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "(":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                aside = text[start : i + 1]
+                keep = len(aside) < shortest or start == 0 or text[start - 1] != " "
+                if keep:
+                    out.append(aside)
+                elif out and out[-1].endswith(" "):
+                    out[-1] = out[-1][:-1]
+        elif depth == 0:
+            out.append(char)
+    if depth:  # an unbalanced "(": keep the rest as it is
+        out.append(text[start:])
+    return re.sub(r"\s{2,}", " ", "".join(out))
+
+
 @dataclass
 class Section:
     """A report section of its own: a title, an HTML introduction, and (subtitle, chart, HTML) items."""
@@ -33,6 +74,7 @@ class Section:
     title: str
     intro: str
     items: list[tuple[str, dict | None, str]] = field(default_factory=list)
+    first: bool = False  # shown before the laws (a search sweep's search: its laws are per tried value)
 
 
 STYLE = """
@@ -45,17 +87,28 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .consistent { background: #d9f0d3; font-weight: bold; }
 .inconsistent { background: #f4c7c3; font-weight: bold; }
 .inconclusive { background: #fbe9b7; font-weight: bold; }
-.chart { margin: 1em 0 2em 0; }
+.chart { margin: 1em 0 2em 0; overflow-x: auto; }
+nav.toc { background: #f7f7f7; border: 1px solid #ddd; padding: 0.5em 1.5em; margin: 1em 0; font-size: 0.9em; }
+nav.toc ol { margin: 0.3em 0; padding-left: 1.4em; } nav.toc li { margin: 0.15em 0; }
+nav.toc .badge { font-size: 0.85em; padding: 0 0.4em; }
+details.fold { margin: 1em 0; } details.fold > summary { cursor: pointer; font-size: 1.2em; font-weight: bold; }
+.verdict-line { font-size: 1.05em; margin: 0.3em 0 0.6em 0; }
 .note { color: #555; font-size: 0.9em; }
 code { background: #f6f6f6; padding: 0 0.2em; }
 .outside { background: #e4e4e4; font-weight: bold; }
 """
 
 
-def render_html(results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "", notes=()) -> str:
+def render_html(
+    results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "", notes=(), key_metrics=()
+) -> str:
+    """`key_metrics`: the metrics the laws measure; their training curves are shown open, the rest folded."""
     import vl_convert
 
     embeds = []
+    key_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and t[6:] in set(key_metrics)]
+    other_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and (t, c) not in key_curves]
+    probes = [(t, c) for t, c in sweep_charts if not t.startswith("curve ")]
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -67,25 +120,67 @@ def render_html(results: Results, fits, law_sections, sweep_charts, sections=(),
         f"<h1>Sweep <code>{e(results.name)}</code> — study <code>{e(results.study)}</code></h1>",
         _overview(results),
         *(f"<p class='note'>{e(note)}</p>" for note in notes),
-        "<h2>Laws</h2>",
+        _contents(fits, sections, key_curves, other_curves, probes),
+    ]
+    for number, section in enumerate(sections):
+        if section.first:
+            parts.append(_section_html(section, number, embeds))
+    parts += [
+        '<h2 id="laws">Laws</h2>',
         _which_laws(results),
         _summary_table(fits),
         _verdict_rule_html(),
     ]
     for index, (fit, chart) in enumerate(law_sections):
         parts.append(_law_section(fit, chart, index, embeds))
-    for section in sections:
-        parts.append(f"<h2>{e(section.title)}</h2>{section.intro}")
-        for subtitle, chart, text in section.items:
-            parts.append(f"<h3>{e(subtitle)}</h3>{text}" + chart_div(chart, embeds))
-    parts.append("<h2>Sweep</h2>")
+    for number, section in enumerate(sections):
+        if not section.first:
+            parts.append(_section_html(section, number, embeds))
+    parts.append('<h2 id="sweep">Sweep</h2>')
     if not sweep_charts:
         parts.append('<p class="note">No training curves or varying final metrics to show.</p>')
-    for title, chart in sweep_charts:
-        parts.append(f"<h3>{e(title)}</h3>" + chart_div(chart, embeds))
+    if key_curves:
+        parts.append('<h3 id="key-curves">Training curves of the metrics the laws measure</h3>')
+    for title, chart in key_curves:
+        parts.append(f"<h4>{e(title)}</h4>" + chart_div(chart, embeds))
+    for anchor, label, group in (("other-curves", "Other training curves", other_curves),
+                                 ("probes", "Final metrics against the sweep's axes", probes)):  # fmt: skip
+        if group:
+            parts.append(f'<details class="fold" id="{anchor}"><summary>{label} ({len(group)} charts)</summary>')
+            parts += [f"<h4>{e(title)}</h4>" + chart_div(chart, embeds) for title, chart in group]
+            parts.append("</details>")
     parts.append("<script>\n" + "\n".join(embeds) + "\n</script>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _section_html(section: Section, number: int, embeds: list[str]) -> str:
+    parts = [f'<a id="section-{number}"></a><h2>{e(section.title)}</h2>{section.intro}']
+    for subtitle, chart, text in section.items:
+        parts.append(f"<h3>{e(subtitle)}</h3>{text}" + chart_div(chart, embeds))
+    return "\n".join(parts)
+
+
+def _contents(fits, sections, key_curves, other_curves, probes) -> str:
+    """The table of contents: every law with its verdict, the study's sections, the sweep's chart groups."""
+    laws = "".join(
+        f'<li><a href="#law-{i}">{e(fit.law.name)} — {e(fit.group_label)}</a> '
+        f'<span class="badge {fit.verdict.verdict}">{e(VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict))}'
+        "</span></li>"
+        for i, fit in enumerate(fits)
+    )
+    section_items = [(s.first, f'<li><a href="#section-{i}">{e(s.title)}</a></li>') for i, s in enumerate(sections)]
+    items = [item for first, item in section_items if first]
+    items.append(f'<li><a href="#laws">Laws</a> ({len(fits)})<ol>{laws}</ol></li>')
+    items += [item for first, item in section_items if not first]
+    sweep = []
+    for anchor, label, group in (("key-curves", "training curves of the laws' metrics", key_curves),
+                                 ("other-curves", "other training curves (folded)", other_curves),
+                                 ("probes", "final metrics against the axes (folded)", probes)):  # fmt: skip
+        if group:
+            sweep.append(f'<li><a href="#{anchor}">{label}</a> ({len(group)})</li>')
+    items.append(f'<li><a href="#sweep">Sweep</a><ol>{"".join(sweep)}</ol></li>')
+    return f'<nav class="toc"><strong>Contents</strong><ol>{"".join(items)}</ol></nav>'
 
 
 def _overview(results: Results) -> str:
@@ -201,10 +296,13 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
     if fit.combination:
         items.append(("combination", fit.combination_text()))
     rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in items)
-    return (
+    reason = brief_reason(fit.verdict.reason, verdict=verdict)
+    return (  # the chart first, as a paper's figure, then the evidence behind its verdict
         f'<h3 id="law-{index}">{e(law.name)} — {e(fit.group_label)} '
         f'<span class="{fit.verdict.verdict}">{e(verdict)}</span></h3>'
-        f"<table>{rows}</table>" + chart_div(chart, embeds)
+        f'<p class="verdict-line">{e(law.claim)} — <strong>{e(verdict)}</strong>: {e(reason)}</p>'
+        + chart_div(chart, embeds)
+        + f"<details open><summary>the fit, the prediction and the evidence</summary><table>{rows}</table></details>"
     )
 
 

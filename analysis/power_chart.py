@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from analysis.lawfit import LawFit
 
-WIDTH, HEIGHT = 420, 250
+WIDTH, HEIGHT = 1060, 400  # full width on the report page
 LEGEND = {"orient": "bottom", "columns": 1, "labelLimit": 500, "title": None}
 OBSERVED, CENSORED_UP, CENSORED_DOWN, OUTSIDE = (
     "seed mean ± 1 s.d.",

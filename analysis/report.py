@@ -108,10 +108,16 @@ def write_report(directory: str, out: str | None = None) -> Report:
         return _add_chart(report, chart, title)
 
     law_sections = [(fit, add(law_charts.law_chart(fit), f"law {fit.law.name} {fit.group_label}")) for fit in fits]
-    sections = [s for hook in sections_of_study(results.study) if (s := hook(results, add)) is not None]
-    charts = sweep_charts.training_curve_charts(results) + sweep_charts.probe_charts(results)
+    from analysis.search_section import search_section
+
+    sections = [s for s in (search_section(results, add),) if s is not None]  # a search sweep's own section
+    sections += [s for hook in sections_of_study(results.study) if (s := hook(results, add)) is not None]
+    thresholds = {fit.law.measure.metric: fit.law.measure.threshold for fit in fits
+                  if getattr(fit.law.measure, "threshold", None) is not None}  # fmt: skip
+    charts = sweep_charts.training_curve_charts(results, thresholds) + sweep_charts.probe_charts(results)
     sweep = [(title, add(chart, title)) for title, chart in charts]
-    page = render_html(results, fits, law_sections, sweep, sections, _vl_version(), report.notes)
+    key_metrics = {getattr(fit.law.measure, "metric", None) for fit in fits}
+    page = render_html(results, fits, law_sections, sweep, sections, _vl_version(), report.notes, key_metrics)
     report.index.write_text(page, encoding="utf-8")
     return report
 
@@ -163,12 +169,35 @@ def _add_chart(report: Report, chart, title: str) -> dict | None:
         return None
     import vl_convert
 
-    spec = chart.to_dict()
+    spec = with_readable_config(chart.to_dict())
     name = f"{len(report.charts):02d}-{_slug(title)}.png"
     png = vl_convert.vegalite_to_png(spec, scale=PNG_SCALE, vl_version=_vl_version())
     (report.out / "charts" / name).write_bytes(png)
     report.charts.append((title, f"charts/{name}"))
     return {"spec": spec, "png": f"charts/{name}", "title": title}
+
+
+READABLE = {  # every chart's type sizes and legends: readable at a glance, titles and labels never cut short
+    "axis": {"labelFontSize": 12, "titleFontSize": 13, "titleLimit": 0, "labelLimit": 0},
+    "legend": {
+        "labelFontSize": 12,
+        "titleFontSize": 12,
+        "symbolSize": 160,
+        "symbolOpacity": 1,
+        "symbolStrokeWidth": 2,
+        "labelLimit": 0,
+    },
+    "header": {"labelFontSize": 12, "titleFontSize": 13},
+    "title": {"fontSize": 15, "subtitleFontSize": 12},
+}
+
+
+def with_readable_config(spec: dict) -> dict:
+    """The chart's spec with READABLE merged into its config (a chart's own settings win)."""
+    config = spec.setdefault("config", {})
+    for part, settings in READABLE.items():
+        config[part] = {**settings, **config.get(part, {})}
+    return spec
 
 
 def _vl_version() -> str:

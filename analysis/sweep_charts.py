@@ -57,9 +57,10 @@ def is_per_unit(metric: str) -> bool:
     return PER_UNIT_METRIC.fullmatch(metric) is not None
 
 
-def training_curve_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin]]:
+def training_curve_charts(results: Results, thresholds=None) -> list[tuple[str, alt.TopLevelMixin]]:
     """One chart per curve metric with more than one recorded step: mean ± one s.d. over seeds,
-    coloured and faceted by the sweep's axes."""
+    coloured and faceted by the sweep's axes. `thresholds`: {metric: ε} of the laws' measures (the first step
+    with the metric ≤ ε), drawn as a dashed red rule on that metric's curves."""
     import altair as alt
 
     from analysis.reader import curves_with_params
@@ -88,9 +89,16 @@ def training_curve_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin
             .encode(x=alt.X("step:Q"), y=alt.Y("low:Q", scale=y_scale, title=metric), y2="high:Q", **encode_colour)
         )
         line = alt.Chart().mark_line().encode(x="step:Q", y=alt.Y("mean:Q", scale=y_scale), **encode_colour)
-        chart = alt.layer(band, line, data=stats).properties(width=260, height=170)
+        layers = [band, line]
+        epsilon = (thresholds or {}).get(metric)
+        if epsilon is not None:  # the laws' ε, in the same data so that the facets keep it
+            stats = stats.assign(epsilon=epsilon)
+            layers.append(alt.Chart().mark_rule(color="#b2182b", strokeDash=[6, 3]).encode(y="epsilon:Q"))
+        chart = alt.layer(*layers, data=stats).properties(width=380, height=220)
         chart = _facet(chart, layout)
         title = f"{metric} during training ({BAND_TEXT[log]} over seeds)"
+        if epsilon is not None:
+            title += f"; dashed red: the laws' ε = {epsilon:g}"
         charts.append((f"curve {metric}", chart.properties(title=title)))
     return charts
 
@@ -213,5 +221,5 @@ def _probe_chart(results: Results, values: pd.DataFrame, metric: str, axes: list
     y_enc = alt.Y("low:Q", title=metric, scale=y_scale)
     rules = alt.Chart().mark_rule().encode(x=x_enc, y=y_enc, y2="high:Q", **colour_enc)
     line = alt.Chart().mark_line(point=True).encode(x=x_enc, y=alt.Y("mean:Q", scale=y_scale), **colour_enc)
-    chart = alt.layer(rules, line, data=stats).properties(width=260, height=170)
+    chart = alt.layer(rules, line, data=stats).properties(width=380, height=220)
     return _facet(chart, facet_layout).properties(title=f"final {metric} ({BAND_TEXT[log]} over seeds)")

@@ -90,8 +90,11 @@ def build_parser() -> argparse.ArgumentParser:
     studies.add_argument("name", nargs="?", help="show only this study")
     studies.set_defaults(handler=cmd_studies)
 
-    train = commands.add_parser("train", help="train one config and print its final metrics")
+    train = commands.add_parser("train", help="train one config and print its final metrics (headline metrics first)")
     train.add_argument("study")
+    train.add_argument(
+        "overrides", nargs="*", metavar="NAME=VALUE", help="set a param, as `sweep run` takes it: L=2 steps=200"
+    )
     train.add_argument(
         "--set",
         dest="sets",
@@ -110,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="compile the training step with torch.compile: auto (when the run is long enough to pay), on, off",
     )
     train.add_argument("--json", action="store_true", help="print one JSON object")
+    train.add_argument("--all", action="store_true", help="list every metric (probe families are folded otherwise)")
+    train.add_argument("--quiet", action="store_true", help="no progress line while training")
     train.add_argument("--out", metavar="DIR", help="also write a result store (runs and curves) to DIR")
     train.set_defaults(handler=cmd_train)
 
@@ -130,20 +135,52 @@ def cmd_studies(args: argparse.Namespace) -> None:
             default = "null" if p.default is None else json.dumps(p.default)
             print(f"  {p.name:<{width}}  {p.role:<5}  default {default:<10}  {p.allowed()}")
             print(f"  {'':<{width}}  {p.meaning}")
+        if args.name:
+            print(metrics_text(info))
+        else:
+            print(
+                f"  metrics: {len(info.metrics)} declared (iclscale studies {info.name} lists them with their meaning)"
+            )
         print()
 
 
+def metrics_text(info) -> str:
+    """The study's final metrics with their meanings: headline ones first, `#` an index, `*` any name."""
+    from iclscale.registry import COMMON_METRICS
+
+    declared = sorted((*info.metrics, *COMMON_METRICS), key=lambda m: not m.headline)
+    width = max(len(m.name) for m in declared)
+    lines = ["  metrics (headline: the paper's headline results, printed first by `train`; # stands for an index):"]
+    for m in declared:
+        tags = " [headline]" if m.headline else ""
+        tags += f" [regime flag: 0 means outside {m.regime}]" if m.regime else ""
+        lines.append(f"  {m.name:<{width}}  {m.meaning}{tags}")
+    return "\n".join(lines)
+
+
 # train ----------------------------------------------------------------------------------------
-def parse_sets(info, sets: Sequence[str]) -> dict:
+def parse_sets(info, sets: Sequence[str], flag: str = "--set ") -> dict:
+    """NAME=VALUE assignments (`--set L=2` or, as `sweep run` takes them, `L=2`), each param once."""
     values = {}
     for item in sets:
         name, sep, text = item.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise UserError(f"--set {item!r}: expected NAME=VALUE")
+            raise UserError(f"{flag}{item!r}: expected NAME=VALUE")
         if name in values:
-            raise UserError(f"--set {name}: given twice")
-        values[name] = info.param(name, f"--set {name}").parse(text, f"--set {name}")
+            raise UserError(f"{flag}{name}: given twice")
+        where = f"{flag}{name}"
+        param = info.param(name, where)
+        if "," in text and not text.strip().startswith("["):
+            try:
+                values[name] = param.parse(text, where)
+            except UserError:
+                raise UserError(
+                    f"{where}={text.strip()}: a comma list is Hydra's multirun syntax; `train` trains one config, "
+                    f"so give one value (a sweep takes the list form: iclscale sweep run FILE {name}=[{text.strip()}])"
+                ) from None
+            continue
+        values[name] = param.parse(text, where)
     return values
 
 
@@ -154,19 +191,22 @@ def cmd_train(args: argparse.Namespace) -> None:
     from iclscale.registry import study_info
 
     info = study_info(args.study)
-    config, point = info.resolve(parse_sets(info, args.sets), args.seed, "--set")
+    values = parse_sets(info, args.sets)
+    for name, value in parse_sets(info, args.overrides, "").items():
+        if name in values:
+            raise UserError(f"{name}: given both as --set and as {name}=…; give it once")
+        values[name] = value
+    config, point = info.resolve(values, args.seed, "--set" if args.sets else "train")
     if args.record_every < 1:
         raise UserError(f"--record-every must be a positive integer, got {args.record_every}")
     device = _device(args.device)
-
-    from iclscale.training import train_pack
 
     claim = contextlib.ExitStack()  # train --out: checked and locked before training, held until written
     if args.out:
         from sweeps.execute import single_run_output
 
         claim.enter_context(single_run_output(args.out, config.run_id))
-    result = train_pack(info, [config], [point], args.record_every, device, compile=args.compile)
+    result = _train_with_progress(info, config, point, args, device)
     failure = (getattr(result, "eval_errors", None) or {}).get(point)  # an eval value that cannot be computed
     if failure is not None:
         shown = ", ".join(f"{k}={v}" for k, v in point)
@@ -198,14 +238,35 @@ def cmd_train(args: argparse.Namespace) -> None:
         f"{info.name}  run {config.run_id}  seed {config.seed}  {result.status[0]}  "
         f"{result.wall_time:.2f} s on {result.device}"
     )
-    for name, value in metrics.items():
-        print(f"  {name:<24} {value:.6g}")
+    from iclscale.train_output import metric_lines
+
+    print("\n".join(metric_lines(info, metrics, args.all)))
     if course:
         print("course of training:")
         for name, value in course.items():
             print(f"  {name:<32} {value}")
     if args.out:
         print(f"wrote {args.out}")
+
+
+def _train_with_progress(info, config, point, args: argparse.Namespace, device):
+    """train_pack with a status line (iclscale.train_progress) and the measured rate memoised for next time."""
+    from iclscale.train_progress import TrainProgress, memoise_rate, memoised_rate, rate_key
+    from iclscale.training import train_pack
+
+    params = config.as_dict()
+    steps = int(params.get("steps") or 0)
+    key = rate_key(info.name, {n: params[n] for n in info.names("shape")}, str(device))
+    progress = TrainProgress(f"{info.name} {config.run_id}", steps, enabled=not args.quiet and steps > 0,
+                             rate=memoised_rate(key))  # fmt: skip
+    try:
+        result = train_pack(info, [config], [point], args.record_every, device, progress=progress,
+                            compile=args.compile)  # fmt: skip
+    finally:
+        progress.close()
+    if steps and result.wall_time > 1.0:
+        memoise_rate(key, steps / result.wall_time)
+    return result
 
 
 def _run_summary(study: str, result) -> dict | None:

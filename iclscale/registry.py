@@ -8,6 +8,7 @@ file and planning packs read only declarations; training loads the implementatio
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -23,6 +24,29 @@ Check = Callable[[Mapping[str, Any]], str | None]
 
 
 @dataclass(frozen=True)
+class Metric:
+    """A final metric a study reports, or a family of them (`#` stands for an index: `neuron_magnitude_#`),
+    and what it means. `headline`: one of the paper's headline results, which `iclscale train` prints first.
+    `regime`: for a 0/1 flag, the theorem's conditions it checks (0 means the config is outside them)."""
+
+    name: str
+    meaning: str
+    headline: bool = False
+    regime: str | None = None
+
+    def matches(self, name: str) -> bool:
+        """`#` matches an index (digits), `*` any text."""
+        pattern = re.escape(self.name).replace("\\#", r"\d+").replace("\\*", ".+")
+        return re.fullmatch(pattern, name) is not None
+
+
+COMMON_METRICS = (
+    Metric("train_loss", "training loss, mean over the steps since the previous record (NaN at step 0)"),
+    Metric("gf_time", "gradient-flow time t = Σ η_s of the steps so far (full-batch gradient descent only)"),
+)
+
+
+@dataclass(frozen=True)
 class StudyInfo:
     name: str
     title: str
@@ -30,6 +54,7 @@ class StudyInfo:
     params: tuple[Param, ...]
     implementation: str
     checks: tuple[Check, ...] = ()
+    metrics: tuple[Metric, ...] = ()  # every final metric's meaning (`iclscale studies NAME` lists them)
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
@@ -76,6 +101,16 @@ class StudyInfo:
             p.name for p in self.params if p.added_later and p.name in training and full[p.name] == p.default
         )
         return Config(self.name, tuple(training.items()), coerce_seed(seed, where), unhashed), eval_point(evaluation)
+
+    def metric(self, name: str) -> Metric | None:
+        """The declaration of a final metric (or of its family), or None."""
+        found = next((m for m in (*self.metrics, *COMMON_METRICS) if m.matches(name)), None)
+        layer = re.fullmatch(r"layer(\d+)_(.+)", name)  # a stack's layer ℓ ≥ 2 reports layer 1's metrics again
+        if found is None and layer:
+            inner = self.metric(layer.group(2))
+            if inner is not None:
+                return Metric(f"layer{layer.group(1)}_{inner.name}", f"{inner.meaning} (layer {layer.group(1)})")
+        return found
 
     def load(self) -> Study:
         module_name, _, attr = self.implementation.partition(":")

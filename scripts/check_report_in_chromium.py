@@ -165,8 +165,16 @@ class DevTools:
 
 
 # The check -------------------------------------------------------------------------------------
-def check_report(path: str | Path, chromium: str | None = None, timeout: float = 60.0) -> dict:
-    """Open the report in headless Chromium; return what was seen (see `passed`)."""
+def check_report(
+    path: str | Path,
+    chromium: str | None = None,
+    timeout: float = 60.0,
+    screenshot: str | Path | None = None,
+    width: int = 1400,
+    max_height: int = 16000,
+) -> dict:
+    """Open the report in headless Chromium; return what was seen (see `passed`). With `screenshot`, also save
+    a PNG of the whole page as a reader sees it in a window `width` pixels wide."""
     index = Path(path)
     index = (index / "index.html" if index.is_dir() else index).resolve()
     if not index.is_file():
@@ -185,10 +193,13 @@ def check_report(path: str | Path, chromium: str | None = None, timeout: float =
         tools = DevTools(page, timeout)
         for domain in ("Runtime", "Log", "Network", "Page"):
             tools.call(f"{domain}.enable")
+        tools.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
         tools.call("Page.navigate", url=index.as_uri())
         charts = _wait_for_charts(tools, timeout)
         time.sleep(0.5)  # let late console messages arrive
         tools.evaluate("1")
+        if screenshot is not None:
+            _save_screenshot(tools, Path(screenshot), width, max_height)
         seen = _classify(tools.events)
         tools.ws.close()
     finally:
@@ -203,6 +214,18 @@ def check_report(path: str | Path, chromium: str | None = None, timeout: float =
     seen["chromium"] = binary
     seen["passed"] = bool(charts) and all(c["drawn"] for c in charts) and not seen["errors"] and not seen["network"]
     return seen
+
+
+def _save_screenshot(tools: DevTools, path: Path, width: int, max_height: int) -> None:
+    """The whole page (not just the window), down to `max_height` pixels, as a PNG."""
+    height = int(tools.evaluate("Math.ceil(document.documentElement.scrollHeight)") or 900)
+    shot = tools.call(
+        "Page.captureScreenshot",
+        format="png",
+        captureBeyondViewport=True,
+        clip={"x": 0, "y": 0, "width": width, "height": min(height, max_height), "scale": 1},
+    )
+    path.write_bytes(base64.b64decode(shot["data"]))
 
 
 def _devtools_port(process: subprocess.Popen, timeout: float) -> int:
@@ -279,9 +302,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chromium", help="the Chromium binary (default: the first of " + ", ".join(CHROMIUM_NAMES))
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for the charts")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("--screenshot", metavar="PNG", help="also save the whole page as a PNG")
+    parser.add_argument("--width", type=int, default=1400, help="window width in pixels (default 1400)")
+    parser.add_argument("--max-height", type=int, default=16000, help="the screenshot's height at most")
     args = parser.parse_args(argv)
     try:
-        seen = check_report(args.report, args.chromium, args.timeout)
+        seen = check_report(args.report, args.chromium, args.timeout, args.screenshot, args.width, args.max_height)
     except ChromiumMissing as error:
         print(f"check_report_in_chromium: {error}", file=sys.stderr)
         return 2

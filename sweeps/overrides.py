@@ -40,9 +40,16 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str] | tuple[str, ...],
             raise UserError(f"{label}: expected KEY=VALUE, e.g. seeds=5, L=[0.1,1] or grid.sigma=[0.5,1]")
         value = parse_value(text, label)
         path = _path(raw, key, value, label, TOP_LEVEL_KEYS)
+        if path[0] in ("fixed", "grid", "eval") and isinstance(value, str) and "," in value:
+            raise UserError(f"{label}: {comma_list_hint(key, text)}")
         _set(raw, path, value, label)
         marks.overrides[".".join(path)] = item if len(item) <= 80 else shorten(item, 80)
     return raw
+
+
+def comma_list_hint(key: str, text: str) -> str:
+    """What to say to `sigma=0.5,1,2`: Hydra's multirun list; here a list is YAML's flow form."""
+    return f"a comma list is Hydra's multirun syntax; write the list as {key}=[{text.strip()}]"
 
 
 def _path(raw: dict[str, Any], key: str, value: Any, label: str, top_level: tuple[str, ...]) -> list[str]:

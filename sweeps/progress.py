@@ -1,10 +1,12 @@
 """One overall progress line for a sweep, on every executor:
 
-    progress: 12/36 configs · 2 packs running · 45.3k model-steps/s · ETA 0:32
+    progress: 12/36 configs · 2 packs running · 45.3k model-steps/s · elapsed 0:41 · ETA 0:32
 
-On a terminal the line is redrawn in place (on stderr, like a progress bar); otherwise (a log
-file, a pipe, a CI job) a new line is printed when a pack finishes, at most every INTERVAL_S
-seconds, and once at the end, so a long sweep's log stays short.
+On a terminal the line is redrawn in place (on stderr, like a progress bar); otherwise (a log file, a
+pipe, a CI job) a line ending in the wall-clock time is printed when a pack finishes (at most every
+MILESTONE_S seconds), as a heartbeat whenever HEARTBEAT_S seconds passed without one, and once at the
+end (iclscale.statusline), so a long sweep's log shows it is alive and stays short. A threshold search's
+rounds add the search's overall totals (`prefix`).
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from __future__ import annotations
 import sys
 import time
 
-INTERVAL_S = 15.0
+from iclscale.statusline import HEARTBEAT_S, StatusLine, duration, si
+
+MILESTONE_S = 15.0
 
 
 class Progress:
-    def __init__(self, plan, enabled: bool = True, stream=None):
+    def __init__(self, plan, enabled: bool = True, stream=None, prefix: str = "", every: float = HEARTBEAT_S):
         self.sizes = [len(p.configs) for p in plan.packs]
         self.steps = [p.steps for p in plan.packs]
         self.total = sum(self.sizes)
@@ -24,70 +28,43 @@ class Progress:
         self.step_of = [0] * len(plan.packs)
         self.running: set[int] = set()
         self.done = 0
-        self.enabled = enabled
-        self.stream = stream or sys.stderr
-        self.tty = self.enabled and self.stream.isatty()
+        self.prefix = prefix
         self.start = time.monotonic()
-        self.last_print = 0.0
+        self.enabled = enabled
+        self.status = StatusLine(self.line, stream or sys.stderr, every=every, enabled=enabled)
+        self.milestone_s = min(MILESTONE_S, every)
+
+    @property
+    def tty(self) -> bool:
+        return self.status.tty
 
     def started(self, pack: int) -> None:
         self.running.add(pack)
-        self.show()
+        self.status.update()
 
     def advanced(self, pack: int, step: int) -> None:
         self.running.add(pack)
         self.step_of[pack] = max(self.step_of[pack], step)
-        self.show()
+        self.status.update()
 
     def finished(self, pack: int, failed: bool = False) -> None:
         self.running.discard(pack)
         self.step_of[pack] = self.steps[pack]
         self.done += self.sizes[pack]
-        self.show(milestone=True)
+        if self.status.tty or time.monotonic() - self.status.last_print >= self.milestone_s:
+            self.status.update(milestone=True)
 
     def line(self) -> str:
         elapsed = max(time.monotonic() - self.start, 1e-9)
         trained = sum(k * s for k, s in zip(self.sizes, self.step_of, strict=True))
         rate = trained / elapsed
         left = self.work - trained
-        eta = _duration(left / rate) if rate > 0 and left > 0 else ("0:00" if left <= 0 else "?")
+        eta = duration(left / rate) if rate > 0 and left > 0 else ("0:00" if left <= 0 else "?")
         running = len(self.running)
         return (
-            f"progress: {self.done}/{self.total} configs · {running} pack{'s' if running != 1 else ''} running · "
-            f"{_si(rate)} model-steps/s · ETA {eta}"
+            f"{self.prefix}progress: {self.done}/{self.total} configs · {running} pack{'s' if running != 1 else ''} "
+            f"running · {si(rate)} model-steps/s · elapsed {duration(elapsed)} · ETA {eta}"
         )
 
-    def show(self, milestone: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if self.tty:
-            if now - self.last_print >= 0.2 or milestone:
-                self.stream.write("\r\033[K" + self.line())
-                self.stream.flush()
-                self.last_print = now
-        elif milestone and now - self.last_print >= INTERVAL_S:
-            print(self.line(), file=self.stream, flush=True)
-            self.last_print = now
-
     def close(self) -> None:
-        if not self.enabled:
-            return
-        if self.tty:
-            self.stream.write("\r\033[K" + self.line() + "\n")
-        else:
-            print(self.line(), file=self.stream)
-        self.stream.flush()
-
-
-def _si(x: float) -> str:
-    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if x >= limit:
-            return f"{x / limit:.1f}{suffix}"
-    return f"{x:.0f}"
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds + 0.5)
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+        self.status.close()

@@ -41,6 +41,11 @@ from sweeps.execute import SweepContext, record_failure, run_pack
 from sweeps.plan import PackPlan, Plan
 
 LOOPBACK_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+# Ray starts its worker processes at niceness 15 (RayConfig worker_niceness) so that they yield to its own
+# daemons; on a shared machine that leaves a local sweep's trials a few percent of a CPU beside any process at
+# normal priority. A local instance runs its trials at the priority of the command (an environment setting
+# RAY_worker_niceness of the user's wins).
+NICENESS_ENV = {"RAY_worker_niceness": "0"}
 QUIET_ENV = {"TUNE_DISABLE_SIGINT_HANDLER": "1"}  # Ctrl-C stops the sweep at once; no Tuner.restore advice
 DIAL_TIMEOUT_S = 10.0
 HANDSHAKE_TIMEOUT_S = 10.0
@@ -61,6 +66,9 @@ def start_ray(address: str | None, quiet: bool = False) -> None:
     loopback = address is None or (host is not None and _is_loopback(host))
     if loopback:
         os.environ.update(LOOPBACK_ENV)  # before ray is imported: it reads this when it starts
+    if address is None:  # a local instance that this command starts
+        for name, value in NICENESS_ENV.items():  # read by the raylet and the workers it starts
+            os.environ.setdefault(name, value)
     import ray
 
     if ray.is_initialized():

@@ -37,7 +37,9 @@ Resume
 Execution: `--executor ray` runs each grid point's search as one Tune experiment through
 `ray.tune.search.optuna.OptunaSearch`; `--executor inline` drives the same objective with Optuna's
 ask/tell loop in this process. Grid points are searched one after another. The best values per grid
-point are printed and written to `DIR/search_best.yaml`.
+point are printed and written to `DIR/search_best.yaml`; every grid point's search is written as an Optuna
+study to `DIR/optuna.db` (`optuna-dashboard sqlite:///DIR/optuna.db`). Ray Tune's experiment state stays
+out of the results directory.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ RANGE_KEYS = ("low", "high", "log")
 MODES = ("min", "max")
 RECORDS = "search"  # folder of trial records in the results directory
 BEST_FILE = "search_best.yaml"
+OPTUNA_FILE = "optuna.db"  # every grid point's search as an Optuna study (RDB storage, SQLite)
 TUNE_METRIC = "objective"  # what a Tune trial reports; not a study metric name, so never a clash
 
 
@@ -453,7 +456,7 @@ def sampler(search: dict[str, Any], stored: int):
 
 
 def search_inline(
-    sweep: Sweep, state: PointState, remaining: int, context: SweepContext, device: str, quiet: bool
+    sweep: Sweep, state: PointState, remaining: int, context: SweepContext, device: str, quiet: bool, overall=None
 ) -> None:
     """Optuna's ask/tell loop in this process, warm-started with the stored trials."""
     import optuna
@@ -475,7 +478,20 @@ def search_inline(
         if not quiet:
             done = state.stored + number + 1
             line = f"{_values(values)}  {search['metric']} {value:.6g}  (best {study.best_value:.6g})"
-            print(f"  {label(state.point)}  trial {done}/{search['trials']}: {line}", flush=True)
+            print(f"  {label(state.point)}  trial {done}/{search['trials']}: {line}{_overall(overall)}", flush=True)
+
+
+def _overall(overall: dict | None) -> str:
+    """The search's overall totals after one more finished trial: `· 17/48 trials of this run · 13:45:02Z`."""
+    if overall is None:
+        return ""
+    from iclscale.statusline import duration, stamp
+
+    overall["done"] += 1
+    elapsed = time.monotonic() - overall["start"]
+    left = overall["total"] - overall["done"]
+    eta = duration(elapsed / overall["done"] * left) if left else "0:00"
+    return f"  · {overall['done']}/{overall['total']} trials of this run · ETA {eta} · {stamp()}"
 
 
 def search_trial(
@@ -501,6 +517,7 @@ def search_on_ray(
     retries: int,
     quiet: bool,
     after_point=None,
+    overall=None,
 ) -> None:
     """Each grid point's search as one Tune experiment driven by OptunaSearch, one point after another."""
     from sweeps.ray_executor import _error_text, start_ray, tune_storage
@@ -541,7 +558,8 @@ def search_on_ray(
                     name=f"{context.sweep}-search{index}-{time.strftime('%Y%m%d-%H%M%S')}",
                     **tune_storage(context.out),
                     failure_config=tune.FailureConfig(max_failures=retries),
-                    verbose=0,  # the search prints one line per grid point instead
+                    verbose=0,  # the search prints one line per finished trial instead
+                    callbacks=[] if quiet else [_trial_printer(sweep, state, overall)],
                 ),
             )
             errors = [result.error for result in tuner.fit() if result.error is not None]
@@ -553,6 +571,26 @@ def search_on_ray(
     finally:
         if address is None:
             ray.shutdown()
+
+
+def _trial_printer(sweep: Sweep, state: PointState, overall: dict | None):
+    """A Tune callback: one line per finished trial, as the inline search prints, with the overall totals."""
+    from ray.tune import Callback
+
+    search = sweep.search
+    finished = [state.stored]
+
+    class TrialPrinter(Callback):
+        def on_trial_result(self, iteration, trials, trial, result, **info):
+            if TUNE_METRIC not in result:
+                return
+            finished[0] += 1
+            values = _values(typed(sweep, trial.config))
+            line = f"{values}  {search['metric']} {result[TUNE_METRIC]:.6g}"
+            print(f"  {label(state.point)}  trial {finished[0]}/{search['trials']}: {line}{_overall(overall)}",
+                  flush=True)  # fmt: skip
+
+    return TrialPrinter()
 
 
 def concurrency(search: dict[str, Any], remaining: int, resources) -> int:
@@ -593,12 +631,13 @@ def run_search(
         def after_point() -> None:  # a killed search keeps the best of the points it finished
             write_best(sweep, location, load_states(sweep, location))
 
+        overall = {"done": 0, "total": sum(remaining for _, remaining in todo), "start": time.monotonic()}
         if executor == "inline":
             for state, remaining in todo:
-                search_inline(sweep, state, remaining, context, device, quiet)
+                search_inline(sweep, state, remaining, context, device, quiet, overall)
                 after_point()
         else:
-            search_on_ray(sweep, todo, context, address, device, retries, quiet, after_point)
+            search_on_ray(sweep, todo, context, address, device, retries, quiet, after_point, overall)
     else:
         print(f"nothing to run: every grid point of {sweep.name} has its {search['trials']} trials stored")
     states = load_states(sweep, location)
@@ -637,6 +676,59 @@ def write_best(sweep: Sweep, location: Location, states: list[PointState]) -> No
     import yaml
 
     location.write_bytes(BEST_FILE, yaml.safe_dump(best_table(sweep, states), sort_keys=False).encode())
+    write_optuna_studies(sweep, location, states)
+
+
+def study_name(sweep: Sweep, point: Mapping[str, Any]) -> str:
+    """The Optuna study of one grid point in DIR/optuna.db: `<sweep> <grid point>`."""
+    return f"{sweep.name} {label(point)}"
+
+
+def write_optuna_studies(sweep: Sweep, location: Location, states: list[PointState]) -> None:
+    """Every grid point's search as an Optuna study in DIR/optuna.db (SQLite, Optuna's RDB storage), so that
+    `optuna.load_study(study_name=..., storage="sqlite:///DIR/optuna.db")` and optuna-dashboard open it.
+
+    The store stays the truth (a resumed search is warm-started from it, not from this file): the file is
+    rebuilt from the stored trials after every grid point, in a temporary file moved into place, so a kill
+    never leaves half a database. A trial whose every seed diverged (objective ±inf) is a FAIL trial."""
+    import os
+    import tempfile
+
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    search = sweep.search
+    space = distributions(search)
+    with tempfile.TemporaryDirectory(prefix="iclscale-optuna-") as folder:
+        path = os.path.join(folder, OPTUNA_FILE)
+        storage = optuna.storages.RDBStorage(f"sqlite:///{path}")
+        for state in states:
+            study = optuna.create_study(
+                study_name=study_name(sweep, state.point),
+                storage=storage,
+                direction="minimize" if search["mode"] == "min" else "maximize",
+            )
+            study.set_user_attr("grid_point", {k: _plain(v) for k, v in state.point.items()})
+            study.set_user_attr("metric", search["metric"])
+            for trial in state.trials:
+                finite = math.isfinite(trial.objective)
+                for _ in range(trial.count):
+                    study.add_trial(
+                        optuna.trial.create_trial(
+                            params=trial.values,
+                            distributions=space,
+                            value=trial.objective if finite else None,
+                            state=optuna.trial.TrialState.COMPLETE if finite else optuna.trial.TrialState.FAIL,
+                            user_attrs={"seeds_ok": trial.ok, "seeds_diverged": trial.diverged},
+                        )
+                    )
+        storage.engine.dispose()
+        with open(path, "rb") as handle:
+            location.write_bytes(OPTUNA_FILE, handle.read())
+
+
+def _plain(value: Any) -> Any:
+    return value if isinstance(value, (int, float, str, bool)) or value is None else str(value)
 
 
 def describe_best(sweep: Sweep, states: list[PointState], out: str) -> str:

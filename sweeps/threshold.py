@@ -289,6 +289,7 @@ def run_threshold(sweep: Sweep, location: Location, run_plan, slots: int = 1, qu
 
     write_frozen_sweep(location, sweep.resolved())
     attempted: set[str] = set()
+    trained = 0  # configs trained by this run, over all rounds (the overall total beside each round's line)
     for round_ in range(1, MAX_ROUNDS + 1):
         stored = read_stored(sweep, location)
         current = _fail_repeated(states(sweep, stored), sweep, attempted, stored)
@@ -304,8 +305,11 @@ def run_threshold(sweep: Sweep, location: Location, run_plan, slots: int = 1, qu
         attempted |= {c.run_id for c in proposals}
         if not quiet:
             to_train = sum(len(p.configs) for p in plan.packs)
-            print(f"round {round_}: {len(open_)} searches open, {to_train} configs to train in {len(plan.packs)} packs",
+            ended = sum(state.status not in (OPEN, WAITING) for _, state in current)
+            print(f"round {round_}: {len(open_)} searches open, {ended} of {len(current)} ended; "
+                  f"{to_train} configs to train in {len(plan.packs)} packs ({trained} trained so far in this run)",
                   flush=True)  # fmt: skip
+            trained += to_train
         if plan.packs:
             run_plan(plan)
     else:

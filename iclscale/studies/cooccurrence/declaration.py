@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from iclscale.params import Param, recipe_params
-from iclscale.registry import StudyInfo
+from iclscale.registry import Metric, StudyInfo
 
 PAPER = (
     "Yang, Kailkhura, Wang, Liang. Training Dynamics of Transformers to Recognize Word Co-occurrence via "
@@ -72,12 +72,74 @@ def _dtype_param(recipe: tuple[Param, ...]) -> tuple[Param, ...]:
     return tuple(dataclasses.replace(p, meaning=meaning) if p.name == "dtype" else p for p in recipe)
 
 
+METRICS = (
+    Metric("test_loss", "logistic loss ℓ(yF) = log(1 + e^{−yF}) on fresh test sequences ([Y24] Eq. 2)", headline=True),
+    Metric("test_error", "fraction of test sequences classified wrongly", headline=True),
+    Metric("loss", "training loss L̂, the mean logistic loss over the training set ([Y24] Eq. 2)", headline=True),
+    Metric("loss_type#", "mean training loss over the sequences of type # (I_#; Fig. 1b)"),
+    Metric(
+        "min_margin",
+        "min_i y_iF_i over the training set (> 0: every sample correct; T1 is the first time; spec §7.4)",
+        headline=True,
+    ),
+    Metric("min_margin_type#", "min_i y_iF_i over the sequences of type #"),
+    Metric("G#", "G(μ_#) = uᵀW_Vμ_#, the linear sub-network on special token # ([Y24] Eq. 4)"),
+    Metric("G_margin_type#", "the sub-network's margin on a type-# sequence (Thm 3.2 (iv))"),
+    Metric("G_signal_min", "min(G1, G2, −G3) (≥ c: the time T1_G(c); spec §7.4)"),
+    Metric("G_random_max", "max |G(μ_r)| over the training set's random tokens (Lemma F.14)"),
+    Metric("G_random_mean", "mean |G(μ_r)| over the training set's random tokens"),
+    Metric("u_norm2", "‖Wᵀa‖², the readout's squared norm ([Y24] Eq. 5)"),
+    Metric(
+        "A##",
+        "key–query score A_ij = μ_iᵀW_KᵀW_Qμ_j between special tokens i (key) and j (query) (Fig. 1a, Thm 3.2 (i))",
+    ),
+    Metric("v##", "value Gram ⟨W_Vμ_i, W_Vμ_j⟩ (Thm 3.2 (ii))"),
+    Metric("p##", "mean softmax weight query μ_i puts on key μ_j over type-1 sequences (Cor. F.17)"),
+    Metric("attention_max_change", "max |p(t) − p(0)| of any softmax weight since initialisation (Def. F.1: O(1/L²))"),
+    Metric("key_gram_drift", "max change of the key Gram matrix since initialisation (Thm E.28, Lemma F.19)"),
+    Metric("query_gram_drift", "max change of the query Gram matrix since initialisation"),
+    Metric("value_gram_drift", "max change of the value Gram matrix since initialisation"),
+    Metric("neuron_gram_drift", "max change of ⟨w_j1, w_j2⟩ over all neuron pairs since initialisation"),
+    Metric("score_change_special", "max change of the key–query scores among special tokens (Thm 3.3)"),
+    Metric("score_change_random_key", "max change of scores with a random token as key, μ1–μ3 as query"),
+    Metric("score_change_random_query", "max change of scores with a random token as query"),
+    Metric("score_change_random_pair", "max change of scores between random tokens"),
+    Metric("random_score_change_ratio", "max |C_{i,γ}| / |C12|, random tokens' score change against A12 (Thm 3.3)"),
+    Metric("S#", "S_# = Σ_{i∈I_#} g_i with g_i = 1/(1 + e^{y_iF_i}), the gradient mass of type # (§4.2)"),
+    Metric("R", "R(t) = (S2 + S3 + S4 − S1)/(S1 − S2) ≈ −Ġ3/Ġ1 (§4.2)"),
+    Metric("R_prime", "R′(t) = (S2 + S3 + S4 − S1)/(S1 − S3) ≈ −Ġ3/Ġ2"),
+    Metric("R_star", "R*, the root with c/a ≈ −2 that R(t) settles at (App. F.1; spec §9.9)"),
+    Metric("balance_23", "|S2 − S3| / min(S2, S3) (Lemma 4.4: ≤ C ≪ 1)"),
+    Metric("S2_over_S3", "S2/S3 (Def. F.1: in [1/2, 2])"),
+    Metric("S_ordering", "1 when S4 ≤ min(S2, S3) ≤ max(S2, S3) ≤ S1 ≤ S2 + S3 + S4 (Def. F.1's ordering), else 0"),
+    Metric("S_over_S234_minus_S1", "S/(S2 + S3 + S4 − S1) (Lemma 4.5: O(1), positive)"),
+    Metric("S_over_S1_minus_S2", "S/(S1 − S2)"),
+    Metric("S_over_S1_minus_S3", "S/(S1 − S3)"),
+    Metric("g_spread", "max over types of max g_i / min g_i within the type (Cor. F.2: O(1))"),
+    Metric("rate_G_random_median", "median |Ġ(μ_r)| over seen random tokens (≈ (3/n)·Ġ1 at t = 0, Lemma E.6)"),
+    Metric("rate_G3_over_G1", "Ġ3/Ġ1 (Lemma 4.2: small at t = 0)"),
+    Metric("rate_G3_lower", "−Ġ3 / max(Ġ1, Ġ2) (Lemmas 4.3, 4.5: ≥ 1 + C)"),
+    Metric("rate_G3_upper", "−Ġ3 / (Ġ1 + Ġ2) (Lemmas 4.3, 4.5: ≤ 1 − C)"),
+    Metric("rate_margin_spread", "max/min of the margins' rates (Thm F.8: every margin grows at one rate)"),
+    Metric("rate_margin_min", "the smallest margin rate (> 0: every sample's margin grows; Thm F.8)"),
+    Metric("rate_A12_over_loss", "Ȧ12 / L̂ (Lemma 4.7: Θ̃(σ0²√m/L))"),
+    Metric("loss_rate_ratio", "−(dL̂/dt) / (‖Wᵀa‖² L̂²) (Thm F.8: Θ(1))"),
+    Metric("u_norm2_rate_identity", "(2‖a‖²/n) Σ_i g_i y_iF_i, Eq. 5's right-hand side (equals d‖Wᵀa‖²/dt)"),
+    Metric(
+        "rate_*",
+        "rate_X: X's exact gradient-flow rate dX/dt along −∇L̂ (forward-mode autograd; Lemmas 4.1–4.3, 4.7, "
+        "F.4, F.11; spec §7.1)",
+    ),
+)
+
+
 COOCCURRENCE = StudyInfo(
     name="cooccurrence",
     title="A one-layer transformer learns word co-occurrence by gradient flow in two phases",
     paper=PAPER,
     implementation="iclscale.studies.cooccurrence.study:Cooccurrence",
     checks=(_check_type_counts, _check_vocabulary),
+    metrics=METRICS,
     params=(
         Param(
             "d",

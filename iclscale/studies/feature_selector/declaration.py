@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from iclscale.params import Param, recipe_params
-from iclscale.registry import StudyInfo
+from iclscale.registry import Metric, StudyInfo
 
 PAPER = (
     "Li, Wang, et al. Transformers as Multi-Task Feature Selectors: Generalization Analysis of In-Context "
@@ -386,12 +386,83 @@ def _check_ood(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+METRICS = (
+    Metric(
+        "test_error",
+        "fraction of test prompts classified wrongly at the eval point ([LW23] Thm 1: ≤ ε after T "
+        "iterations; NaN when the domain has no task)",
+        headline=True,
+    ),
+    Metric("test_hinge", "mean hinge loss over the test prompts (NaN when the domain has no task)", headline=True),
+    Metric(
+        "attn_same",
+        "A_*, attention mass on demonstrations sharing the query's relevant pattern μ ([LW23] Prop. 1 "
+        "Eq. 9: → 1; prompts without one left out)",
+        headline=True,
+    ),
+    Metric(
+        "in_regime",
+        "1 when A_* ≥ 0.9, the selection regime (not from the paper; spec §6.3), else 0",
+        regime="the feature-selection regime A_* ≥ 0.9 that Prop. 1–2 describe (a threshold of this tool)",
+    ),
+    Metric("test_attn_same", "A_* on the test prompts of the eval point (NaN when none shares the query's μ)"),
+    Metric("test_no_match", "fraction of test prompts with no demonstration sharing the query's μ"),
+    Metric(
+        "ood_conditions",
+        "1 when the eval point meets the out-of-domain conditions of [LW23] Thm 2, else 0 (ood eval only)",
+        regime="[LW23] Thm 2's out-of-domain conditions",
+    ),
+    Metric("wq_mu_norm", "mean_j ‖W_Q^x μ_j‖ on the relevant patterns ([LW23] Prop. 1 Eq. 7: grows ≥ Θ(√log M))"),
+    Metric("wk_mu_norm", "mean_j ‖W_K^x μ_j‖ on the relevant patterns (Eq. 7)"),
+    Metric("wq_nu_norm", "mean_k ‖W_Q^x ν_k‖ on the irrelevant patterns (Eq. 8: stays ≤ Θ(1))"),
+    Metric("wk_nu_norm", "mean_k ‖W_K^x ν_k‖ on the irrelevant patterns (Eq. 8)"),
+    Metric("qk_mu_diagonal", "mean μ_jᵀW_K^xᵀW_Q^x μ_j (Lemma 4: ≫ the off-diagonal)"),
+    Metric("qk_mu_offdiagonal", "mean |μ_jᵀW_K^xᵀW_Q^x μ_j′| over j ≠ j′"),
+    Metric("qk_nu_diagonal", "mean ν_kᵀW_K^xᵀW_Q^x ν_k"),
+    Metric("wq_label_columns_norm", "‖W_Q's label columns‖ (stays exactly 0: its gradient vanishes; spec §7.1)"),
+    Metric("wk_label_columns_norm", "‖W_K's label columns‖ (moves a little: [LW23] Eq. 109, ≤ ε_y)"),
+    Metric("wk_feature_columns_norm", "‖W_K's feature columns‖"),
+    Metric("qk_rows_past_dx_norm", "‖rows past d_X of W_Q and W_K‖ (stay exactly 0)"),
+    Metric("attn_same_p#", "the #-th percentile over prompts of A_* (NaN when no prompt has a match)"),
+    Metric("attn_partner", "attention mass on demonstrations of the task's other pattern"),
+    Metric("attn_other", "attention mass on non-task patterns (random labels)"),
+    Metric("attn_same_irrelevant", "attention mass on demonstrations sharing only the query's irrelevant ν"),
+    Metric("attn_same_uniform", "|𝒩_*|/l, A_* under uniform attention (≈ α/2)"),
+    Metric("attn_no_match", "fraction of probe prompts with no demonstration sharing the query's μ (left out of A_*)"),
+    Metric(
+        "mlp_in_feature",
+        "feature part z^x of the pre-ReLU z, signed toward the correct label (Fig. 1b, input side; Prop. 2 Eq. 10)",
+    ),
+    Metric("mlp_in_label", "label part z^y of the pre-ReLU z, signed toward the correct label (Fig. 1b, input side)"),
+    Metric("mlp_out_feature", "W_O[:, feat]·sa[feat], signed toward the correct label (Eq. 10 as printed)"),
+    Metric("mlp_out_label", "W_O[:, lab]·sa[lab], signed toward the correct label (Eq. 10 as printed)"),
+    Metric("mlp_out_rest", "the rest of z beyond the feature and label parts, output side"),
+    Metric("preact_feature_abs", "mean |z^x| over prompts and neurons"),
+    Metric("preact_label_abs", "mean |z^y| over prompts and neurons"),
+    Metric("readout_label_accuracy", "accuracy of the label part of the output alone (ties count ½)"),
+    Metric("readout_feature_accuracy", "accuracy of the feature part of the output alone (ties count ½)"),
+    Metric(
+        "prop2_out_fraction",
+        "fraction of (prompt, neuron) pairs with the label part above the feature part, output side (Prop. 2 Eq. 10)",
+    ),
+    Metric("prop2_out_active_fraction", "the same over active neurons of correctly classified prompts"),
+    Metric("prop2_in_active_fraction", "z^y > z^x over active neurons of correctly classified prompts (input side)"),
+    Metric("lucky_W_fraction", "|𝒲|/m, lucky neurons with a_i > 0 ([LW23] Lemma 7: ≥ (1 − ε_m − τM1)/16)"),
+    Metric("lucky_U_fraction", "|𝒰|/m, lucky neurons with a_i < 0 (Lemma 7)"),
+    Metric("lucky_dWO_label", "accumulated W_O change of lucky neurons on the label block (Lemma 3 Eq. 15: Θ(δβ²/a))"),
+    Metric("lucky_dWO_feature", "the same on the feature block (Eq. 16: Θ(δβ²λ_*/a))"),
+    Metric("lucky_dWO_ratio", "lucky_dWO_feature / lucky_dWO_label (≈ λ_* by Lemma 3)"),
+    Metric("wv_update_cosine", "cosine between the W_V update and the lucky W_O rows (Lemma 5)"),
+)
+
+
 FEATURE_SELECTOR = StudyInfo(
     name="feature_selector",
     title="A one-layer Transformer selects features of noisy patterns: T ∝ √M/(λ_* η), OOD on the cone of μ",
     paper=PAPER,
     implementation="iclscale.studies.feature_selector.study:FeatureSelector",
     checks=(_check_shapes, _check_ood),
+    metrics=METRICS,
     params=(
         *DATA_SHAPE,
         *MODEL_SHAPE,

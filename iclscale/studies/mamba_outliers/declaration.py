@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from iclscale.params import Param, recipe_params
-from iclscale.registry import StudyInfo
+from iclscale.registry import Metric, StudyInfo
 
 PAPER = (
     "Li, Lu, Cui, Chen, Wang. Can Mamba Learn In Context with Outliers? A Theoretical Generalization Analysis "
@@ -266,12 +266,90 @@ def _check(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+_MEAN = "mean over test prompts"
+METRICS = (
+    Metric(
+        "test_error",
+        "fraction of test prompts classified wrongly, over all tasks ([LM25] Eq. 5; Thm 1–2: ≤ ε after T iterations)",
+        headline=True,
+    ),
+    Metric("test_hinge", "mean hinge loss over the test prompts", headline=True),
+    Metric(
+        "error_trained",
+        "test error on the M1 training tasks (cyclic offset 1; NaN when no prompt drew one)",
+        headline=True,
+    ),
+    Metric(
+        "hinge_trained",
+        "hinge loss on the training tasks alone (the batch-size laws' criterion, no gap-2 floor; "
+        "NaN when no prompt drew one)",
+    ),
+    Metric("error_reversed", "test error on reversed tasks (offset M1 − 1; NaN when no prompt drew one)"),
+    Metric("error_gap#", "test error on gap-2 tasks (offset 2 or M1 − 2; NaN when no prompt drew one)"),
+    Metric("error_other", "test error on the other tasks (NaN when no prompt drew one)"),
+    Metric("error_v#", "test error with every outlier on unseen direction v′_# (outlier_set unseen only)"),
+    Metric("outlier_fraction", "fraction of test demonstrations that are outliers (≈ p_a′ of the eval point)"),
+    Metric(
+        "M_offset#",
+        "mean_j μ_jᵀ(W_BᵀW_C)μ_{j+#} over β²: a_i's matrix on the relevant directions at cyclic offset "
+        "# (0 the diagonal, 1 the training pairs; [LM25] Lemma 3)",
+    ),
+    Metric("W_B_offset#", "the same reading of W_B alone"),
+    Metric("W_C_offset#", "the same reading of W_C alone"),
+    Metric(
+        "w_outlier",
+        "v*ᵀw, the gate weight on the training outlier directions ([LM25] Lemmas 4–5: grows "
+        "negative, closing the gate on outliers; Mamba only)",
+    ),
+    Metric("w_relevant", "μᵀw/β, the gate weight on the relevant patterns (Mamba only)"),
+    Metric("w_irrelevant", "νᵀw/β, the gate weight on the irrelevant patterns (Mamba only)"),
+    Metric("w_label", "w_{d+1}, the gate weight on the label entry (Mamba only)"),
+    Metric("w_unseen_v#", "v′_#ᵀw on unseen outlier direction # (Mamba only)"),
+    Metric("attn_same", f"S_same = Σ_{{i∈N1}} a_i, {_MEAN} ([LM25] Cor. 1, Figs. 3, 5)"),
+    Metric("attn_other", f"S_other = Σ_{{i∉N1}} a_i, {_MEAN}"),
+    Metric("attn_gap", "S_same − S_other (Fig. 3: it grows)", headline=True),
+    Metric("attn_same_each", "S_same/|N1|, per demonstration sharing the query's pattern (NaN when none does)"),
+    Metric("attn_other_each", "S_other per other demonstration (NaN when there is none)"),
+    Metric(
+        "gate_outlier",
+        "mean gate G_{i,l+1} of outlier demonstrations ([LM25] Cor. 2 (i), Fig. 4: → 0; NaN when "
+        "the prompts hold no outlier, e.g. p_a′ = 0)",
+        headline=True,
+    ),
+    Metric("gate_clean", "mean gate of clean demonstrations (NaN when there is none)"),
+    Metric("sigma_outlier", "mean σ(wᵀp) of outlier demonstrations (NaN when there is none)"),
+    Metric("sigma_clean", "mean σ(wᵀp) of clean demonstrations (NaN when there is none)"),
+    Metric("gate_mass", "Σ_i G_i, the gates' total mass (< 1 by [LM25] Lemma 6)"),
+    Metric("gate_outlier_mass", "Σ of the outliers' gates"),
+    Metric("gate_chmean_outlier", "gate of outliers averaged over all d + 1 channels (a stack's layer; spec §4.5)"),
+    Metric("gate_chmean_clean", "gate of clean demonstrations averaged over all channels (a stack's layer)"),
+    Metric("gate_chmean_outlier_at#", "channel-mean gate of an outlier right before the query (final record)"),
+    Metric("gate_chmean_clean_at#", "channel-mean gate of a clean demonstration right before the query"),
+    Metric("gate_v#", "mean gate of outliers on unseen direction v′_# (M7; outlier_set unseen only)"),
+    Metric(
+        "gate_outlier_at#",
+        "mean gate of an outlier at distance # before the query (Fig. 4's bars; final record "
+        "only; NaN when no prompt has an outlier there)",
+    ),
+    Metric(
+        "gate_clean_at#",
+        "mean gate of a clean demonstration at distance # before the query (final record; NaN when none is there)",
+    ),
+    Metric(
+        "gate_clean_rank#",
+        "mean gate of the #-th closest clean demonstration, G_h(#) ≥ Θ(2^−(#−1)) ([LM25] "
+        "Eq. 18; final record; NaN when no prompt has that many)",
+    ),
+)
+
+
 MAMBA_OUTLIERS = StudyInfo(
     name="mamba_outliers",
     title="Mamba vs a linear Transformer in context with outliers: gates, thresholds in α, iterations vs l_tr",
     paper=PAPER,
     implementation="iclscale.studies.mamba_outliers.study:MambaOutliers",
     checks=(_check,),
+    metrics=METRICS,
     params=(
         *DATA,
         *MODEL,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from iclscale.params import Param, recipe_params
-from iclscale.registry import StudyInfo
+from iclscale.registry import Metric, StudyInfo
 
 PAPER = (
     "Li, Wang, Lu, Cui, Chen. How Do Nonlinear Transformers Learn and Generalize in In-Context Learning? "
@@ -389,12 +389,98 @@ def _check_gpt2(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+TASK_METRICS = (
+    Metric(
+        "test_error",
+        "fraction of test prompts classified wrongly, sign(F(Ψ; P)) ≠ z, at the eval point's "
+        "domain, α′ and l_ts ([L24] Thm 3.3: ≤ ε after T iterations; NaN when the domain has no task)",
+        headline=True,
+    ),
+    Metric(
+        "test_hinge",
+        "mean hinge loss max{0, 1 − z·F(Ψ; P)} over the test prompts ([L24] Eq. 3; NaN when the domain has no task)",
+        headline=True,
+    ),
+    Metric(
+        "condition_3_2",
+        "1 when the training tasks satisfy [L24] Condition 3.2 (each μ_j maps to +1 and to −1 "
+        "in |T_tr|/M1 ≥ 1 tasks each), else 0",
+        regime="[L24] Condition 3.2 on the training tasks, assumed by Thm 3.3 and 3.6",
+    ),
+    Metric("train_task_count", "|T_tr|, the number of training tasks"),
+    Metric("unseen_task_count", "the number of unseen (test) tasks"),
+    Metric("odr_norm_ratio", "‖μ′_1‖/β of the out-of-domain patterns: 1 unless S1 was infeasible (ood eval only)"),
+    Metric("pruned_fraction", "fraction of neurons pruned at the eval point (Fig. 5; prune_method ≠ none)"),
+)
+
+_PROBE_SIDE = "(A: [L24] Prop. 4.1; id_ on training-domain prompts, ood_ on out-of-domain ones)"
+ONE_LAYER_METRICS = (
+    *TASK_METRICS,
+    Metric("id_q_norm", f"mean ‖W_Q p_query‖ {_PROBE_SIDE}"),
+    Metric("id_k_norm", f"mean ‖W_K p_i‖ {_PROBE_SIDE}"),
+    Metric("id_q_on_pattern", "mean |e(μ)ᵀW_Q p| on the prompt's own relevant pattern ([L24] Eq. 17; grows)"),
+    Metric("id_k_on_pattern", "mean |e(μ)ᵀW_K p| on the prompt's own relevant pattern ([L24] Eq. 17; grows)"),
+    Metric("id_q_off_relevant", "largest |projection| of W_Q p on other relevant patterns ([L24] Eq. 18; stays small)"),
+    Metric("id_k_off_relevant", "largest |projection| of W_K p on other relevant patterns ([L24] Eq. 18; stays small)"),
+    Metric("id_q_off_irrelevant", "largest |projection| of W_Q p on irrelevant patterns ([L24] Eq. 19; stays small)"),
+    Metric("id_k_off_irrelevant", "largest |projection| of W_K p on irrelevant patterns ([L24] Eq. 19; stays small)"),
+    Metric(
+        "id_attn_same", "attention mass on demonstrations sharing the query's relevant pattern ([L24] Cor. 4.3: → 1)"
+    ),
+    Metric("id_attn_other", "attention mass on the other demonstrations (→ 0)"),
+    Metric("id_attn_same_uniform", "|N|/l, the share id_attn_same would have under uniform attention"),
+    Metric("id_attn_query", "attention mass on the query itself (attend_to_query only)"),
+    *(
+        Metric("ood_" + name, f"as id_{name}, on out-of-domain prompts")
+        for name in (
+            "q_norm",
+            "k_norm",
+            "q_on_pattern",
+            "k_on_pattern",
+            "q_off_relevant",
+            "k_off_relevant",
+            "q_off_irrelevant",
+            "k_off_irrelevant",
+            "attn_same",
+            "attn_other",
+            "attn_same_uniform",
+            "attn_query",
+        )
+    ),
+    Metric(
+        "small_neuron_fraction",
+        "|L^c|/m, the fraction of small neurons by 2-means on log ‖r_i‖ ([L24] Thm 3.7; Fig. 5: ≈ 15%)",
+        headline=True,
+    ),
+    Metric("neuron_magnitude_median", "median ‖r_i‖ over the m neurons (r_i: row i of W_O W_V)"),
+    Metric("small_neuron_magnitude_max", "largest ‖r_i‖ among the small neurons"),
+    Metric("large_neuron_magnitude_min", "smallest ‖r_i‖ among the large neurons"),
+    Metric("large_feature_norm", "mean ‖r_{i,d_X}‖ (feature part) over the large neurons ([L24] Prop. 4.5)"),
+    Metric("large_feature_angle", "mean angle (degrees) between r_{i,d_X} and μ̄ over the large neurons (→ 0)"),
+    Metric("large_label_norm", "mean ‖r_{i,d_Y}‖ (label part) over the large neurons ([L24] Prop. 4.5)"),
+    Metric("large_label_angle", "mean angle (degrees) between r_{i,d_Y} and sign(a_i)·q over the large neurons (→ 0)"),
+    *(
+        Metric(
+            f"neuron_{sign}#_{part}_{what}",
+            f"{what} of r_{{i,{label}}} of the #-th tracked neuron with a_i "
+            f"{'>' if sign == 'pos' else '<'} 0 (Fig. 2 C–D; NaN when fewer neurons have that sign)",
+        )
+        for sign in ("pos", "neg")
+        for part, label in (("feature", "d_X"), ("label", "d_Y"))
+        for what in ("norm", "angle")
+    ),
+    Metric("neuron_magnitude_#", "‖r_i‖ of neuron i, the row of W_O W_V (Fig. 5's magnitudes)"),
+    Metric("neuron_wo_magnitude_#", "‖W_O[i]‖ of neuron i (the pruning variant by W_O alone)"),
+)
+
+
 NONLINEAR_ICL = StudyInfo(
     name="nonlinear_icl",
     title="A one-layer nonlinear Transformer learns binary ICL tasks in T ∝ α^(-2/3) and generalizes out of domain",
     paper=PAPER,
     implementation="iclscale.studies.nonlinear_icl.study:NonlinearICL",
     checks=(_check_data, _check_one_layer),
+    metrics=ONE_LAYER_METRICS,
     params=(
         *DATA_SHAPE,
         *ONE_LAYER_SHAPE,
@@ -418,6 +504,7 @@ NONLINEAR_ICL_GPT2 = StudyInfo(
     paper=PAPER,
     implementation="iclscale.studies.nonlinear_icl.study:NonlinearICLGPT2",
     checks=(_check_data, _check_gpt2),
+    metrics=TASK_METRICS,
     params=(
         *DATA_SHAPE,
         *GPT2_SHAPE,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from iclscale.params import Param, recipe_params
-from iclscale.registry import StudyInfo
+from iclscale.registry import Metric, StudyInfo
 
 PAPER = (
     "Collins, Parulekar, Mokhtari, Sanghavi, Shakkottai. In-Context Learning with Transformers: "
@@ -79,6 +79,63 @@ NU = Param(
     "nu", float, 1.5, "train", "ν of the hills tasks (Fig 1: 0, 1.5, 6); unused by other classes", low=0, symbol="ν"
 )
 
+WINDOW_METRICS = (
+    Metric(
+        "M_spectral_norm",
+        "‖M‖₂ of the learned M = M_KᵀM_Q, the inverse window scale the attention adapts ([C24] Thm 3.4, Figs 3–4)",
+        headline=True,
+    ),
+    Metric(
+        "test_mse",
+        "mean squared ICL error on fresh test tasks of the eval point's class and L ([C24] eq. ICL)",
+        headline=True,
+    ),
+    Metric(
+        "M_isotropy_ratio",
+        "σ_max(M)/σ_min(M), the condition number of M: 1 when M ∝ I, the form of every minimiser on isotropic "
+        "data ([C24] Lemma B.5); large when M has picked out directions",
+    ),
+    Metric("M_anisotropy", "‖M − mean(diag M)·I‖_F / ‖M‖_F: the part of M that is not a multiple of I (0 for M ∝ I)"),
+    Metric(
+        "rho_MB",
+        "ρ(M, B) = ‖B_⊥ᵀMB_⊥‖₂ / σ_min(BᵀMB), spurious weight off the task subspace B ([C24] App J.1, "
+        "Fig 9; low-rank classes only)",
+        headline=True,
+    ),
+    Metric("rho_MB_rows", "ρ(M, B) read as ‖B_⊥ᵀM‖₂ / σ_min(BᵀMB) (the garbled App J.1 formula's second reading)"),
+    Metric("rho_MB_fro", "ρ(M, B) with the Frobenius norm: ‖B_⊥ᵀMB_⊥‖_F / σ_min(BᵀMB) (third reading)"),
+)
+
+ORACLE_METRICS = (
+    Metric(
+        "w_star",
+        "w*, the minimiser of the ICL loss ℒ(w) of M = w·I by Monte Carlo (the optimal inverse "
+        "window scale; [C24] Thm 3.4: w* ≍ Λ^{2/(d+2)} with Λ = nL²/σ²)",
+        headline=True,
+    ),
+    Metric("oracle_loss", "ℒ(w*), the ICL loss at the minimiser", headline=True),
+    Metric(
+        "w_star_at_grid_edge",
+        "1 when w* is at an end of the w grid [w_min, w_max] (then w* is a bound, not a "
+        "minimum: widen the grid), else 0",
+    ),
+    Metric(
+        "regime_window",
+        "1 when w_KQ = w*/2 ≥ d + √d, the window condition of [C24] Lemma C.5 used by Thm 3.4's proof, else 0",
+        regime="[C24] Thm 3.4's proof, Lemma C.5: w_KQ ≥ d + √d (small Λ = nL²/σ² gives a wide window outside it)",
+    ),
+    Metric(
+        "regime_noise_lemma",
+        "1 when w_KQ ≤ (n / log n)^{2/d}, the condition of [C24] Lemma D.1, else 0",
+        regime="[C24] Lemma D.1: w_KQ ≤ (n / log n)^{2/d}",
+    ),
+    Metric(
+        "regime_context",
+        "1 when n ≥ (L²/σ²)^{d/2} (relu; (d+2)/2 for affine), enough context for Thm 3.4's bound ([C24] App E), else 0",
+        regime="[C24] App E: n ≳ (L²/σ²)^{d/2} for relu, ^{(d+2)/2} for affine",
+    ),
+)
+
 
 def _check_classes(values: Mapping[str, Any]) -> str | None:
     classes = {values["task_class"], values.get("test_class") or values["task_class"]}
@@ -101,6 +158,7 @@ SOFTMAX_WINDOW = StudyInfo(
     paper=PAPER,
     implementation="iclscale.studies.softmax_window.study:SoftmaxWindow",
     checks=(_check_classes,),
+    metrics=WINDOW_METRICS,
     params=(
         D,
         N_CONTEXT,
@@ -208,6 +266,7 @@ SOFTMAX_WINDOW_ORACLE = StudyInfo(
     paper=PAPER,
     implementation="iclscale.studies.softmax_window.oracle:SoftmaxWindowOracle",
     checks=(_check_classes, _check_w_grid),
+    metrics=ORACLE_METRICS,
     params=(
         D,
         N_CONTEXT,
