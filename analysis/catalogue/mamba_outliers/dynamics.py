@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from analysis.catalogue.mamba_outliers.common import LM25, ONE_LAYER, STUDY, reading
+from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, reading, trained_regime
 from analysis.kinds import Bound, Trend
 from analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import CurveValues, FinalValue, final_value
@@ -34,6 +34,21 @@ GAP2_TOLERANCE = 0.01
 """|gap-2 entry| / diagonal entry at which Eq. (25)'s "does not move" still counts as held (not from the paper:
 the entries start at exactly 0, the diagonal at δ)."""
 WHERE = {**ONE_LAYER, "model": ("mamba",)}
+# The lemmas are steps of Thm 1's proof (App. E): SGD on the one-layer Mamba under Thm 1's conditions, whose (i) and
+# (ii) hold their own batch conditions (Lemma 3: B ≳ max{(1 − p_a)⁻¹M1, (1 − p_a)⁻²}·log ε⁻¹; Lemma 4, Eq. 32;
+# Lemma 5's κ_a ≳ Vβ⁻⁴). Lemma 4 also asks l ≳ (1 − p_a)⁻¹·log ε⁻¹ (Eq. 31), more than Thm 1 (iii)'s log M1.
+TRAINED = trained_regime()
+
+
+def _lemma4_prompts(rows):
+    """[LM25] Lemma 4, Eq. (31): l_tr ≥ (1 − p_a)^(−1)·log ε^(−1) (constant 1)."""
+    import numpy as np
+
+    clean = (1 - rows["p_a"].astype(float)).clip(lower=1e-12)
+    return rows["l_tr"].astype(float) >= np.log(1 / EPSILON) / clean
+
+
+LEMMA4 = trained_regime(also=_lemma4_prompts, also_text="l_tr ≥ (1 − p_a)^(−1)·log ε^(−1) (Lemma 4, Eq. 31)")
 
 
 @dataclass(frozen=True)
@@ -82,6 +97,7 @@ def gap2_law(matrix: str) -> Law:
         kind=Bound(aggregate="max", statistic_text=f"seed-mean |{matrix} gap-2| / {matrix} diagonal"),
         where=WHERE,
         row_filter=_cyclic_only,
+        regime=TRAINED,
         rule=inside_rule(min_levels=1, min_points=2),
     )
 
@@ -102,7 +118,12 @@ def trend_law(name: str, metric: str, sign: int, claim: str, source: str, cyclic
         citation=f"{LM25} {source[8:]}",
         conditions="one-layer Mamba; the probe at every record from step 0 (log-spaced records); the direction only "
         "(Spearman ρ of step vs seed-mean), not the lemma's rate (its constants are not given)"
-        + ("; App. C's cyclic training tasks (the pairs the lemma names)" if cyclic else ""),
+        + ("; App. C's cyclic training tasks (the pairs the lemma names)" if cyclic else "")
+        + (
+            "; Lemma 4's early phase t ≲ min{η⁻¹β⁻²κ_a⁻¹(1 − p_a)⁻¹V, …} is not applied: ρ is read over the whole run"
+            if "Lemma 4" in source
+            else ""
+        ),
         prediction_text=f"Spearman ρ(step, {metric}) {'≥ 0.5' if sign > 0 else '≤ −0.5'}",
         measure=CurveValues(metric, from_step=0),
         x="step",
@@ -110,6 +131,7 @@ def trend_law(name: str, metric: str, sign: int, claim: str, source: str, cyclic
         kind=Trend(),
         where=WHERE,
         row_filter=_cyclic_only if cyclic else None,
+        regime=LEMMA4 if "Lemma 4" in source else TRAINED,
         rule=inside_rule(min_levels=5),
         versus_printed=VersusPrinted(WEAKER, f"{source[8:]} gives a rate ∝ t; the law judges its direction only"),
     )
@@ -155,6 +177,7 @@ def sigma_law(outlier: bool) -> Law:
         where=WHERE,
         row_filter=_training_outliers,
         one_row_per_run=False,
+        regime=TRAINED,
         rule=inside_rule(min_levels=1, min_points=2),
         versus_printed=VersusPrinted(STRONGER, "Lemma 5's −log M1 and −Θ(1) are judged at constant 1"),
     )
