@@ -165,6 +165,21 @@ def test_the_gap2_law_holds_eq_25_to_a_share_of_the_diagonal_on_cyclic_tasks_onl
     assert verdicts("lemma3_gap2_W_C_does_not_move", old) == [INCONSISTENT]
 
 
+def test_the_lemma_and_window_laws_set_aside_runs_outside_their_printed_conditions():
+    # Lemma 3 asks B ≥ max{(1 − p_a)⁻¹M1, (1 − p_a)⁻²}·ln ε⁻¹ = 69 at p_a = 0.6, M1 = 6: the sweep's B = 64 is outside
+    def gap2(batch):
+        point = {"alpha": 0.0}
+        return results_of([row(f"m{seed}", seed, point, model="mamba", batch_size=batch, W_B_offset0=0.7,
+                               W_B_offset2=0.084, steps=1000) for seed in range(3)])  # fmt: skip
+
+    assert verdicts("lemma3_gap2_W_B_does_not_move", gap2(64)) == [OUTSIDE]
+    assert verdicts("lemma3_gap2_W_B_does_not_move", gap2(128)) == [INCONSISTENT]
+    # Thm 2 tests the model trained under Thm 1: B ≥ B_M ≈ 4.6·10⁴ at ε = 0.01
+    inside = kappa_rows("mamba", lambda kappa: 0.001)
+    assert verdicts("mamba_kappa_test_window", results_of(inside)) == [CONSISTENT]
+    assert verdicts("mamba_kappa_test_window", results_of([r | {"batch_size": 64} for r in inside])) == [OUTSIDE]
+
+
 def test_the_lemma_trends_read_the_direction_of_a_probe_along_training():
     steps = [0, 1, 2, 4, 8, 16, 32, 64]
     rows, curves = [], []
