@@ -373,6 +373,8 @@ CONTROL_CONFIG = {
         "alpha": (0.1, 0.2, 0.25, 0.35, 0.4, 0.45, 0.55, 0.7, 0.9),
         "l_ts": 40,
         "label_mode": "flip",
+        "outlier_set": "unseen",
+        "outlier_sum": 0.3,
         "placement": "bernoulli",
         "step": (0, 100, 200, 300, 400, 500, 600),
     }

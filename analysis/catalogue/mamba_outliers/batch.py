@@ -113,6 +113,7 @@ LT_SMALLER_BATCH = Law(
     kind=Comparison(param="model", subject="lt"),
     where=ONE_LAYER,
     pool=("model", "lr", "delta", "steps"),  # each model at its own recipe: compared, not grouped
+    regime=trained_regime(without=("batch",)),  # Remark 4 compares Thms 1 and 3: inside both but B, what it measures
     rule=inside_rule(),
     versus_printed=VersusPrinted(
         WEAKER, "Remark 4's 'smaller' is judged as 'not larger' (B_M = max{B_T, ·} may equal B_T)"

@@ -24,7 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from analysis.catalogue.mamba_outliers.common import LM25, ONE_LAYER, STUDY, reading
+import numpy as np
+
+from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, reading, trained_regime
 from analysis.kinds import Bound, Trend
 from analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import CurveValues, FinalValue, final_value
@@ -34,6 +36,50 @@ GAP2_TOLERANCE = 0.01
 """|gap-2 entry| / diagonal entry at which Eq. (25)'s "does not move" still counts as held (not from the paper:
 the entries start at exactly 0, the diagonal at δ)."""
 WHERE = {**ONE_LAYER, "model": ("mamba",)}
+
+
+def _f(rows, name):
+    return rows[name].astype(float).to_numpy()
+
+
+def lemma3_conditions(rows):
+    """[LM25] Lemma 3: B ≥ max{(1 − p_a)^(−1)·M1, (1 − p_a)^(−2)}·log ε^(−1) (constant 1)."""
+    clean = np.clip(1 - _f(rows, "p_a"), 1e-12, None)
+    return _f(rows, "batch_size") >= np.maximum(_f(rows, "M1") / clean, clean**-2.0) * math.log(1 / EPSILON)
+
+
+def lemma4_conditions(rows):
+    """[LM25] Lemma 4, Eqs. (31), (32): l_tr ≥ (1 − p_a)^(−1)·log ε^(−1), B ≥ β^(−4)κ_a^(−2)(1 − p_a)^(−2)V²·log ε^(−1)
+    (constants 1)."""
+    clean = np.clip(1 - _f(rows, "p_a"), 1e-12, None)
+    log_eps = math.log(1 / EPSILON)
+    batch = _f(rows, "beta") ** -4.0 * _f(rows, "kappa_a") ** -2.0 * clean**-2.0 * _f(rows, "V") ** 2 * log_eps
+    return (_f(rows, "l_tr") >= log_eps / clean) & (_f(rows, "batch_size") >= batch)
+
+
+def lemma5_conditions(rows):
+    """[LM25] Lemma 5: κ_a ≥ Vβ^(−4) and t ≥ η^(−1)(1 − p_a)^(−1)β^(−2)M1, t the run's last step (constants 1)."""
+    clean = np.clip(1 - _f(rows, "p_a"), 1e-12, None)
+    after = _f(rows, "steps") >= _f(rows, "M1") / (_f(rows, "lr") * clean * _f(rows, "beta") ** 2)
+    return (_f(rows, "kappa_a") >= _f(rows, "V") * _f(rows, "beta") ** -4.0) & after
+
+
+# Each lemma under its own printed conditions (constants 1) and the setting of the training theorems (η ≤ 1, one
+# layer): the lemmas are steps of Thm 1's proof (App. E) but state their own, weaker batch conditions, not Thm 1's
+# B ≥ B_M; Lemma 4's early phase t ≲ min{…} is not applied (its laws read the direction over the whole run)
+SETTING = ("batch", "kappa", "l_tr")  # the parts of trained_regime the lemmas replace with their own
+LEMMA3 = trained_regime(
+    without=SETTING, also=lemma3_conditions, also_text="Lemma 3: B ≥ max{(1 − p_a)⁻¹M1, (1 − p_a)⁻²}·ln ε⁻¹"
+)
+LEMMA4 = trained_regime(
+    without=SETTING,
+    also=lemma4_conditions,
+    also_text="Lemma 4: l_tr ≥ (1 − p_a)⁻¹·ln ε⁻¹ (Eq. 31), B ≥ β⁻⁴κ_a⁻²(1 − p_a)⁻²V²·ln ε⁻¹ (Eq. 32)",
+)
+LEMMA5 = trained_regime(
+    without=SETTING, also=lemma5_conditions, also_text="Lemma 5: κ_a ≥ Vβ⁻⁴, T ≥ η⁻¹(1 − p_a)⁻¹β⁻²M1"
+)
+REGIMES = {"Lemma 3": LEMMA3, "Lemma 4": LEMMA4}
 
 
 @dataclass(frozen=True)
@@ -82,6 +128,7 @@ def gap2_law(matrix: str) -> Law:
         kind=Bound(aggregate="max", statistic_text=f"seed-mean |{matrix} gap-2| / {matrix} diagonal"),
         where=WHERE,
         row_filter=_cyclic_only,
+        regime=LEMMA3,
         rule=inside_rule(min_levels=1, min_points=2),
     )
 
@@ -95,14 +142,20 @@ def _direction(sign: int, source: str):
 
 
 def trend_law(name: str, metric: str, sign: int, claim: str, source: str, cyclic: bool = False) -> Law:
+    lemma = source.removeprefix("[LM25] ")  # e.g. "Lemma 3, Eq. (23)"
     return Law(
         name=f"{STUDY}.{name}",
         study=STUDY,
         claim=claim,
-        citation=f"{LM25} {source[8:]}",
+        citation=f"{LM25} {lemma}",
         conditions="one-layer Mamba; the probe at every record from step 0 (log-spaced records); the direction only "
         "(Spearman ρ of step vs seed-mean), not the lemma's rate (its constants are not given)"
-        + ("; App. C's cyclic training tasks (the pairs the lemma names)" if cyclic else ""),
+        + ("; App. C's cyclic training tasks (the pairs the lemma names)" if cyclic else "")
+        + (
+            "; Lemma 4's early phase t ≲ min{η⁻¹β⁻²κ_a⁻¹(1 − p_a)⁻¹V, …} is not applied: ρ is read over the whole run"
+            if "Lemma 4" in source
+            else ""
+        ),
         prediction_text=f"Spearman ρ(step, {metric}) {'≥ 0.5' if sign > 0 else '≤ −0.5'}",
         measure=CurveValues(metric, from_step=0),
         x="step",
@@ -110,8 +163,9 @@ def trend_law(name: str, metric: str, sign: int, claim: str, source: str, cyclic
         kind=Trend(),
         where=WHERE,
         row_filter=_cyclic_only if cyclic else None,
+        regime=REGIMES[lemma.split(",")[0]],
         rule=inside_rule(min_levels=5),
-        versus_printed=VersusPrinted(WEAKER, f"{source[8:]} gives a rate ∝ t; the law judges its direction only"),
+        versus_printed=VersusPrinted(WEAKER, f"{lemma} gives a rate ∝ t; the law judges its direction only"),
     )
 
 
@@ -144,7 +198,8 @@ def sigma_law(outlier: bool) -> Law:
         if outlier
         else "after training, the gate weight keeps clean demonstrations at wᵀp ≳ −Θ(1)",
         citation=f"{LM25} Lemma 5, Eq. ({37 if outlier else 38})",
-        conditions="one-layer Mamba after training (T ≥ T_M assumed, not checked); σ(wᵀp) averaged over the "
+        conditions="one-layer Mamba after training (Lemma 5's T ≥ η⁻¹(1 − p_a)⁻¹β⁻²M1, constant 1, in the regime); "
+        "σ(wᵀp) averaged over the "
         f"{kind} demonstrations of test prompts with the training outliers (outlier_set = train, α > 0); "
         "constant 1 in Θ (not from the paper)",
         prediction_text="mean σ(wᵀp) ≤ 1/(1 + M1)" if outlier else "mean σ(wᵀp) ≥ σ(−1) = 0.269",
@@ -155,6 +210,7 @@ def sigma_law(outlier: bool) -> Law:
         where=WHERE,
         row_filter=_training_outliers,
         one_row_per_run=False,
+        regime=LEMMA5,
         rule=inside_rule(min_levels=1, min_points=2),
         versus_printed=VersusPrinted(STRONGER, "Lemma 5's −log M1 and −Θ(1) are judged at constant 1"),
     )

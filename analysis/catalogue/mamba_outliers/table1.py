@@ -38,6 +38,8 @@ CONDITIONS = (
     "= 10 outliers per test prompt at the placement; the label mode and the LT's attention are readings (the paper "
     "states neither): judged per reading; the same test prompts at every placement"
 )
+TABLE1_CONTROL = {"p_a": 0.4, "alpha": 0.5}
+"""Table 1's setting for the negative controls (analysis.controls; §4.2: α = 0.5, p_a = 0.4)."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ LT_FLAT = Law(
     row_filter=_placed(*PLACEMENTS),
     one_row_per_run=False,
     rule=inside_rule(min_levels=3, min_points=6),
+    control_params={**TABLE1_CONTROL, "placement": tuple(PLACEMENTS)},
 )
 
 
@@ -122,7 +125,9 @@ def _level_prediction(model: str):
         if placement not in PLACEMENTS:
             return None
         paper = PAPER[model][list(PLACEMENTS).index(placement)]
-        band = Band(paper - LEVEL_TOLERANCE, min(100.0, paper + LEVEL_TOLERANCE))
+        # not capped at 100 %: no accuracy exceeds it, but a mean's t-interval near 100 % may, and a band cut there
+        # would call the paper's own 99.84 % inconclusive at any seed scatter
+        band = Band(paper - LEVEL_TOLERANCE, paper + LEVEL_TOLERANCE)
         return Prediction(Hypothesis(f"{paper:.2f} ± {LEVEL_TOLERANCE:g} %", band, CITATION))
 
     return predict
@@ -147,6 +152,7 @@ def _level_law(model: str) -> Law:
         row_filter=_placed(*PLACEMENTS),
         one_row_per_run=False,
         rule=VerdictRule(min_levels=1, min_points=2, max_interval_width=2 * LEVEL_TOLERANCE),
+        control_params={**TABLE1_CONTROL, "placement": "closest"},  # one group: the control judges one placement
     )
 
 

@@ -107,7 +107,7 @@ def _l_ts_law(model: str, metric: str, suffix: str) -> Law:
         study=STUDY,
         claim=f"{'Mamba' if mamba else 'the LT'} needs l_ts ≳ {x_text}·log M1 test demonstrations for error ≤ ε "
         f"({ERRORS[metric]})",
-        citation=f"{LM25} {source[8:]}",
+        citation=f"{LM25} {source.removeprefix('[LM25] ')}",
         conditions="ε = 0.01 (not from the paper); l*_ts = the smallest test l_ts of the grid with error ≤ ε, per "
         "trained model and α (censored at the grid's ends); M1 fixed" + ("" if mamba else "; α < 1/2 only (Thm 4 (c))"),
         prediction_text=f"exponent 1 of l*_ts vs {x_text}",

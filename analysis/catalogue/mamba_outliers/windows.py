@@ -24,10 +24,10 @@ from typing import Any
 
 import numpy as np
 
-from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY
+from analysis.catalogue.mamba_outliers.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
 from analysis.catalogue.mamba_outliers.fig2 import ERRORS
 from analysis.kinds import Bound
-from analysis.law import STRONGER, Hypothesis, Law, Prediction, Regime, VersusPrinted, inside_rule
+from analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from analysis.measures import FinalValue
 from analysis.verdict import Band
 
@@ -116,7 +116,13 @@ def _outlier_sets(*sets: str):
     return keep
 
 
-def _window_law(name, model, metric, claim, citation, conditions, text, x, window, window_text, row_filter=None):
+def _window_law(
+    name, model, metric, claim, citation, conditions, text, x, window, window_text, row_filter=None, **particular
+):
+    """A window law: the window's own conditions and the training theorems' (Thms 2, 4 test 'the model trained
+    under Theorem 1' / 3: `trained_regime`; an l_tr window leaves out the part it measures), and the params of its
+    negative control (`particular`: control_params)."""
+    without = ("l_tr",) if x == "l_tr" else ()
     return Law(
         name=f"{STUDY}.{name}",
         study=STUDY,
@@ -132,10 +138,22 @@ def _window_law(name, model, metric, claim, citation, conditions, text, x, windo
         where={**ONE_LAYER, "model": (model,), "placement": ("bernoulli",)},
         row_filter=row_filter,
         one_row_per_run=metric == "train_loss",
-        regime=Regime(window_text, window),
+        regime=trained_regime(without=without, also=window, also_text=window_text),
         rule=RULE,
         versus_printed=VersusPrinted(STRONGER, "the window's Θ(·) and poly(·) edges are taken at constant 1, degree 1"),
+        **particular,
     )
+
+
+# The negative controls' levels (analysis.controls), inside each window at the study's control config (V = 3, β = 3,
+# κ_a = 4, p_a = 0.6, l_tr = 80, α = 0.1, M1 = 6, §4's unseen v′ with L = 0.3): Mamba's κ_a′ in [4, 150/L], the LT's
+# ≤ 1.2·10⁴/L, l_ts in [2.0, 480) (α < p_a·l_tr/l_ts); the sum_L law at Σλ = L = 0.5
+CONTROL = {
+    "mamba": {"kappa_a_test": (4.0, 8.0, 16.0, 64.0, 256.0)},
+    "lt": {"kappa_a_test": (1.0, 10.0, 100.0, 1000.0, 10000.0)},
+    "sum_L": {"outlier_set": "sum_L", "outlier_sum": 0.5, "kappa_a_test": (4.0, 16.0, 64.0, 256.0)},
+    "l_ts": {"l_ts": (10, 20, 40, 80, 160, 320)},
+}
 
 
 def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
@@ -152,6 +170,7 @@ def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
             mamba_kappa_window,
             "κ_a ≤ κ_a′ ≤ Vβ(1 − p_a)/(p_a κ_a L ε), α < min(1, p_a l_tr/l_ts), l_ts ≥ (1 − α)^(−1) log M1",
             _outlier_sets("unseen", "train"),
+            control_params=CONTROL["mamba"],
         ),
         _window_law(
             "lt_kappa_test_window" + suffix,
@@ -165,6 +184,7 @@ def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
             lt_kappa_window,
             "κ_a′ ≤ Vβ(1 − p_a)l_tr/(p_a κ_a L ε), α < 1/2, l_ts ≥ max{(1 − α)^(−1), (1/2 − α)^(−2)α} log M1",
             _outlier_sets("unseen", "train"),
+            control_params=CONTROL["lt"],
         ),
         _window_law(
             "mamba_arbitrary_outliers_sum_L" + suffix,
@@ -179,6 +199,7 @@ def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
             mamba_kappa_window,
             "κ_a ≤ κ_a′ ≤ Vβ(1 − p_a)/(p_a κ_a L ε), α < min(1, p_a l_tr/l_ts), l_ts ≥ (1 − α)^(−1) log M1",
             _outlier_sets("sum_L"),
+            control_params=CONTROL["sum_L"],
         ),
         _window_law(
             "mamba_l_ts_window" + suffix,
@@ -192,6 +213,7 @@ def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
             "l_ts",
             l_ts_window,
             "(1 − α)^(−1) log M1 ≤ l_ts ≤ α^(−1) M1^κ_a, α < min(1, p_a l_tr/l_ts), κ_a′ ≥ κ_a",
+            control_params=CONTROL["l_ts"],
         ),
     )
 
