@@ -444,12 +444,7 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
     """claims.json's content: every claim of every paper, judged on the roots."""
     out_dir = Path(out).resolve()
     per_root = []
-    for text in roots:
-        if "://" in str(text):
-            raise UserError(f"ledger: results root {text!r} is not on a local disk; copy it here first")
-        root = Path(text).resolve()
-        if not root.is_dir():
-            raise UserError(f"ledger: results root {text!r} does not exist or is not a directory")
+    for root in check_roots(roots):
         found = []
         for directory in results_directories(root):
             try:
@@ -527,7 +522,21 @@ def csv_row(claim: dict[str, Any]) -> dict[str, str]:
     return {key: str(flat[key]) for key in CSV_COLUMNS}
 
 
+def check_roots(roots: list[str]) -> list[Path]:
+    """The roots as local directories; UserError for one that is not."""
+    checked = []
+    for text in roots:
+        if "://" in str(text):
+            raise UserError(f"ledger: results root {text!r} is not on a local disk; copy it here first")
+        root = Path(text).resolve()
+        if not root.is_dir():
+            raise UserError(f"ledger: results root {text!r} does not exist or is not a directory")
+        checked.append(root)
+    return checked
+
+
 def write_ledger(roots: list[str], out: str | os.PathLike) -> Ledger:
+    check_roots(roots)  # before the default out (ROOT/ledger) creates a missing root
     out_dir = Path(out)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -610,7 +619,8 @@ A "quick" verdict rests on fewer seeds or search trials than the catalogue's swe
 <label>verdict <select id="verdict"><option value="">all</option>{verdict_options}</select></label>
 <span class="small"><span id="shown"></span> claims shown</span></div>
 <table id="claims"><colgroup><col style="width:4em"><col style="width:3.5em"><col style="width:7em"><col>
-<col style="width:8em"><col style="width:28%"><col style="width:22%"></colgroup><tr><th>paper</th><th>claim</th><th>anchor</th><th>claim and the paper's words</th><th>verdict</th>
+<col style="width:8em"><col style="width:28%"><col style="width:22%"></colgroup>
+<tr><th>paper</th><th>claim</th><th>anchor</th><th>claim and the paper's words</th><th>verdict</th>
 <th>estimates (interval, method, reading → verdict)</th><th>evidence and provenance</th></tr>{rows}</table>
 <script>{SCRIPT}</script>
 </body></html>
