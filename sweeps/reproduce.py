@@ -76,8 +76,9 @@ def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
 
 
 def estimate(sweep, out: Path) -> tuple[int, int]:
-    """(total, left) model-steps: the grid's plan; a search's plan times its trials; a threshold search's cells
-    times the bisection rounds its range and resolution need (an estimate: warm starts need fewer)."""
+    """(total, left) model-steps: the grid's plan; a search's plan times its trials (left: the trials not stored);
+    a threshold search's cells times the bisection rounds its range and resolution need (an estimate: warm starts
+    need fewer), all of it left while any search is open. Used to order the sweeps and for the ETA only."""
     from sweeps.plan import make_plan
     from sweeps.store import Location, stored_keys
 
@@ -98,11 +99,12 @@ def estimate(sweep, out: Path) -> tuple[int, int]:
         total = plan.total_model_steps * rounds
         from sweeps.threshold import has_open_search
 
-        left = (total if not stored else total // 2) if has_open_search(sweep, location) else 0
+        left = total if has_open_search(sweep, location) else 0
     return total, left
 
 
 def bisection_rounds(threshold) -> int:
+    """Trainings per search: bisection to the resolution (log scale: bracketing first, then geometric)."""
     low, high = float(threshold.low), float(threshold.high)
     resolution = float(threshold.resolution)
     if threshold.scale == "log" and low > 0:
