@@ -185,28 +185,48 @@ def reproduce(args: argparse.Namespace) -> int:
 
 
 class Overall:
-    """The one progress line across sweeps: sweeps done, estimated model-steps done, elapsed, ETA from the
-    rate of this session (sweeps that were already stored count as done at no cost)."""
+    """The one progress line across sweeps: sweeps done, estimated model-steps done, elapsed, and an ETA.
+
+    A sweep's time is a fixed cost (planning, Ray's trial start, compiling, compacting, seconds each) plus a
+    cost per model-step; the small sweeps that run first are mostly the former, so one model-step rate would
+    overstate the ETA a hundredfold. Both costs are fitted, non-negative least squares (scipy.optimize.nnls),
+    to the sweeps finished in this session that trained something; the ETA applies them to the sweeps left."""
 
     def __init__(self, planned: list[Planned]):
         self.planned = planned
         self.left = sum(p.left for p in planned)
         self.trained = 0
-        self.start = time.monotonic()
+        self.start = self.sweep_start = time.monotonic()
+        self.timed: list[tuple[int, float]] = []  # (model-steps, seconds) of each finished sweep that trained
 
     def finished(self, item: Planned) -> None:
+        now = time.monotonic()
+        if item.left:
+            self.timed.append((item.left, now - self.sweep_start))
         self.trained += item.left
 
+    def eta(self, index: int) -> str:
+        rest = [p.left for p in self.planned[index:] if p.left]
+        if not rest:
+            return "0:00"
+        if not self.timed:
+            return "?"
+        import numpy as np
+        from scipy.optimize import nnls
+
+        steps, seconds = np.array(self.timed, dtype=float).T
+        (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps]), seconds)
+        if per_step == 0 and fixed == 0:
+            return "?"
+        return _duration(fixed * len(rest) + per_step * sum(rest))
+
     def show(self, index: int) -> None:
-        elapsed = time.monotonic() - self.start
-        rate = self.trained / elapsed if elapsed > 0 and self.trained else 0.0
-        remaining = self.left - self.trained
-        eta = _duration(remaining / rate) if rate and remaining > 0 else ("0:00" if remaining <= 0 else "?")
+        self.sweep_start = time.monotonic()
         n = len(self.planned)
         head = f"sweep {index + 1}/{n} {self.planned[index].sweep.name}" if index < n else f"{n}/{n} sweeps done"
         print(
             f"reproduce: {head} · {_si(self.trained)}/{_si(self.left)} model-steps · "
-            f"elapsed {_duration(elapsed)} · ETA {eta}",
+            f"elapsed {_duration(self.sweep_start - self.start)} · ETA {self.eta(index)}",
             flush=True,
         )
 

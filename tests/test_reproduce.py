@@ -76,3 +76,16 @@ def test_a_wrong_paper_choice_is_one_clear_line(argv, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("iclscale: error:") and err.count("\n") == 1
+
+
+def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
+    from types import SimpleNamespace
+
+    from sweeps.reproduce import Overall, Planned
+
+    steps = [800, 800, 3000, 60000]
+    progress = Overall([Planned("f", SimpleNamespace(name=f"s{i}"), Path("."), n, n) for i, n in enumerate(steps)])
+    assert progress.eta(0) == "?"  # nothing timed yet
+    progress.timed = [(n, 50 + 0.005 * n) for n in steps[:3]]  # 50 s per sweep + 5 ms per model-step
+    assert progress.eta(3) == "5:50"  # 50 + 0.005 · 60000 = 350 s
+    assert progress.eta(4) == "0:00"
