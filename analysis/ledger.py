@@ -13,7 +13,7 @@ verdict, conservatively (a claim holds only where every part of it holds):
 - "not run": no sweep in the root fitted any of its laws; "no law": the catalogue has no law testing it;
 - "outside": every row is outside the theorems' conditions;
 - "inconsistent": some row (inside the conditions) is inconsistent;
-- "consistent": every row inside the conditions is consistent;
+- "consistent": every row inside the conditions is consistent, and every law of the claim has rows;
 - "inconclusive": otherwise (some row inconclusive, none inconsistent).
 
 A verdict rests on the catalogue's sweeps as written ("full") or on fewer seeds or search trials than the
@@ -287,8 +287,13 @@ class Judged:
 
 
 def judge(claim, results: list[SweepResult]) -> Judged:
+    """The claim on one root. A part not tested is not shown to hold: where some of its laws have no fit in the
+    root, a claim whose fitted laws all hold is inconclusive, not consistent."""
     rows = [(s, i, row) for s in results for i, row in enumerate(s.fits) if row.get("law") in claim.laws]
-    return Judged(claim_verdict([row.get("verdict", "") for _, _, row in rows]), rows)
+    verdict = claim_verdict([row.get("verdict", "") for _, _, row in rows])
+    if verdict == CONSISTENT and set(claim.laws) - {row.get("law") for _, _, row in rows}:
+        verdict = INCONCLUSIVE
+    return Judged(verdict, rows)
 
 
 def _number(text: Any) -> float | None:
@@ -373,6 +378,7 @@ def entry(paper: Paper, claim, per_root: list[tuple[Path, list[SweepResult]]], o
     sweeps = latest.sweeps
     overrides = {s.name: s.overrides for s in sweeps}
     estimates = [estimate_of(s, i, row, out) for s, i, row in latest.rows]
+    fitted = {row["law"] for _, _, row in latest.rows}
     quote = quotes(paper).get(claim.label, "")
     return {
         "paper": paper.name,
@@ -393,6 +399,7 @@ def entry(paper: Paper, claim, per_root: list[tuple[Path, list[SweepResult]]], o
         ],
         "sweeps": [f.name for f in files],
         "verdict": verdict,
+        "laws_not_run": [name for name in claim.laws if latest.rows and name not in fitted],
         "budget": latest.budget if latest.rows else "",
         "estimates": estimates,
         "diagnosis": diagnoses(claim, laws),
@@ -467,7 +474,8 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
         "generated_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "roots": [str(root) for root, _ in per_root],
-        "verdict_rule": "a claim is consistent when every fit of its laws inside the theorems' conditions is, "
+        "verdict_rule": "a claim is consistent when every law of it is fitted and every fit inside the theorems' "
+        "conditions is consistent, "
         "inconsistent when one is, outside when all are outside, inconclusive otherwise (analysis.ledger)",
         "papers": [
             {"paper": p.name, "tag": p.tag, "studies": list(p.studies), "counts": counts[p.name]} for p in papers()
@@ -486,6 +494,7 @@ CSV_COLUMNS = (
     "quote",
     "estimates",
     "laws",
+    "laws_not_run",
     "readings",
     "conditions",
     "sweeps",
@@ -508,6 +517,7 @@ def csv_row(claim: dict[str, Any]) -> dict[str, str]:
         **claim,
         "estimates": "; ".join(estimate_text(e) for e in claim["estimates"]),
         "laws": "; ".join(law["name"] for law in claim["laws"]),
+        "laws_not_run": "; ".join(claim["laws_not_run"]),
         "readings": "; ".join(law["reading"] for law in claim["laws"]),
         "conditions": "; ".join(claim["conditions"]),
         "sweeps": "; ".join(claim["sweeps"]),
@@ -653,6 +663,8 @@ def _claim_row(c: dict[str, Any]) -> str:
     )
     verdict = c["verdict"] + (f" ({c['budget']})" if c["budget"] in (QUICK, CUSTOM) else "")
     evidence = []
+    if c["laws_not_run"]:
+        evidence.append("<b>laws not run here</b>: " + e(", ".join(c["laws_not_run"])))
     if c["diagnosis"]:
         evidence.append("<b>diagnosis</b>: " + e("; ".join(c["diagnosis"])))
     if c["negative_control"]:

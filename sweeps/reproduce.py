@@ -209,16 +209,15 @@ class Overall:
         rest = [p.left for p in self.planned[index:] if p.left]
         if not rest:
             return "0:00"
-        if not self.timed:
-            return "?"
+        if len({steps for steps, _ in self.timed}) < 2:
+            return "?"  # one size timed: the fixed cost and the cost per model-step cannot be told apart yet
         import numpy as np
         from scipy.optimize import nnls
 
         steps, seconds = np.array(self.timed, dtype=float).T
-        (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps]), seconds)
-        if per_step == 0 and fixed == 0:
-            return "?"
-        return _duration(fixed * len(rest) + per_step * sum(rest))
+        scale = steps.mean()  # columns of like size, so that nnls is well conditioned
+        (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps / scale]), seconds)
+        return _duration(fixed * len(rest) + per_step * sum(rest) / scale)
 
     def show(self, index: int) -> None:
         self.sweep_start = time.monotonic()

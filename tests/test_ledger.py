@@ -65,7 +65,10 @@ def test_the_run_claim_carries_its_fits_and_provenance(demo_root, demo_ledger):
     report, section = claim["estimates"][0]["report"].split("#")
     assert (out / report).resolve() == (demo_root / "demo/report/index.html").resolve()
     assert f'id="{section}"' in (out / report).read_text(encoding="utf-8")
-    assert claim["command"].startswith("iclscale sweep run sweeps/demo.yaml --out ") and " seeds=2 n=50" in claim["command"]
+    assert (
+        claim["command"].startswith("iclscale sweep run sweeps/demo.yaml --out ")
+        and " seeds=2 n=50" in claim["command"]
+    )
 
 
 def test_counts_and_not_run_claims_carry_the_command(demo_root, demo_ledger):
@@ -137,3 +140,14 @@ def test_several_roots_give_the_latest_verdict_and_its_history(tmp_path):
 def test_a_missing_root_is_one_clear_line(tmp_path, capsys):
     assert main(["ledger", str(tmp_path / "nowhere")]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_claim_with_a_law_not_fitted_is_not_consistent(tmp_path):
+    paper = next(p for p in papers() if p.tag == "LW23")
+    claim = next(c for c in paper.package.CLAIMS if c.label == "S1")  # three laws: T vs M, λ_*, η
+    root = tmp_path / "root"
+    planted = _planted(root, CONSISTENT, "2026-01-01T00:00:00")
+    planted.fits = [{**planted.fits[0], "law": "feature_selector.T_vs_M"}]
+    entry = ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")
+    assert entry["verdict"] == INCONCLUSIVE
+    assert entry["laws_not_run"] == ["feature_selector.T_vs_lambda_star", "feature_selector.T_vs_eta"]

@@ -86,6 +86,8 @@ def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
     steps = [800, 800, 3000, 60000]
     progress = Overall([Planned("f", SimpleNamespace(name=f"s{i}"), Path("."), n, n) for i, n in enumerate(steps)])
     assert progress.eta(0) == "?"  # nothing timed yet
+    progress.timed = [(800, 60.0), (800, 61.0)]
+    assert progress.eta(2) == "?"  # one size timed: fixed and per-step cost not separable
     progress.timed = [(n, 50 + 0.005 * n) for n in steps[:3]]  # 50 s per sweep + 5 ms per model-step
     assert progress.eta(3) == "5:50"  # 50 + 0.005 · 60000 = 350 s
     assert progress.eta(4) == "0:00"
