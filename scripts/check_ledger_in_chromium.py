@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from check_report_in_chromium import (  # noqa: E402
+from check_report_in_chromium import (
     CHROMIUM_FLAGS,
     ChromiumMissing,
     DevTools,
@@ -43,7 +43,9 @@ def choose(select: str, value: str) -> str:
     )
 
 
-def check_ledger(folder: Path, screenshot: Path | None, chromium: str | None = None, timeout: float = 60.0) -> dict:
+def check_ledger(
+    folder: Path, screenshot: Path | None, chromium: str | None = None, timeout: float = 60.0, paper: str = ""
+) -> dict:
     index = (folder / "index.html").resolve()
     claims = json.loads((folder / "claims.json").read_text(encoding="utf-8"))["claims"]
     binary = find_chromium(chromium)
@@ -65,6 +67,7 @@ def check_ledger(folder: Path, screenshot: Path | None, chromium: str | None = N
             time.sleep(0.2)
         result["rows"] = tools.evaluate(ROWS)
         if screenshot is not None:
+            tools.evaluate(choose("paper", paper))  # the screenshot shows this paper's claims ("": all)
             shot = tools.call("Page.captureScreenshot", format="png")
             screenshot.write_bytes(base64.b64decode(shot["data"]))
             result["screenshot"] = str(screenshot)
@@ -101,10 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ledger", help="the ledger folder (index.html and claims.json)")
     parser.add_argument("--screenshot", help="write a PNG of the page's first screen here")
+    parser.add_argument("--paper", default="", help="filter the screenshot to this paper's tag (e.g. L24)")
     parser.add_argument("--chromium", help="the Chromium binary")
     args = parser.parse_args(argv)
     try:
-        seen = check_ledger(Path(args.ledger), Path(args.screenshot) if args.screenshot else None, args.chromium)
+        shot = Path(args.screenshot) if args.screenshot else None
+        seen = check_ledger(Path(args.ledger), shot, args.chromium, paper=args.paper)
     except (ChromiumMissing, RuntimeError, OSError) as error:
         print(f"check_ledger_in_chromium: {error}", file=sys.stderr)
         return 2
