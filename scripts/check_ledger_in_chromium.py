@@ -44,7 +44,12 @@ def choose(select: str, value: str) -> str:
 
 
 def check_ledger(
-    folder: Path, screenshot: Path | None, chromium: str | None = None, timeout: float = 60.0, paper: str = ""
+    folder: Path,
+    screenshot: Path | None,
+    chromium: str | None = None,
+    timeout: float = 60.0,
+    paper: str = "",
+    verdict: str = "",
 ) -> dict:
     index = (folder / "index.html").resolve()
     claims = json.loads((folder / "claims.json").read_text(encoding="utf-8"))["claims"]
@@ -67,7 +72,8 @@ def check_ledger(
             time.sleep(0.2)
         result["rows"] = tools.evaluate(ROWS)
         if screenshot is not None:
-            tools.evaluate(choose("paper", paper))  # the screenshot shows this paper's claims ("": all)
+            tools.evaluate(choose("paper", paper))  # the screenshot shows these claims ("": all)
+            tools.evaluate(choose("verdict", verdict))
             shot = tools.call("Page.captureScreenshot", format="png")
             screenshot.write_bytes(base64.b64decode(shot["data"]))
             result["screenshot"] = str(screenshot)
@@ -105,11 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("ledger", help="the ledger folder (index.html and claims.json)")
     parser.add_argument("--screenshot", help="write a PNG of the page's first screen here")
     parser.add_argument("--paper", default="", help="filter the screenshot to this paper's tag (e.g. L24)")
+    parser.add_argument("--verdict", default="", help="filter the screenshot to this verdict (e.g. inconsistent)")
     parser.add_argument("--chromium", help="the Chromium binary")
     args = parser.parse_args(argv)
     try:
         shot = Path(args.screenshot) if args.screenshot else None
-        seen = check_ledger(Path(args.ledger), shot, args.chromium, paper=args.paper)
+        seen = check_ledger(Path(args.ledger), shot, args.chromium, paper=args.paper, verdict=args.verdict)
     except (ChromiumMissing, RuntimeError, OSError) as error:
         print(f"check_ledger_in_chromium: {error}", file=sys.stderr)
         return 2

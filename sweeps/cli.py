@@ -53,7 +53,7 @@ def add_commands(commands) -> None:
         "--budget",
         choices=("quick", "full"),
         default="full",
-        help="full: the catalogue as written; quick: at most 2 seeds and 4 search trials per sweep (verdicts "
+        help="full: the catalogue as written; quick: at most 3 seeds and 4 search trials per sweep (verdicts "
         "marked quick)",
     )
     reproduce.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")

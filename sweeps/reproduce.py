@@ -8,14 +8,15 @@ softmax_window and softmax_window_oracle). Each runs through `sweeps.run.run_swe
 FILE --out ROOT/<name> KEY=VALUE...` would, so the store's resume holds: re-running the same command trains
 only what is missing, and Ctrl-C or a kill loses nothing finished. They run cheapest first (by planned
 model-steps: configs × steps, times the trials of a search and the bisection rounds of a threshold search, an
-estimate), with one overall progress line per sweep and an ETA across sweeps from the rate so far.
+estimate), with one overall progress line per sweep and an ETA across sweeps (see Overall).
 
 Budgets. `full` is the catalogue as written. `quick` (QUICK_SEEDS, QUICK_TRIALS) shrinks only the number of
-seeds (at most 2: the first two of the file's) and of a search's Optuna trials (at most 4), through the sweeps'
-own overrides (`seeds=2`, `search.trials=4`); steps, grids and thresholds are the catalogue's, so each verdict
-judges the same configs with less replication (intervals wider, so more "inconclusive", never a different
-question), and a quick root is a subset of the full one: `--budget full` on the same root continues it. The
-ledger marks verdicts resting on fewer seeds or trials than the catalogue "quick".
+seeds (at most 3, the file's first three: the fewest with which the analysis still resamples seeds for its
+intervals, so quick intervals are of the same kind as full ones) and of a search's Optuna trials (at most 4),
+through the sweeps' own overrides (`seeds=3`, `search.trials=4`); steps, grids and thresholds are the
+catalogue's, so each verdict judges the same configs with less replication (intervals wider, so more
+"inconclusive", never a different question), and a quick root is a subset of the full one: `--budget full` on
+the same root continues it. The ledger marks verdicts resting on fewer seeds or trials than the catalogue "quick".
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from pathlib import Path
 
 from iclscale.errors import UserError
 
-QUICK_SEEDS, QUICK_TRIALS = 2, 4
+QUICK_SEEDS = 3  # the analysis resamples seeds only where it has 3 per x (analysis.fits): fewer gives other intervals
+QUICK_TRIALS = 4
 BUDGETS = ("quick", "full")
 EXIT_INTERRUPTED = 130
 

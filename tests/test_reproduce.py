@@ -15,14 +15,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_the_quick_rule_shrinks_seeds_and_trials_only():
-    assert quick_overrides(5, None) == [f"seeds={QUICK_SEEDS}"]
-    assert quick_overrides([3, 7, 9], 12) == ["seeds=[3, 7]", "search.trials=4"]
-    assert quick_overrides(2, 3) == []
+    assert QUICK_SEEDS == 3  # the fewest seeds per x that the fits resample
+    assert quick_overrides(5, None) == ["seeds=3"]
+    assert quick_overrides([3, 7, 9, 11], 12) == ["seeds=[3, 7, 9]", "search.trials=4"]
+    assert quick_overrides(3, 3) == []
 
 
 def tiny_sweep(folder: Path, name: str, sigmas: list[float]) -> str:
     raw = yaml.safe_load((ROOT / "sweeps/demo.yaml").read_text(encoding="utf-8"))
-    raw.update(name=name, seeds=3, grid={"n": [50], "sigma": sigmas})
+    raw.update(name=name, seeds=4, grid={"n": [50], "sigma": sigmas})
     raw["fixed"]["steps"] = 100
     path = folder / f"{name}.yaml"
     path.write_text(yaml.safe_dump(raw), encoding="utf-8")
@@ -62,7 +63,7 @@ def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch
     assert {k.split("/")[0] for k in second} == {"tiny_small", "tiny_big"}
     assert "reproduce: sweep 1/2 tiny_small" in output and "2/2 sweeps done" in output
     frozen = yaml.safe_load((root / "tiny_big/sweep.yaml").read_text(encoding="utf-8"))
-    assert frozen["seeds"] == [0, 1] and frozen["overrides"] == ["seeds=2"]
+    assert frozen["seeds"] == [0, 1, 2] and frozen["overrides"] == ["seeds=3"]
     claims = json.loads((root / "ledger/claims.json").read_text(encoding="utf-8"))["claims"]
     assert {c["budget"] for c in claims if c["estimates"]} == {"custom"}  # not catalogue sweeps: "custom"
 
