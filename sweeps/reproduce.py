@@ -123,8 +123,10 @@ def paper_sweep_files(paper_studies: set[str]) -> list[str]:
 def reproduce(args: argparse.Namespace) -> int:
     from analysis.ledger import find_papers, papers
 
-    if args.all == bool(args.papers):
-        raise UserError("reproduce: name the papers (e.g. C24 L24) or give --all, not both")
+    if args.all and args.papers:
+        raise UserError(f"reproduce: --all and papers ({' '.join(args.papers)}): give one, not both")
+    if not args.all and not args.papers:
+        raise UserError("reproduce: name the papers (e.g. C24 L24; `iclscale laws` lists them) or give --all")
     if args.executor == "inline" and args.address:
         raise UserError("--address needs --executor ray")
     chosen = papers() if args.all else find_papers(args.papers)
