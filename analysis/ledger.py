@@ -3,9 +3,10 @@ written as DIR/claims.json (schema: docs/claims.schema.json), DIR/claims.csv and
 
 Inputs. A results root holds one results directory per sweep (ROOT/<sweep name>, as `iclscale reproduce` writes
 them); a single sweep's directory is a root too. Each directory's report (DIR/report/fits.csv, one row per law
-and group, in the order of the report's sections `#law-<i>`) is read where it is newer than the store, and
-(re)written first (`analysis.report.write_report`) where it is missing or stale. The store itself gives the
-provenance: seeds, configs, `git_commit` and `finished_at` of the runs behind each verdict.
+and group, in the order of the report's sections `#law-<i>`) is read where the ledger wrote it from the store as
+it is now (a fingerprint in DIR/report/.ledger-source), and (re)written first (`analysis.report.write_report`)
+otherwise. The store itself gives the provenance: seeds, configs, `git_commit` and `finished_at` of the runs
+behind each verdict.
 
 Per claim (the catalogue's `Claim`), its laws' rows from every sweep of the root are gathered and reduced to one
 verdict, conservatively (a claim holds only where every part of it holds):
@@ -196,9 +197,25 @@ def results_directories(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / "sweep.yaml").is_file() and (p / "runs").is_dir())
 
 
+SOURCE = ".ledger-source"  # in DIR/report: the fingerprint of the store the ledger last wrote the report from
+
+
+def store_fingerprint(directory: Path) -> str:
+    """What the report is made of: the frozen sweep's text and every committed fragment (name, size, mtime) and
+    the threshold and search answers. (Every `sweep run` rewrites sweep.yaml, so its time alone says nothing.)"""
+    import hashlib
+
+    digest = hashlib.sha256((directory / "sweep.yaml").read_bytes())
+    for path in sorted([*(directory / "runs").glob("*.parquet"), *directory.glob("thresholds.csv"),
+                        *directory.glob("search_best.yaml")]):  # fmt: skip
+        stat = path.stat()
+        digest.update(f"{path.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
 def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
-    """The directory's fits (writing its report first where missing or older than the store) and provenance;
-    None where it holds no runs yet."""
+    """The directory's fits and provenance, (re)writing its report first unless the ledger wrote it from the store
+    as it is now; None where the directory holds no runs yet."""
     from sweeps.store import read_store
 
     runs_dir = directory / "runs"
@@ -206,11 +223,14 @@ def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
         return None
     report = directory / "report"
     fits_csv = report / "fits.csv"
-    newest = max(p.stat().st_mtime for p in [directory / "sweep.yaml", *runs_dir.glob("*.parquet")])
-    if not fits_csv.is_file() or fits_csv.stat().st_mtime < newest or not (report / "index.html").is_file():
+    fingerprint = store_fingerprint(directory)
+    source = report / SOURCE
+    fresh = fits_csv.is_file() and source.is_file() and source.read_text(encoding="utf-8") == fingerprint
+    if not fresh:
         from analysis.report import write_report
 
         write_report(str(directory))
+        source.write_text(fingerprint, encoding="utf-8")
     with open(fits_csv, newline="", encoding="utf-8") as stream:
         fits = list(csv.DictReader(stream))
     data = read_store(str(directory), curves=False)

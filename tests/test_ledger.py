@@ -87,6 +87,17 @@ def test_counts_and_not_run_claims_carry_the_command(demo_root, demo_ledger):
     assert {(c["paper_tag"], c["claim_id"]) for c in lawless} == {("LM25", "L11"), ("LM25", "T1")}
 
 
+def test_the_report_is_rewritten_only_when_the_store_changed(demo_root, demo_ledger):
+    out, _ = demo_ledger
+    fits = demo_root / "demo/report/fits.csv"
+    written = fits.stat().st_mtime_ns
+    ledger.write_ledger([str(demo_root)], out)
+    assert fits.stat().st_mtime_ns == written  # the same store: its report is read, not rewritten
+    (demo_root / "demo/sweep.yaml").write_text((demo_root / "demo/sweep.yaml").read_text() + "\n")
+    ledger.write_ledger([str(demo_root)], out)
+    assert fits.stat().st_mtime_ns > written
+
+
 def test_claims_json_validates_against_its_documented_schema(demo_ledger):
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the dev extra: pip install -e .[dev]")
     _, data = demo_ledger
