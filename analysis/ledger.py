@@ -14,7 +14,7 @@ verdict, conservatively (a claim holds only where every part of it holds):
 - "not run": no sweep in the root fitted any of its laws; "no law": the catalogue has no law testing it;
 - "outside": every row is outside the theorems' conditions;
 - "inconsistent": some row (inside the conditions) is inconsistent;
-- "consistent": every row inside the conditions is consistent, and every law of the claim has rows;
+- "consistent": every row inside the conditions is consistent, and every law of the claim has such rows;
 - "inconclusive": otherwise (some row inconclusive, none inconsistent).
 
 A verdict rests on the catalogue's sweeps as written ("full") or on fewer seeds or search trials than the
@@ -307,11 +307,12 @@ class Judged:
 
 
 def judge(claim, results: list[SweepResult]) -> Judged:
-    """The claim on one root. A part not tested is not shown to hold: where some of its laws have no fit in the
-    root, a claim whose fitted laws all hold is inconclusive, not consistent."""
+    """The claim on one root. A part not tested is not shown to hold: where some of its laws have no fit inside
+    the theorems' conditions in the root, a claim whose other laws all hold is inconclusive, not consistent."""
     rows = [(s, i, row) for s in results for i, row in enumerate(s.fits) if row.get("law") in claim.laws]
     verdict = claim_verdict([row.get("verdict", "") for _, _, row in rows])
-    if verdict == CONSISTENT and set(claim.laws) - {row.get("law") for _, _, row in rows}:
+    tested = {row.get("law") for _, _, row in rows if row.get("verdict") != OUTSIDE}
+    if verdict == CONSISTENT and set(claim.laws) - tested:
         verdict = INCONCLUSIVE
     return Judged(verdict, rows)
 

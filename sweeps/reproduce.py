@@ -122,6 +122,7 @@ def paper_sweep_files(paper_studies: set[str]) -> list[str]:
 
 def reproduce(args: argparse.Namespace) -> int:
     from analysis.ledger import find_papers, papers
+    from sweeps.run import run_sweep
 
     if args.all and args.papers:
         raise UserError(f"reproduce: --all and papers ({' '.join(args.papers)}): give one, not both")
@@ -155,8 +156,6 @@ def reproduce(args: argparse.Namespace) -> int:
     try:
         for i, item in enumerate(planned):
             progress.show(i)
-            from sweeps.run import run_sweep
-
             try:
                 code = run_sweep(item.sweep, run_args, str(item.out))
             except UserError as error:

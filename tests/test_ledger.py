@@ -162,3 +162,12 @@ def test_a_claim_with_a_law_not_fitted_is_not_consistent(tmp_path):
     entry = ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")
     assert entry["verdict"] == INCONCLUSIVE
     assert entry["laws_not_run"] == ["feature_selector.T_vs_lambda_star", "feature_selector.T_vs_eta"]
+    outside = [
+        {**planted.fits[0], "law": f"feature_selector.{name}", "verdict": OUTSIDE}
+        for name in ("T_vs_lambda_star", "T_vs_eta")
+    ]
+    planted.fits += outside  # the other two laws fitted, but only outside the theorem's conditions
+    entry = ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")
+    assert entry["verdict"] == INCONCLUSIVE and entry["laws_not_run"] == []
+    planted.fits = [{**row, "verdict": CONSISTENT} for row in planted.fits]
+    assert ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")["verdict"] == CONSISTENT
