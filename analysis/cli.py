@@ -14,6 +14,13 @@ def add_commands(commands) -> None:
     report.add_argument("--out", metavar="OUT", help="where to write the report (default DIR/report)")
     report.set_defaults(handler=cmd_report)
 
+    ledger = commands.add_parser(
+        "ledger", help="every claim of every paper judged on result roots: index.html, claims.json, claims.csv"
+    )
+    ledger.add_argument("roots", nargs="+", metavar="ROOT", help="results roots (ROOT/<sweep>/) or sweep directories")
+    ledger.add_argument("--out", metavar="DIR", help="where to write the ledger (default ROOT/ledger of the first)")
+    ledger.set_defaults(handler=cmd_ledger)
+
     laws = commands.add_parser("laws", help="list every claim of each paper and the theory laws that test it")
     laws.add_argument("--study", help="only the laws about this study")
     laws.add_argument(
@@ -74,6 +81,17 @@ def cmd_fit(args: argparse.Namespace) -> None:
         law, files = get_law(args.items[0]), args.items[1:]
     for verdict in fit_files(files, law, args.x, args.y):
         print(json.dumps(verdict.record(), ensure_ascii=False, default=str) if args.json else verdict.line())
+
+
+def cmd_ledger(args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from analysis.ledger import write_ledger
+
+    ledger = write_ledger(args.roots, args.out or Path(args.roots[0]) / "ledger")
+    for paper, counts in ledger.counts.items():
+        print(f"{paper}: " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n))
+    print(f"wrote {ledger.index}, claims.json and claims.csv ({len(ledger.claims)} claims)")
 
 
 def cmd_laws(args: argparse.Namespace) -> None:

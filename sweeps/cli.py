@@ -47,6 +47,25 @@ def add_commands(commands) -> None:
     )
     status.set_defaults(handler=cmd_status)
 
+    reproduce = commands.add_parser(
+        "reproduce",
+        help="run every catalogue sweep of the papers into one results root (resumable), then the reports and ledger",
+    )
+    reproduce.add_argument("papers", nargs="*", metavar="PAPER", help="a paper's tag (C24), seed (004) or study")
+    reproduce.add_argument("--all", action="store_true", help="every paper of the catalogue")
+    reproduce.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
+    reproduce.add_argument(
+        "--budget",
+        choices=("quick", "full"),
+        default="full",
+        help="full: the catalogue as written; quick: at most 3 seeds and 4 search trials per sweep (verdicts "
+        "marked quick)",
+    )
+    reproduce.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
+    reproduce.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
+    reproduce.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
+    reproduce.set_defaults(handler=cmd_reproduce)
+
 
 def _sweep_arguments(parser) -> None:
     from sweeps.spec import Limits
@@ -209,6 +228,12 @@ def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
         f"{counts['failed']} failed, {counts['missing']} missing  ({out})"
     )
     return text + (f"\n{counts['search']}" if "search" in counts else "")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from sweeps.reproduce import reproduce
+
+    return reproduce(args)
 
 
 def cmd_status(args: argparse.Namespace) -> int:

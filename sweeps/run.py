@@ -68,7 +68,8 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
         raise
     finally:
         ray = sys.modules.get("ray")
-        if args.address is None and ray is not None and ray.is_initialized():
+        keep = getattr(args, "keep_ray", False)  # `iclscale reproduce` runs many sweeps on one local instance
+        if args.address is None and not keep and ray is not None and ray.is_initialized():
             ray.shutdown()  # the local instance this run started, its workers with it
         if signal.getsignal(signal.SIGTERM) is _terminate:
             signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,173 @@
+"""The claims ledger (analysis.ledger) on a real store: the README's demo sweep trained inline into a results root
+(~20 s), then `iclscale ledger`; and its verdict rule and history on planted fits."""
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from analysis import ledger
+from analysis.ledger import (
+    CONSISTENT,
+    INCONCLUSIVE,
+    INCONSISTENT,
+    NO_LAW,
+    NOT_RUN,
+    OUTSIDE,
+    SweepResult,
+    claim_verdict,
+    papers,
+)
+from iclscale.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+N_CLAIMS = sum(len(p.package.CLAIMS) for p in papers())
+
+
+@pytest.fixture(scope="module")
+def demo_root(tmp_path_factory):
+    """A results root holding one sweep: sweeps/demo.yaml shrunk to one pack (n = 50, 2 seeds, 300 steps), inline."""
+    root = tmp_path_factory.mktemp("root")
+    code = main(["sweep", "run", str(ROOT / "sweeps/demo.yaml"), "--out", str(root / "demo"), "--executor", "inline",
+                 "--quiet", "seeds=2", "n=50", "steps=300", "pack_size=12"])  # fmt: skip
+    assert code == 0
+    return root
+
+
+@pytest.fixture(scope="module")
+def demo_ledger(demo_root):
+    out = demo_root / "ledger"
+    assert main(["ledger", str(demo_root), "--out", str(out)]) == 0
+    return out, json.loads((out / "claims.json").read_text(encoding="utf-8"))
+
+
+def test_every_claim_of_every_paper_is_in_the_ledger_once(demo_ledger):
+    _, data = demo_ledger
+    keys = [(c["paper_tag"], c["claim_id"]) for c in data["claims"]]
+    assert len(keys) == len(set(keys)) == N_CLAIMS
+    for paper in data["papers"]:
+        assert sum(paper["counts"].values()) == sum(c["paper"] == paper["paper"] for c in data["claims"])
+
+
+def test_the_run_claim_carries_its_fits_and_provenance(demo_root, demo_ledger):
+    out, data = demo_ledger
+    (claim,) = [c for c in data["claims"] if c["paper_tag"] == "C24" and c["claim_id"] == "C1"]
+    with open(demo_root / "demo/report/fits.csv", newline="", encoding="utf-8") as stream:
+        rows = [r for r in csv.DictReader(stream) if r["law"] == "softmax_window.M_norm_vs_Lambda"]
+    assert rows, "the ledger wrote the demo's report (it had none) and its fits.csv holds the law"
+    assert claim["verdict"] == claim_verdict([r["verdict"] for r in rows])
+    assert [e["verdict"] for e in claim["estimates"]] == [r["verdict"] for r in rows]
+    assert claim["budget"] == "quick"  # 2 seeds where the demo file gives 3
+    assert claim["seeds"] == [0, 1] and claim["configs"] == 12  # 6 grid points × 2 seeds
+    assert claim["root"] == str(demo_root.resolve()) and len(claim["git_commits"]) == 1
+    assert claim["runs_finished"]["last"] and claim["quote"]
+    report, section = claim["estimates"][0]["report"].split("#")
+    assert (out / report).resolve() == (demo_root / "demo/report/index.html").resolve()
+    assert f'id="{section}"' in (out / report).read_text(encoding="utf-8")
+    assert (
+        claim["command"].startswith("iclscale sweep run sweeps/demo.yaml --out ")
+        and " seeds=2 n=50" in claim["command"]
+    )
+
+
+def test_counts_and_not_run_claims_carry_the_command(demo_root, demo_ledger):
+    _, data = demo_ledger
+    c24 = next(p for p in data["papers"] if p["tag"] == "C24")
+    run = [c for c in data["claims"] if c["paper_tag"] == "C24" and c["verdict"] != NOT_RUN]
+    assert [c["claim_id"] for c in run] == ["C1"]  # the demo fits one law, of claim C1
+    assert c24["counts"][NOT_RUN] == 14 and c24["counts"][run[0]["verdict"]] == 1
+    not_run = [c for c in data["claims"] if c["verdict"] == NOT_RUN]
+    assert len(not_run) == N_CLAIMS - 1 - sum(c["verdict"] == NO_LAW for c in data["claims"])
+    for claim in not_run:
+        assert claim["estimates"] == [] and claim["root"] == "" and claim["budget"] == ""
+        assert claim["command"].startswith("iclscale sweep run sweeps/"), claim["claim_id"]
+        assert f"--out {demo_root.resolve()}/" in claim["command"]
+    lawless = [c for c in data["claims"] if c["verdict"] == NO_LAW]
+    assert {(c["paper_tag"], c["claim_id"]) for c in lawless} == {("LM25", "L11"), ("LM25", "T1")}
+
+
+def test_the_report_is_rewritten_only_when_the_store_changed(demo_root, demo_ledger):
+    out, _ = demo_ledger
+    fits = demo_root / "demo/report/fits.csv"
+    written = fits.stat().st_mtime_ns
+    ledger.write_ledger([str(demo_root)], out)
+    assert fits.stat().st_mtime_ns == written  # the same store: its report is read, not rewritten
+    (demo_root / "demo/sweep.yaml").write_text((demo_root / "demo/sweep.yaml").read_text() + "\n")
+    ledger.write_ledger([str(demo_root)], out)
+    assert fits.stat().st_mtime_ns > written
+
+
+def test_claims_json_validates_against_its_documented_schema(demo_ledger):
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the dev extra: pip install -e .[dev]")
+    _, data = demo_ledger
+    schema = json.loads((ROOT / "docs/claims.schema.json").read_text(encoding="utf-8"))
+    jsonschema.validate(data, schema)
+    broken = {**data, "claims": [{**data["claims"][0], "verdict": "probably"}]}
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+
+
+def test_the_csv_and_the_offline_page(demo_ledger):
+    out, data = demo_ledger
+    with open(out / "claims.csv", newline="", encoding="utf-8") as stream:
+        rows = list(csv.DictReader(stream))
+    assert len(rows) == N_CLAIMS and rows[0].keys() == set(ledger.CSV_COLUMNS)
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert "<script src" not in page and "http://" not in page and "https://" not in page  # nothing to fetch
+    assert page.count('<tr class="claim"') == N_CLAIMS
+    for paper in data["papers"]:
+        assert f'<option value="{paper["tag"]}">' in page
+
+
+def test_the_claim_verdict_holds_only_where_every_part_holds():
+    assert claim_verdict([]) == NOT_RUN
+    assert claim_verdict([OUTSIDE, OUTSIDE]) == OUTSIDE
+    assert claim_verdict([CONSISTENT, OUTSIDE]) == CONSISTENT
+    assert claim_verdict([CONSISTENT, INCONCLUSIVE]) == INCONCLUSIVE
+    assert claim_verdict([CONSISTENT, INCONCLUSIVE, INCONSISTENT]) == INCONSISTENT
+
+
+def _planted(root: Path, verdict: str, finished: str) -> SweepResult:
+    row = {"law": "softmax_window.M_norm_vs_Lambda", "group": "d=2", "verdict": verdict, "exponent": "0.3",
+           "ci_low": "0.2", "ci_high": "0.4", "interval_method": "cluster bootstrap", "n_points": "12"}  # fmt: skip
+    return SweepResult(directory=root / "demo", root=root, name="demo", study="softmax_window", fits=[row],
+                       report=root / "demo/report/index.html", seeds=[0, 1, 2], configs=36, commits=["abc"],
+                       first_finished=finished, last_finished=finished, budget="full", overrides=[])  # fmt: skip
+
+
+def test_several_roots_give_the_latest_verdict_and_its_history(tmp_path):
+    paper = next(p for p in papers() if p.tag == "C24")
+    claim = next(c for c in paper.package.CLAIMS if c.label == "C1")
+    old, new = tmp_path / "old", tmp_path / "new"
+    per_root = [(new, [_planted(new, INCONSISTENT, "2026-02-01T00:00:00")]),
+                (old, [_planted(old, CONSISTENT, "2026-01-01T00:00:00")])]  # fmt: skip
+    entry = ledger.entry(paper, claim, per_root, tmp_path / "ledger")
+    assert entry["verdict"] == INCONSISTENT and entry["root"] == str(new)
+    assert [(h["root"], h["verdict"]) for h in entry["history"]] == [(str(old), CONSISTENT), (str(new), INCONSISTENT)]
+    assert entry["estimates"][0]["method"] == "cluster bootstrap" and entry["estimates"][0]["report"].endswith("#law-0")
+
+
+def test_a_missing_root_is_one_clear_line(tmp_path, capsys):
+    assert main(["ledger", str(tmp_path / "nowhere")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_claim_with_a_law_not_fitted_is_not_consistent(tmp_path):
+    paper = next(p for p in papers() if p.tag == "LW23")
+    claim = next(c for c in paper.package.CLAIMS if c.label == "S1")  # three laws: T vs M, λ_*, η
+    root = tmp_path / "root"
+    planted = _planted(root, CONSISTENT, "2026-01-01T00:00:00")
+    planted.fits = [{**planted.fits[0], "law": "feature_selector.T_vs_M"}]
+    entry = ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")
+    assert entry["verdict"] == INCONCLUSIVE
+    assert entry["laws_not_run"] == ["feature_selector.T_vs_lambda_star", "feature_selector.T_vs_eta"]
+    outside = [
+        {**planted.fits[0], "law": f"feature_selector.{name}", "verdict": OUTSIDE}
+        for name in ("T_vs_lambda_star", "T_vs_eta")
+    ]
+    planted.fits += outside  # the other two laws fitted, but only outside the theorem's conditions
+    entry = ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")
+    assert entry["verdict"] == INCONCLUSIVE and entry["laws_not_run"] == []
+    planted.fits = [{**row, "verdict": CONSISTENT} for row in planted.fits]
+    assert ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")["verdict"] == CONSISTENT

@@ -1,0 +1,94 @@
+"""`iclscale reproduce`: a paper's sweeps into one root, cheapest first, at the quick budget; interrupted and run
+again it trains nothing twice. The paper's sweeps are two tiny copies of the demo sweep (inline, a few seconds)."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from iclscale.cli import main
+from sweeps import reproduce
+from sweeps.reproduce import QUICK_SEEDS, quick_overrides
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_quick_rule_shrinks_seeds_and_trials_only():
+    assert QUICK_SEEDS == 3  # the fewest seeds per x that the fits resample
+    assert quick_overrides(5, None) == ["seeds=3"]
+    assert quick_overrides([3, 7, 9, 11], 12) == ["seeds=[3, 7, 9]", "search.trials=4"]
+    assert quick_overrides(3, 3) == []
+
+
+def tiny_sweep(folder: Path, name: str, sigmas: list[float]) -> str:
+    raw = yaml.safe_load((ROOT / "sweeps/demo.yaml").read_text(encoding="utf-8"))
+    raw.update(name=name, seeds=4, grid={"n": [50], "sigma": sigmas})
+    raw["fixed"]["steps"] = 100
+    path = folder / f"{name}.yaml"
+    path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+    return str(path)
+
+
+def stored_fragments(root: Path) -> dict[str, float]:
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.glob("*/runs/*.parquet")}
+
+
+def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch, capsys):
+    files = [tiny_sweep(tmp_path, "tiny_big", [0.35, 0.5, 0.7, 1.0]), tiny_sweep(tmp_path, "tiny_small", [0.5, 1.0])]
+    monkeypatch.setattr(reproduce, "paper_sweep_files", lambda studies: files)
+    import sweeps.run
+
+    real_run = sweeps.run.run_sweep
+    calls = []
+
+    def interrupted_at_the_second(sweep, args, out):  # Ctrl-C as the second sweep starts: run_sweep says 130
+        calls.append(sweep.name)
+        return 130 if len(calls) == 2 else real_run(sweep, args, out)
+
+    monkeypatch.setattr(sweeps.run, "run_sweep", interrupted_at_the_second)
+    root = tmp_path / "root"
+    command = ["reproduce", "C24", "--out", str(root), "--budget", "quick", "--executor", "inline"]
+    assert main(command) == 130
+    assert calls == ["tiny_small", "tiny_big"]  # cheapest first
+    first = stored_fragments(root)
+    assert first and all(name.startswith("tiny_small/") for name in first)
+    assert "run the same command to resume" in capsys.readouterr().err
+
+    monkeypatch.setattr(sweeps.run, "run_sweep", real_run)
+    assert main(command) == 0
+    output = capsys.readouterr().out
+    second = stored_fragments(root)
+    assert {k: v for k, v in second.items() if k in first} == first  # the first sweep's packs not rewritten
+    assert {k.split("/")[0] for k in second} == {"tiny_small", "tiny_big"}
+    assert "reproduce: sweep 1/2 tiny_small" in output and "2/2 sweeps done" in output
+    frozen = yaml.safe_load((root / "tiny_big/sweep.yaml").read_text(encoding="utf-8"))
+    assert frozen["seeds"] == [0, 1, 2] and frozen["overrides"] == ["seeds=3"]
+    claims = json.loads((root / "ledger/claims.json").read_text(encoding="utf-8"))["claims"]
+    assert {c["budget"] for c in claims if c["estimates"]} == {"custom"}  # not catalogue sweeps: "custom"
+
+    before = stored_fragments(root)
+    assert main(command) == 0  # a third run: everything stored, nothing trained
+    assert stored_fragments(root) == before
+
+
+@pytest.mark.parametrize("argv", [["reproduce"], ["reproduce", "C24", "--all"], ["reproduce", "Z99"]])
+def test_a_wrong_paper_choice_is_one_clear_line(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("iclscale: error:") and err.count("\n") == 1
+
+
+def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
+    from types import SimpleNamespace
+
+    from sweeps.reproduce import Overall, Planned
+
+    steps = [800, 800, 3000, 60000]
+    progress = Overall([Planned("f", SimpleNamespace(name=f"s{i}"), Path("."), n, n) for i, n in enumerate(steps)])
+    assert progress.eta(0) == "?"  # nothing timed yet
+    progress.timed = [(800, 60.0), (800, 61.0)]
+    assert progress.eta(2) == "?"  # one size timed: fixed and per-step cost not separable
+    progress.timed = [(n, 50 + 0.005 * n) for n in steps[:3]]  # 50 s per sweep + 5 ms per model-step
+    assert progress.eta(3) == "5:50"  # 50 + 0.005 · 60000 = 350 s
+    assert progress.eta(4) == "0:00"
