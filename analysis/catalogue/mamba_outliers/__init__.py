@@ -272,8 +272,9 @@ DIAGNOSES = {
     "L19": (
         _d(
             "paper",
-            "trained on App. C's cyclic tasks, |μ_jᵀWμ_{j±2}| / μ_jᵀWμ_j = 0.128 [0.125, 0.131] (W_B) and 0.142 "
-            "[0.136, 0.150] (W_C), not 0: the update on (μ_{j+2}, μ_j) is (μ_{j+2}ᵀW_C p_q)(p_iᵀμ_j), nonzero once "
+            "trained on App. C's cyclic tasks inside Lemma 3's conditions (B = 128), |μ_jᵀWμ_{j±2}| / μ_jᵀWμ_j = 0.131 "
+            "[0.122, 0.140] (W_B) and 0.140 [0.131, 0.150] (W_C), not 0: the update on (μ_{j+2}, μ_j) is "
+            "(μ_{j+2}ᵀW_C p_q)(p_iᵀμ_j), nonzero once "
             "W_C has moved on the training pair (μ_{j+2}, μ_{j+1}) — a step Eq. (25) misses.",
         ),
     ),
