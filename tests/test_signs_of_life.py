@@ -70,7 +70,6 @@ def test_milestones_in_a_log_are_spaced_by_the_heartbeat_interval():
     assert stream.getvalue().count("\n") == 1
 
 
-@pytest.mark.slow  # cooccurrence's probes take minutes uncompiled on a loaded 2-core machine
 @pytest.mark.parametrize("name", [info.name for info in all_studies()])
 def test_every_final_metric_of_every_study_has_a_declared_meaning(name):
     from test_trainer_contract import SMALL  # each study at a small size
@@ -78,7 +77,8 @@ def test_every_final_metric_of_every_study_has_a_declared_meaning(name):
     from iclscale.training import train_pack
 
     for info in [study_info(name)]:
-        values = {**SMALL.get(info.name, {}), "steps": 2} if "steps" in info.names("train") else {}
+        # two steps whatever the role of `steps` (a shape param in cooccurrence, whose default is 30,000 records)
+        values = {**SMALL.get(info.name, {}), "steps": 2} if "steps" in info.names("train", "shape") else {}
         config, point = info.resolve(values, 0, "test")
         result = train_pack(info, [config], [point], 1, device="cpu", compile="off")
         undeclared = [n for n in result.final_metrics(0, point) if info.metric(n) is None]

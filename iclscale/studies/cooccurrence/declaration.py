@@ -83,6 +83,16 @@ METRICS = (
         headline=True,
     ),
     Metric("min_margin_type#", "min_i y_iF_i over the sequences of type #"),
+    Metric("max_abs_output", "max_i |F(X_i)| over the training set; Lemma D.8 asks ≤ 0.01 at t = 0 ([Y24] App. D)"),
+    Metric(
+        "conserved_value_drift",
+        "‖(WᵀW − W_V W_Vᵀ)(t) − (WᵀW − W_V W_Vᵀ)(0)‖_F: conserved by gradient flow, so its drift measures how far "
+        "GD departs from the flow (O(η))",
+    ),
+    Metric(
+        "conserved_key_query_drift",
+        "‖(W_K W_Kᵀ − W_Q W_Qᵀ)(t) − (W_K W_Kᵀ − W_Q W_Qᵀ)(0)‖_F: conserved by gradient flow (drift O(η) under GD)",
+    ),
     Metric("G#", "G(μ_#) = uᵀW_Vμ_#, the linear sub-network on special token # ([Y24] Eq. 4)"),
     Metric("G_margin_type#", "the sub-network's margin on a type-# sequence (Thm 3.2 (iv))"),
     Metric("G_signal_min", "min(G1, G2, −G3) (≥ c: the time T1_G(c); spec §7.4)"),
