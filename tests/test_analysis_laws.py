@@ -404,8 +404,9 @@ def test_every_claim_of_both_papers_is_a_law_and_iclscale_laws_lists_them(capsys
     assert covered == set(LAWS)  # and every law tests a claim
     assert main(["laws"]) == 0
     out = capsys.readouterr().out
-    assert "15 claims of 15" in out and "20 claims of 20" in out and "23 claims of 23" in out
-    assert "18 claims of 18" in out
+    assert "15 claims with laws of 15" in out and "20 claims with laws of 20" in out
+    assert "23 claims with laws of 23" in out
+    assert "18 claims with laws of 18" in out
     assert "F5A" in out and "random pruning hurts earlier" in out and "Lemma B.5" in out
 
 
