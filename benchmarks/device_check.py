@@ -169,8 +169,10 @@ def _plain(value):
 # 1. parity ----------------------------------------------------------------------------------------
 def parity_variants(name: str, device: str, plan: Plan) -> list[tuple[str, dict]]:
     """(variant, train_pack keywords) to run on the device for a study."""
+    from iclscale.registry import study_info
+
     variants = [("eager", {"compile": "off"})]
-    if device.startswith("cuda"):
+    if device.startswith("cuda") and study_info(name).load().trainable:  # no training steps: nothing to graph
         variants.append(("eager, CUDA graphs of 4 steps", {"compile": "off", "graph_steps": 4}))
         if plan.parity_compiled and name in SPEED_MODELS:
             variants.append(("compiled, CUDA graphs of 4 steps", {"compile": "on", "graph_steps": 4}))

@@ -153,6 +153,7 @@ def compile_function(fn: Callable, args: tuple, key: tuple | None = None, extern
         if all(t.device.type == "cpu" for t in _tensors(args)):
             _fuse_small_matmuls()  # only when compiling: its import (inductor's pattern matcher) takes a second
             options.update(CPU_OPTIONS)
+        options = known_inductor_options(options)
         if key is not None:
             try:
                 compiled = precompiled.compile_and_save(fn, key, args, external, options)
@@ -162,6 +163,15 @@ def compile_function(fn: Callable, args: tuple, key: tuple | None = None, extern
             compiled = torch.compile(fn, dynamic=False, options=options)
     _COMPILED[signature] = compiled
     return compiled
+
+
+def known_inductor_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options this torch's inductor knows. An unknown option makes `torch.compile` raise, and our
+    options are tuning, not meaning: torch 2.11 (the GPU image's) has no `realize_cpu_opcount_threshold`,
+    and refusing it made every step there run eagerly."""
+    import torch._inductor.config as inductor_config
+
+    return {name: value for name, value in options.items() if hasattr(inductor_config, name)}
 
 
 @functools.cache

@@ -1,14 +1,14 @@
 """Memory-sized packs: how many configs of a study fit on a device at once, and the parts a pack is cut in.
 
-A pack's memory is a fixed part plus a per-config part (every tensor of a step has the pack dimension).
-Both are measured, not guessed: a short run — constants, initialisation, two training steps and a
-record — at K = 8 and K = 16 on the device itself, and the difference of the two peaks gives the
-per-config bytes. Packs larger than the free memory allows are trained in equal parts (the last one
-padded with copies whose results are dropped, so that a compiled step serves every part), never out of
-memory. Small packs (K ≤ `MEASURE_ABOVE`) are trained whole without measuring. A measurement depends on
-the study's shape params, the eval points, the device and the code only: it is kept for the rest of the
-process and in ~/.cache/iclscale/footprints.json under a digest of iclscale's sources and torch's version
-(a new process would otherwise spend about a second measuring again; changed code measures afresh).
+A pack's memory is a fixed part plus a per-config part (every tensor of a step has the pack dimension). Both
+are measured, not guessed: a short run — constants, initialisation, two training steps and a record — at K = 8
+and K = 16 (on CUDA 1024 and 2048: `CUDA_PROBE_SIZES`) on the device itself, and the difference of the two
+peaks gives the per-config bytes. Packs larger than the free memory allows are trained in equal parts (the
+last one padded with copies whose results are dropped, so that a compiled step serves every part), never out
+of memory. Small packs (K ≤ `MEASURE_ABOVE`) are trained whole without measuring. A measurement depends on the
+study's shape params, the eval points, the device and the code only: it is kept for the rest of the process
+and in ~/.cache/iclscale/footprints.json under a digest of iclscale's sources and torch's version (a new
+process would otherwise spend about a second measuring again; changed code measures afresh).
 
 On CUDA the peak comes from the caching allocator's statistics. On CPU PyTorch keeps no statistics,
 so `LiveBytes` counts them: a dispatch mode that adds every new storage an op creates and subtracts it
@@ -35,6 +35,14 @@ from iclscale.registry import StudyInfo
 
 MEASURE_ABOVE = 16
 PROBE_SIZES = (8, 16)
+CUDA_PROBE_SIZES = (1024, 2048)
+"""On CUDA the caching allocator rounds every block up to 512 bytes, so at K = 8 and 16 most per-config
+tensors of a tiny model take one block each and their difference hides the per-config bytes (seed 004's
+unit on an H100: 640 B measured that way, 4.3 kB at K = 8192). At these sizes the rounding is noise."""
+
+
+def probe_sizes(device: torch.device) -> tuple[int, int]:
+    return CUDA_PROBE_SIZES if torch.device(device).type == "cuda" else PROBE_SIZES
 MEMORY_FRACTION = 0.5
 """The share of the free memory a pack may use: eager peaks vary with the allocator, and others run too."""
 
@@ -166,11 +174,10 @@ def _write_cache(key: str, measured: tuple[int, int]) -> None:
 
 
 def _measure(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device) -> tuple[int, int]:
-    small, large = (
-        peak_bytes(info, [configs[i % len(configs)] for i in range(k)], eval_points, device) for k in PROBE_SIZES
-    )
-    per_config = max(1, math.ceil((large - small) / (PROBE_SIZES[1] - PROBE_SIZES[0])))
-    return max(0, small - PROBE_SIZES[0] * per_config), per_config
+    sizes = probe_sizes(device)
+    small, large = (peak_bytes(info, [configs[i % len(configs)] for i in range(k)], eval_points, device) for k in sizes)
+    per_config = max(1, math.ceil((large - small) / (sizes[1] - sizes[0])))
+    return max(0, small - sizes[0] * per_config), per_config
 
 
 def pack_parts(

@@ -50,3 +50,11 @@ def test_the_estimate_bounds_the_measured_peak_from_above(name):
     estimate = footprint.estimated_bytes(fixed, per_config, 48)
     assert measured > 0 and estimate >= measured, (estimate, measured)
     assert estimate <= 2 * measured  # an upper bound that still says something
+
+
+def test_cuda_is_probed_at_sizes_where_the_allocators_512_byte_blocks_are_noise():
+    """At K = 8 and 16 a tiny model's per-config tensors fit one 512-byte CUDA block each: the difference of
+    the two peaks would hide the bytes per config (as it did on an H100: 640 B measured, 4.3 kB real)."""
+    small, large = footprint.probe_sizes(torch.device("cuda"))
+    assert small >= 512 and large >= 2 * small  # a byte per config already fills a block at the smaller size
+    assert footprint.probe_sizes(torch.device("cpu")) == footprint.PROBE_SIZES

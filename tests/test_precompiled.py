@@ -151,3 +151,17 @@ def test_code_is_loaded_only_from_a_cache_no_one_else_can_write(tmp_path, capsys
     link = root / "digest" / "g.bin"
     link.symlink_to(saved)
     assert not cachedir.trusted(link, root)
+
+
+def test_options_this_torch_does_not_know_are_dropped_not_raised(monkeypatch):
+    """torch 2.11 lacks `realize_cpu_opcount_threshold`; passing it made torch.compile raise and every step run
+    eagerly. Unknown options are dropped, known ones kept."""
+    kept = compiling.known_inductor_options({"max_autotune": False, "no_such_inductor_option_anywhere": 1})
+    assert kept == {"max_autotune": False}
+
+    def doubled(x):
+        return x * 2
+
+    monkeypatch.setattr(compiling, "INDUCTOR_OPTIONS", {"no_such_inductor_option_anywhere": 8})
+    compiled = compiling.compile_function(doubled, (torch.arange(3.0),))
+    assert torch.equal(compiled(torch.arange(3.0)), torch.arange(3.0) * 2)

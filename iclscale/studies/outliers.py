@@ -54,9 +54,9 @@ def unseen_coefficients(V: int) -> torch.Tensor:
     """The paper's λ (3, V), padded with zeros on v*_4.. when V > 3 ([LM25] §4 combines v*_1..v*_3)."""
     if V < 3:
         raise ValueError(f"the unseen outliers of [LM25] §4 combine v*_1..v*_3 and need V ≥ 3, got V = {V}")
-    lam = torch.zeros(3, V)
-    lam[:, :3] = torch.tensor(UNSEEN_COEFFICIENTS)
-    return lam
+    # filled on the device, entry by entry: a table copied from host memory would stop a CUDA graph capture
+    table = torch.stack([torch.stack([torch.full((), value) for value in row]) for row in UNSEEN_COEFFICIENTS])
+    return torch.nn.functional.pad(table, (0, V - 3))
 
 
 def coefficient_sum_threshold(coefficients: torch.Tensor) -> torch.Tensor:

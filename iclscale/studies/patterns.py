@@ -46,8 +46,7 @@ def unit_patterns(d_x: int, relevant: int, irrelevant: int) -> tuple[torch.Tenso
 def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0, axis: int = 0) -> torch.Tensor:
     """q = norm·e_1 ∈ R^{d_Y}, Embd(±1) = ±q ([L24] §3.2). The paper never gives q; its proofs' β² + 1
     terms imply ‖q‖ = 1 (spec §2.1). `axis` > 0 gives norm·e_{axis+1} instead, a label embedding q' ⟂ q."""
-    e_1 = torch.zeros(d_y)
-    e_1[axis] = 1.0
+    e_1 = (torch.arange(d_y) == axis).to(torch.get_default_dtype())  # made on the device: no host copy
     return norm * e_1
 
 
@@ -84,7 +83,7 @@ class TaskSet:
     @classmethod
     def of(cls, pairs: torch.Tensor) -> TaskSet:
         """Exactly these tasks (T, 2)."""
-        return cls(pairs, torch.tensor(len(pairs)))
+        return cls(pairs, torch.full((), len(pairs)))
 
     @classmethod
     def from_mask(cls, mask: torch.Tensor) -> TaskSet:

@@ -150,7 +150,7 @@ class MambaOutliers(Study):
             tasks=tasks,
             prompts=count,
             length=length,
-            fraction=torch.tensor(1.0),
+            fraction=torch.full((), 1.0),  # a fill on the device, not a host copy (CUDA graphs)
             relevant_count=c.M1,
             irrelevant_count=c.M2,
             kappa_range=K,
