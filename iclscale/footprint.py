@@ -43,6 +43,8 @@ unit on an H100: 640 B measured that way, 4.3 kB at K = 8192). At these sizes th
 
 def probe_sizes(device: torch.device) -> tuple[int, int]:
     return CUDA_PROBE_SIZES if torch.device(device).type == "cuda" else PROBE_SIZES
+
+
 MEMORY_FRACTION = 0.5
 """The share of the free memory a pack may use: eager peaks vary with the allocator, and others run too."""
 
