@@ -1,6 +1,6 @@
 """The calibration table of the verdicts: planted data of the catalogue's designs, judged by the project's own
-skeleton (the kind's `estimate`, then `analysis.evaluate.decide`: evidence, band, form), replicate after
-replicate. The rows go straight into a group (analysis.select.Group), as `iclscale fit` does: reading a
+skeleton (the kind's `estimate`, then `iclscale.analysis.evaluate.decide`: evidence, band, form), replicate after
+replicate. The rows go straight into a group (iclscale.analysis.select.Group), as `iclscale fit` does: reading a
 results directory is not what is calibrated, and skipping it keeps 400 replicates per design to minutes.
 
 Per kind and design:
@@ -33,12 +33,12 @@ from multiprocessing import Pool
 import numpy as np
 import pandas as pd
 
-from analysis.evaluate import decide
-from analysis.kinds import Linear, PowerLaw, Threshold, Trend
-from analysis.law import Hypothesis, Law, Prediction
-from analysis.measures import Measure
-from analysis.select import Group
-from analysis.verdict import INSIDE, Band, VerdictRule
+from iclscale.analysis.evaluate import decide
+from iclscale.analysis.kinds import Linear, PowerLaw, Threshold, Trend
+from iclscale.analysis.law import Hypothesis, Law, Prediction
+from iclscale.analysis.measures import Measure
+from iclscale.analysis.select import Group
+from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
 
 THEORY = -1.0
 WRONG = -1.25  # 0.15 outside the band −1 ± 0.1
@@ -164,7 +164,7 @@ def group_of(x, y, seed, censored, paired: bool) -> Group:
 
 
 def judged(law: Law, group: Group):
-    """(estimate, verdict) of the law on the group, by analysis.evaluate's skeleton."""
+    """(estimate, verdict) of the law on the group, by iclscale.analysis.evaluate's skeleton."""
     prediction = law.kind.predict(law, group)
     estimate = law.kind.estimate(law, group, prediction, None, {})
     return estimate, decide(law, group, prediction, estimate)

@@ -17,7 +17,7 @@ Optuna or Altair, and it installs nothing. Three parts, in this order:
    JAX: XLA's buffer assignment of its compiled program). Sizes are visited ends first, then the middles of
    the widest gaps (`visiting_order`), so that a run cut short by its budget still spans the range. iclscale
    trains each pack whole: a size that runs out of memory is recorded and no larger one is tried for that
-   peer; its memory model (`iclscale.footprint`) is set against the measured peak (estimate/peak ≥ 1: an
+   peer; its memory model (`iclscale.trainer.footprint`) is set against the measured peak (estimate/peak ≥ 1: an
    upper bound). Then the pack size `pack_size: auto` chooses, and a pack twice that trained as a sweep
    trains it (in memory-sized parts), to show that it does not run out of memory;
 3. one short table, printed last; every number goes to DIR/device_check.json (written after every
@@ -169,7 +169,7 @@ def _plain(value):
 # 1. parity ----------------------------------------------------------------------------------------
 def parity_variants(name: str, device: str, plan: Plan) -> list[tuple[str, dict]]:
     """(variant, train_pack keywords) to run on the device for a study."""
-    from iclscale.registry import study_info
+    from iclscale.trainer.registry import study_info
 
     variants = [("eager", {"compile": "off"})]
     if device.startswith("cuda") and study_info(name).load().trainable:  # no training steps: nothing to graph
@@ -180,7 +180,7 @@ def parity_variants(name: str, device: str, plan: Plan) -> list[tuple[str, dict]
 
 
 def small_pack(name: str):
-    from iclscale.registry import study_info
+    from iclscale.trainer.registry import study_info
 
     info = study_info(name)
     resolved = [info.resolve({**SMALL[name], **v}, seed, "device check") for seed, v in enumerate(VARIATION[name])]
@@ -215,8 +215,8 @@ def compare(reference, candidate, point) -> dict:
 
 
 def check_parity(device: str, plan: Plan, budget: Budget, report: Report, reserve: float) -> None:
-    from iclscale.registry import study_names
-    from iclscale.training import train_pack
+    from iclscale.trainer.registry import study_names
+    from iclscale.trainer.training import train_pack
 
     for name in study_names():
         if budget.left() < reserve:
@@ -355,7 +355,7 @@ def memory_model(model: str, steps: int, device: str) -> tuple[int, int]:
     import torch
     from peers import iclscale_run
 
-    from iclscale import footprint
+    from iclscale.trainer import footprint
 
     info, configs, point = iclscale_run.pack_configs(model, footprint.PROBE_SIZES[-1], steps)
     return footprint.per_config_bytes(info, configs, [point], torch.device(device))
@@ -367,7 +367,7 @@ def cpu_peak(model: str, K: int, steps: int) -> int:
     import torch
     from peers import iclscale_run
 
-    from iclscale import footprint
+    from iclscale.trainer import footprint
 
     info, configs, point = iclscale_run.pack_configs(model, K, steps)
     return footprint.peak_bytes(info, configs, [point], torch.device("cpu"))
@@ -416,7 +416,7 @@ def predicted_seconds(done: dict[int, Measured], K: int, repeats: int) -> float:
 
 
 def check_speed(model: str, device: str, plan: Plan, budget: Budget, report: Report) -> None:
-    from iclscale import footprint
+    from iclscale.trainer import footprint
 
     steps, cuda = plan.steps[model], device.startswith("cuda")
     fixed, per_config = memory_model(model, steps, device)
@@ -469,7 +469,7 @@ def check_auto(model: str, device: str, plan: Plan, budget: Budget, report: Repo
     import torch
     from peers import iclscale_run
 
-    from iclscale import footprint
+    from iclscale.trainer import footprint
 
     dev = torch.device(device)
     info, configs, point = iclscale_run.pack_configs(model, footprint.PROBE_SIZES[-1], plan.steps[model])

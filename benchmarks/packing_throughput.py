@@ -19,10 +19,10 @@ import time
 import torch
 from peers.iclscale_run import train
 
-from iclscale.registry import study_info
-from iclscale.rng import Stream
-from iclscale.studies.softmax_window.data import sample_prompts
-from iclscale.studies.softmax_window.model import SoftmaxAttention
+from iclscale.papers.softmax_window.data import sample_prompts
+from iclscale.papers.softmax_window.model import SoftmaxAttention
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.rng import Stream
 
 SETTINGS = {"d": 5, "n": 20, "task_class": "relu", "test_tasks": 1}  # the paper's Fig 3 setting
 

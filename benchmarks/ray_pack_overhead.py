@@ -17,10 +17,10 @@ import argparse
 import tempfile
 import time
 
-from iclscale.runtime import single_threaded_by_default
-from sweeps.execute import SweepContext, run_inline
-from sweeps.plan import make_plan
-from sweeps.spec import parse_sweep
+from iclscale.sweeps.execute import SweepContext, run_inline
+from iclscale.sweeps.plan import make_plan
+from iclscale.sweeps.spec import parse_sweep
+from iclscale.trainer.runtime import single_threaded_by_default
 
 
 def sweep(name: str, seeds: int, steps: int, pack_size: int, sigmas: list[float]) -> dict:
@@ -48,7 +48,7 @@ def timed_run(raw: dict, executor: str) -> tuple[float, int]:
         else:
             import ray
 
-            from sweeps.ray_executor import run_on_ray, start_ray
+            from iclscale.sweeps.ray_executor import run_on_ray, start_ray
 
             start_ray(None, quiet=True)  # Ray's start is part of the time, as in `iclscale sweep run`
             run_on_ray(plan, context, address=None, device="cpu", retries=0, verbose=0)

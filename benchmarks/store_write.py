@@ -3,7 +3,7 @@
     python benchmarks/store_write.py [--configs 4096] [--records 20] [--repeats 5]
 
 Builds a trainer result with random values (6 probes, 4 eval metrics at one eval point), then
-times `sweeps.rows.pack_tables` (the Arrow tables) and `write_fragment` (two atomic Parquet
+times `iclscale.sweeps.rows.pack_tables` (the Arrow tables) and `write_fragment` (two atomic Parquet
 files) separately and together. Prints the median of the repeats.
 """
 
@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from iclscale.registry import study_info
-from sweeps.plan import PackPlan
-from sweeps.rows import pack_tables
-from sweeps.spec import parse_sweep
-from sweeps.store import Location, Provenance, eval_key, write_fragment
+from iclscale.sweeps.plan import PackPlan
+from iclscale.sweeps.rows import pack_tables
+from iclscale.sweeps.spec import parse_sweep
+from iclscale.sweeps.store import Location, Provenance, eval_key, write_fragment
+from iclscale.trainer.registry import study_info
 
 
 @dataclass

@@ -125,7 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 # studies --------------------------------------------------------------------------------------
 def cmd_studies(args: argparse.Namespace) -> None:
-    from iclscale.registry import all_studies, study_info
+    from iclscale.trainer.registry import all_studies, study_info
 
     infos = [study_info(args.name)] if args.name else list(all_studies())
     for info in infos:
@@ -146,7 +146,7 @@ def cmd_studies(args: argparse.Namespace) -> None:
 
 def metrics_text(info) -> str:
     """The study's final metrics with their meanings: headline ones first, `#` an index, `*` any name."""
-    from iclscale.registry import COMMON_METRICS
+    from iclscale.trainer.registry import COMMON_METRICS
 
     declared = sorted((*info.metrics, *COMMON_METRICS), key=lambda m: not m.headline)
     width = max(len(m.name) for m in declared)
@@ -185,10 +185,10 @@ def parse_sets(info, sets: Sequence[str], flag: str = "--set ") -> dict:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    from iclscale.runtime import single_threaded_by_default
+    from iclscale.trainer.runtime import single_threaded_by_default
 
     single_threaded_by_default()
-    from iclscale.registry import study_info
+    from iclscale.trainer.registry import study_info
 
     info = study_info(args.study)
     values = parse_sets(info, args.sets)
@@ -203,7 +203,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 
     claim = contextlib.ExitStack()  # train --out: checked and locked before training, held until written
     if args.out:
-        from sweeps.execute import single_run_output
+        from iclscale.sweeps.execute import single_run_output
 
         claim.enter_context(single_run_output(args.out, config.run_id))
     result = _train_with_progress(info, config, point, args, device)
@@ -226,8 +226,8 @@ def cmd_train(args: argparse.Namespace) -> None:
         **({"course": course} if course else {}),
     }
     if args.out:
-        from iclscale.params import RecordSchedule
-        from sweeps.execute import write_single_run
+        from iclscale.sweeps.execute import write_single_run
+        from iclscale.trainer.params import RecordSchedule
 
         write_single_run(args.out, info, config, point, result, RecordSchedule(every=args.record_every))
         summary["out"] = args.out
@@ -238,7 +238,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         f"{info.name}  run {config.run_id}  seed {config.seed}  {result.status[0]}  "
         f"{result.wall_time:.2f} s on {result.device}"
     )
-    from iclscale.train_output import metric_lines
+    from iclscale.trainer.train_output import metric_lines
 
     print("\n".join(metric_lines(info, metrics, args.all)))
     if course:
@@ -250,9 +250,9 @@ def cmd_train(args: argparse.Namespace) -> None:
 
 
 def _train_with_progress(info, config, point, args: argparse.Namespace, device):
-    """train_pack with a status line (iclscale.train_progress) and the measured rate memoised for next time."""
-    from iclscale.train_progress import TrainProgress, memoise_rate, memoised_rate, rate_key
-    from iclscale.training import train_pack
+    """train_pack with a status line (iclscale.trainer.train_progress) and the measured rate memoised for next time."""
+    from iclscale.trainer.train_progress import TrainProgress, memoise_rate, memoised_rate, rate_key
+    from iclscale.trainer.training import train_pack
 
     params = config.as_dict()
     steps = int(params.get("steps") or 0)
@@ -270,8 +270,8 @@ def _train_with_progress(info, config, point, args: argparse.Namespace, device):
 
 
 def _run_summary(study: str, result) -> dict | None:
-    """What the study's catalogue says about the run's course (analysis.catalogue.run_summary), if anything."""
-    from analysis.catalogue import run_summary
+    """What the study's catalogue says about the run's course (iclscale.analysis.catalogue.run_summary), if anything."""
+    from iclscale.analysis.catalogue import run_summary
 
     records = [(step, name, value) for step, name, value, point in result.curve(0) if point is None]
     return run_summary(study, records)
@@ -284,7 +284,7 @@ def _device(name: str):
         raise UserError(f"--device must be auto, cpu or cuda[:N], got {name!r}")
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise UserError(f"--device {name}: no CUDA device is available on this machine")
-    from iclscale.training import resolve_device
+    from iclscale.trainer.training import resolve_device
 
     return resolve_device(name)
 
@@ -300,13 +300,13 @@ def _json_safe(value):
 
 # sweep and analysis commands (filled by the sweeps and analysis packages) ---------------------
 def add_sweep_commands(commands) -> None:
-    from sweeps.cli import add_commands
+    from iclscale.sweeps.cli import add_commands
 
     add_commands(commands)
 
 
 def add_analysis_commands(commands) -> None:
-    from analysis.cli import add_commands
+    from iclscale.analysis.cli import add_commands
 
     add_commands(commands)
 

@@ -1,8 +1,8 @@
 """The one exception type for mistakes a user can make, and the helpers its messages use.
 
-`UserError` itself lives in the neutral package `usererror` (re-exported here, so the trainer's modules and
-the command line keep importing it from `iclscale.errors`): `analysis`, which must not import the trainer,
-raises it too."""
+Every package raises `UserError` (the trainer, iclscale.sweeps, iclscale.analysis, the papers), so this module
+imports nothing of the project: the command line's one `except UserError` (one line on stderr, exit status 2)
+catches what any of them raises."""
 
 from __future__ import annotations
 
@@ -10,9 +10,16 @@ import difflib
 from collections.abc import Iterable
 from typing import Any
 
-from usererror import UserError
-
 __all__ = ["UserError", "did_you_mean", "shorten", "unknown_name"]
+
+
+class UserError(Exception):
+    """A bad sweep file, CLI value, study name or results directory.
+
+    The command line prints its message on one line and exits with status 2, no traceback.
+    Messages name the place (file, key or flag), the problem and what is allowed.
+    """
+
 
 VALUE_CHARS = 60  # a value quoted in a message is shortened past this many characters
 

@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from test_store_checksums import _run, flip, plain_read
 
-from sweeps import store
-from sweeps.store import Location, fragment_problem
+from iclscale.sweeps import store
+from iclscale.sweeps.store import Location, fragment_problem
 
 
 def main() -> None:

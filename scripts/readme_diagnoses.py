@@ -3,7 +3,7 @@
 
 from pathlib import Path
 
-from analysis.diagnoses import BEGIN, END, blocks
+from iclscale.analysis.diagnoses import BEGIN, END, blocks
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -11,7 +11,7 @@ os.environ.setdefault("ICLSCALE_COMPILE", "off")
 @pytest.fixture(scope="session", autouse=True)
 def _compiled_functions_saved_per_session(tmp_path_factory):
     """Compiled steps are saved on disk across processes; the suite saves into its own directory."""
-    from iclscale import precompiled
+    from iclscale.trainer import precompiled
 
     previous, precompiled.ROOT = precompiled.ROOT, tmp_path_factory.mktemp("compiled")
     yield
@@ -21,7 +21,7 @@ def _compiled_functions_saved_per_session(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def _footprints_cached_per_test(tmp_path, monkeypatch):
     """Memory footprints are cached on disk across processes; tests measure into their own file."""
-    from iclscale import footprint
+    from iclscale.trainer import footprint
 
     monkeypatch.setattr(footprint, "CACHE_FILE", tmp_path / "footprints.json")
     monkeypatch.setattr(footprint, "_MEASURED", {})
@@ -29,6 +29,6 @@ def _footprints_cached_per_test(tmp_path, monkeypatch):
 
 @pytest.fixture
 def softmax_window():
-    from iclscale.registry import study_info
+    from iclscale.trainer.registry import study_info
 
     return study_info("softmax_window")

@@ -3,7 +3,7 @@ and reports planted final metrics (0 where the planted criterion holds, 1 where 
 answer is known exactly:
 - `test_error`: planted on the train/shape axis l_tr (`planted_threshold`);
 - `ts_error`: planted on the eval axis l_ts (`planted_ts`), measured again at any eval point through the
-  trainer's refine hook, as `iclscale.training.train_pack` does after training;
+  trainer's refine hook, as `iclscale.trainer.training.train_pack` does after training;
 - `weight_norm`: a probe (the same at every eval point).
 Each training is logged (one line per config) to count them; each refined evaluation too, to another log."""
 
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from iclscale.training import PackResult
+from iclscale.trainer.training import PackResult
 
 
 def planted_threshold(alpha: float, seed: int) -> int:
@@ -50,7 +50,7 @@ def _measured(configs, point) -> dict[str, list[np.ndarray]]:
 
 
 def stub_train_pack(info, configs, eval_points, record, device="cpu", progress=None, refine=None, **_):
-    """What `iclscale.training.train_pack` returns, with planted metrics and no training."""
+    """What `iclscale.trainer.training.train_pack` returns, with planted metrics and no training."""
     if os.environ.get("PLANTED_DELAY"):
         time.sleep(float(os.environ["PLANTED_DELAY"]))
     log = os.environ.get("PLANTED_LOG")
@@ -81,9 +81,9 @@ def stub_train_pack(info, configs, eval_points, record, device="cpu", progress=N
 
 def install(monkeypatch=None) -> None:
     """Replace the trainer (with pytest's monkeypatch, or for good in a subprocess)."""
-    import iclscale.training
+    import iclscale.trainer.training
 
     if monkeypatch is not None:
-        monkeypatch.setattr(iclscale.training, "train_pack", stub_train_pack)
+        monkeypatch.setattr(iclscale.trainer.training, "train_pack", stub_train_pack)
     else:
-        iclscale.training.train_pack = stub_train_pack
+        iclscale.trainer.training.train_pack = stub_train_pack

@@ -1,4 +1,4 @@
-"""The negative control of every law (analysis.controls), and the theorem conditions added to the catalogue's
+"""The negative control of every law (iclscale.analysis.controls), and the theorem conditions added to the catalogue's
 regimes (issue 21, points 4 and 8):
 
 - every law in the catalogue, planted at its own prediction, is "consistent" through `Law.evaluate`, and planted
@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import controls
-from analysis.catalogue.cooccurrence.common import PHASE_2_CONDITIONS
-from analysis.laws import LAWS
-from analysis.reader import Results
-from analysis.select import inside_regime
-from analysis.verdict import CONSISTENT, INCONSISTENT, OUTSIDE
+from iclscale.analysis import controls
+from iclscale.analysis.laws import LAWS
+from iclscale.analysis.reader import Results
+from iclscale.analysis.select import inside_regime
+from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT, OUTSIDE
+from iclscale.papers.cooccurrence.laws.common import PHASE_2_CONDITIONS
 
 
 @pytest.mark.parametrize("name", sorted(LAWS))

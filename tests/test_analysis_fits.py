@@ -5,8 +5,15 @@ import itertools
 import numpy as np
 import pytest
 
-from analysis.fits import OLS_T, PER_SEED_T, T_BOOTSTRAP, bootstrap_cell_statistic, fit_power_law, fit_power_law_multi
-from analysis.forms import range_sensitivity
+from iclscale.analysis.fits import (
+    OLS_T,
+    PER_SEED_T,
+    T_BOOTSTRAP,
+    bootstrap_cell_statistic,
+    fit_power_law,
+    fit_power_law_multi,
+)
+from iclscale.analysis.forms import range_sensitivity
 
 PLANTED = -2 / 3
 

@@ -8,11 +8,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.laws import LAWS, check_law_names, get_law, laws_of_study
-from analysis.reader import Results, add_derived
-from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, OUTSIDE
+from iclscale.analysis.laws import LAWS, check_law_names, get_law, laws_of_study
+from iclscale.analysis.reader import Results, add_derived
+from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, OUTSIDE
 from iclscale.cli import main
-from usererror import UserError
+from iclscale.errors import UserError
 
 SIGMAS = (0.12, 0.18, 0.27, 0.4, 0.6, 0.9)
 EMPTY_CURVES = pd.DataFrame({c: [] for c in ("run_id", "sweep", "step", "metric", "value", "eval_key")})
@@ -297,10 +297,10 @@ def test_laws_command_lists_a_study(capsys):
 def test_a_threshold_law_of_a_later_study_fits_with_censoring_and_epsilon_sensitivity():
     """A law declared outside the catalogue, as seed 000's T ∝ α^(−2/3) is: iterations to reach test error ≤ ε
     against α. Runs that never reach ε are censored, counted, and enter the censored (Tobit) fit."""
-    from analysis.kinds import PowerLaw
-    from analysis.law import Hypothesis, Law, Prediction
-    from analysis.measures import FirstStepReaching
-    from analysis.verdict import Band
+    from iclscale.analysis.kinds import PowerLaw
+    from iclscale.analysis.law import Hypothesis, Law, Prediction
+    from iclscale.analysis.measures import FirstStepReaching
+    from iclscale.analysis.verdict import Band
 
     law = Law(
         name="toy.iterations_vs_alpha",
@@ -339,10 +339,10 @@ def test_a_threshold_law_of_a_later_study_fits_with_censoring_and_epsilon_sensit
 
 def test_a_threshold_along_an_axis_law_fits_per_group_and_seed():
     """As seed 000's l_tr ∝ α^(−1): the smallest training length l_tr with error ≤ ε, against α."""
-    from analysis.kinds import PowerLaw
-    from analysis.law import Hypothesis, Law, Prediction
-    from analysis.measures import ThresholdAlongAxis
-    from analysis.verdict import Band
+    from iclscale.analysis.kinds import PowerLaw
+    from iclscale.analysis.law import Hypothesis, Law, Prediction
+    from iclscale.analysis.measures import ThresholdAlongAxis
+    from iclscale.analysis.verdict import Band
 
     law = Law(
         name="toy.l_tr_vs_alpha",
@@ -388,7 +388,7 @@ def test_every_law_named_in_the_sweep_catalogue_exists_for_that_study():
 
 
 def test_every_claim_of_both_papers_is_a_law_and_iclscale_laws_lists_them(capsys):
-    from analysis.catalogue import PAPERS
+    from iclscale.analysis.catalogue import PAPERS
 
     counts = {paper: len(package.CLAIMS) for paper, (_, package) in PAPERS.items()}
     # seed 004: 15 claims, seed 000: 20 ([L24] L1–L18, Figs 4, 5A), seed 002: 23 (L1–L21, F2, T1: every one with a
@@ -413,7 +413,7 @@ def test_every_claim_of_both_papers_is_a_law_and_iclscale_laws_lists_them(capsys
 def test_the_trained_window_law_states_theorem_3_4s_conditions_as_a_predicate():
     """Fig 3's setting (d = 5, n = 20, σ = 0.01) is far outside n ≳ (L²/σ²)^{d/2}: no verdict, the points
     greyed and counted; at σ = L (n = 20 ≥ (L/σ)^5 = 1, Λ = 20 ≥ 1, σ² ≥ n^{−2/5}) every point is inside."""
-    from analysis.verdict import OUTSIDE
+    from iclscale.analysis.verdict import OUTSIDE
 
     law = get_law("softmax_window.M_norm_vs_Lambda")
     rows = []

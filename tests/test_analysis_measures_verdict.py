@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.measures import first_step_reaching, mean_of_last, threshold_along_axis
-from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, INSIDE, Band, VerdictRule, judge
+from iclscale.analysis.measures import first_step_reaching, mean_of_last, threshold_along_axis
+from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, INSIDE, Band, VerdictRule, judge
 
 
 def curves_of(series: dict[str, list[float]], metric: str = "test_mse") -> pd.DataFrame:

@@ -17,14 +17,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis import censored as tobit
-from analysis.fits import fit_power_law
-from analysis.forms import OffsetForm, compare_forms, lack_of_fit, local_exponents
-from analysis.kinds import Comparison, EarlierOnset, Linear, PowerLaw, Trend
-from analysis.law import Hypothesis, Law, Prediction, Regime
-from analysis.measures import FinalValue
-from analysis.reader import Results
-from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, INSIDE, OUTSIDE, Band, VerdictRule
+from iclscale.analysis import censored as tobit
+from iclscale.analysis.fits import fit_power_law
+from iclscale.analysis.forms import OffsetForm, compare_forms, lack_of_fit, local_exponents
+from iclscale.analysis.kinds import Comparison, EarlierOnset, Linear, PowerLaw, Trend
+from iclscale.analysis.law import Hypothesis, Law, Prediction, Regime
+from iclscale.analysis.measures import FinalValue
+from iclscale.analysis.reader import Results
+from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, INSIDE, OUTSIDE, Band, VerdictRule
 
 PLANTED = -2 / 3
 ALPHAS = (0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
@@ -340,7 +340,7 @@ def test_linear_kind_reads_a_floor_as_the_intercept_in_a_transformed_x():
 def test_two_seeds_give_the_per_seed_interval_its_one_degree_of_freedom():
     """Two seeds measured at every x: two per-seed slopes, so t with 1 df (12.7 × their standard error), not the
     pooled OLS interval, whose many points would hide that only two models were trained."""
-    from analysis.fits import PER_SEED_T
+    from iclscale.analysis.fits import PER_SEED_T
 
     rows = paired_rows(seeds=2)
     law = toy_law(PowerLaw(), x="alpha_test", band=Band.point(-1.0), one_row_per_run=False)
@@ -402,7 +402,7 @@ def test_three_x_values_are_flagged_and_the_span_is_stated():
 
 
 def test_the_report_says_how_many_inconsistent_verdicts_chance_would_give():
-    from analysis.report import chance_note
+    from iclscale.analysis.report import chance_note
 
     law = two_readings_law()
     fits = law.evaluate(results_of(curved_rows(0.0))) * 40  # 80 hypotheses, none inconsistent

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from analysis.reader import load_results
-from analysis.report import FITS_COLUMNS, fit_sweep_laws
+from iclscale.analysis.reader import load_results
+from iclscale.analysis.report import FITS_COLUMNS, fit_sweep_laws
 from iclscale.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -156,8 +156,8 @@ def test_a_named_law_without_data_gets_an_inconclusive_row(demo_store, tmp_path)
 def test_sweep_cases_become_one_facet_axis_in_the_sweeps_order():
     import pandas as pd
 
-    from analysis.reader import Results
-    from analysis.sweep_charts import CASE, with_case_axis
+    from iclscale.analysis.reader import Results
+    from iclscale.analysis.sweep_charts import CASE, with_case_axis
 
     cases = [{"d": 2, "n": 1000}, {"d": 3, "n": 300}, {"d": 10, "n": 50}]
     table = pd.DataFrame([{**c, "sigma": s} for c in reversed(cases) for s in (0.1, 0.2)])

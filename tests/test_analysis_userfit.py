@@ -129,8 +129,8 @@ def test_a_catalogue_law_judges_the_file_with_its_own_prediction(tmp_path, capsy
     with conditions on a param the file does not have, which stops the command with one line."""
     from dataclasses import replace
 
-    from analysis.law import Regime
-    from analysis.laws import LAWS
+    from iclscale.analysis.law import Regime
+    from iclscale.analysis.laws import LAWS
 
     name = "nonlinear_icl.T_vs_alpha"
     rng = np.random.default_rng(2)

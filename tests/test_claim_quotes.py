@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.ledger import papers, quotes
+from iclscale.analysis.ledger import papers, quotes
 
 ROOT = Path(__file__).resolve().parents[1]
 # ../shared/seeds beside the repository (in CI); a git worktree of it sits one level deeper, so the nearest

@@ -57,7 +57,7 @@ def test_studies_lists_every_param_with_role_default_and_range():
 
 
 def _trainer_records_eval_errors() -> bool:
-    from iclscale.training import PackResult
+    from iclscale.trainer.training import PackResult
 
     return "eval_errors" in getattr(PackResult, "__dataclass_fields__", {})
 

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.catalogue.cooccurrence.phases import (
+from iclscale.papers.cooccurrence.laws.phases import (
     SCORES,
     TYPE_LOSSES,
     figure1_criteria,

@@ -5,8 +5,7 @@ import itertools
 import pytest
 import torch
 
-from iclscale.rng import Stream
-from iclscale.studies.cooccurrence.data import (
+from iclscale.papers.cooccurrence.data import (
     FIRST_RANDOM,
     MU1,
     MU2,
@@ -15,7 +14,8 @@ from iclscale.studies.cooccurrence.data import (
     sample_sequences,
     type_slices,
 )
-from iclscale.studies.cooccurrence.declaration import random_slots
+from iclscale.papers.cooccurrence.declaration import random_slots
+from iclscale.trainer.rng import Stream
 
 
 def _draw(seed=0, n=60, L=5, d=64, distinct=False, purpose="train"):

@@ -4,10 +4,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.catalogue.cooccurrence.figure1_section import figure1_section
-from analysis.laws import get_law
-from analysis.reader import Results
-from analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.analysis.laws import get_law
+from iclscale.analysis.reader import Results
+from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.papers.cooccurrence.laws.figure1_section import figure1_section
 
 STEPS = sorted({round(3000 ** (i / 149)) for i in range(150)} | {0})
 SETTING = {"init": "theory", "readout": "pm1_fixed", "m1": 64, "L": 5, "n": 60, "d": 256, "c0": 0.3, "lr": 0.002,
@@ -190,7 +190,7 @@ def test_time_to_loss_reads_one_over_the_loss_linear_in_t(power, kappa, verdict)
 def test_the_collapse_summary_compares_the_step_sizes_at_equal_flow_time(apart):
     import re
 
-    from analysis.catalogue.cooccurrence.figure1_section import collapse_summary
+    from iclscale.papers.cooccurrence.laws.figure1_section import collapse_summary
 
     def loss(t, T1):  # the same curve of t at every η, but `apart` higher at the larger one
         return {"loss": np.exp(-t) * (1 + apart * (T1 > 0.25))}

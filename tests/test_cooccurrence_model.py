@@ -5,9 +5,9 @@ import math
 import pytest
 import torch
 
-from iclscale.rng import Stream
-from iclscale.studies.cooccurrence.model import CooccurrenceTransformer, initial_weights
-from iclscale.study import Net
+from iclscale.papers.cooccurrence.model import CooccurrenceTransformer, initial_weights
+from iclscale.trainer.rng import Stream
+from iclscale.trainer.study import Net
 
 d, L, m, m1 = 7, 4, 5, 6
 
@@ -108,7 +108,7 @@ def test_gradient_descent_moves_the_flows_conserved_quantities_by_order_eta():
     """WᵀW − W_V W_Vᵀ and W_K W_Kᵀ − W_Q W_Qᵀ are constant under gradient flow (F depends on W, W_V through W W_V and
     on W_K, W_Q through W_Kᵀ W_Q); gradient descent to one flow time t = η·steps moves them by O(η): halving η
     (twice the steps) halves the drift. The probe `conserved_drift` measures it; 0 at t = 0."""
-    from iclscale.studies.cooccurrence.probes import conserved_drift
+    from iclscale.papers.cooccurrence.probes import conserved_drift
 
     start = _weights(3)
     tokens = torch.tensor([[2, 0, 1, 5], [2, 4, 0, 3], [6, 2, 3, 1], [1, 2, 3, 4]])

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-from iclscale.params import RecordSchedule
-from iclscale.registry import study_info
-from iclscale.study import Pack
-from iclscale.training import train_pack
+from iclscale.trainer.params import RecordSchedule
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.study import Pack
+from iclscale.trainer.training import train_pack
 
 SMALL = {"d": 24, "n": 12, "m": 16, "m1": 8}
 
@@ -55,7 +55,7 @@ def test_balancing_sums_from_the_margins():
     study, pack = info.load(), Pack.build(info, [config])
     pack.const = pack.map(study.constants)
     init = {k: v[0] for k, v in pack.map(study.init, randomness="same").items()}
-    from iclscale.study import Net
+    from iclscale.trainer.study import Net
 
     module = study.module(pack.view())
     F = Net(module, init)(pack.const["tokens"][0]).double()
@@ -104,7 +104,7 @@ def test_loss_rate_is_minus_the_squared_gradient_and_the_ratios_follow():
     study, pack = info.load(), Pack.build(info, [config])
     pack.const = pack.map(study.constants)
     weights = {k: v[0].double().requires_grad_(k != "a") for k, v in pack.map(study.init, randomness="same").items()}
-    from iclscale.study import Net
+    from iclscale.trainer.study import Net
 
     tokens, y = pack.const["tokens"][0], pack.const["y"][0].double()
     loss = torch.nn.functional.softplus(-y * Net(study.module(pack.view()).double(), weights)(tokens)).mean()
@@ -121,7 +121,7 @@ def test_loss_rate_is_minus_the_squared_gradient_and_the_ratios_follow():
 def test_drifts_are_zero_at_the_start_and_match_the_weights_after_training():
     """The Gram and score drifts of Thm E.28 by hand from the trained weights: key Gram on μ1..μ3 and the
     sampled random tokens, neuron Gram over all pairs, and the random-token score ratio against ΔA12."""
-    from iclscale.studies.cooccurrence.probes import drifts
+    from iclscale.papers.cooccurrence.probes import drifts
 
     info = study_info("cooccurrence")
     config, point = info.resolve({**SMALL, "steps": 30, "lr": 0.2, "init": "theory", "c0": 1.0, "c1": 1.0}, 5, "t")

@@ -75,7 +75,7 @@ def test_the_quick_cpu_rehearsal_compares_every_study_and_measures_every_peer(tm
     done = _run(code, "--device", "cpu", "--quick", "--out", str(tmp_path))
     assert done.returncode == 0, done.stderr[-3000:]
     data = json.loads((tmp_path / "device_check.json").read_text())
-    from iclscale.registry import study_names
+    from iclscale.trainer.registry import study_names
 
     parity = {entry["study"]: entry for entry in data["parity"]}
     assert sorted(parity) == study_names()  # every study, none skipped
@@ -133,8 +133,8 @@ def test_a_failing_study_is_reported_not_raised(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise RuntimeError("no kernel image is available")
 
-    monkeypatch.setattr("iclscale.training.train_pack", broken)
-    monkeypatch.setattr("iclscale.registry.study_names", lambda: ["softmax_window"])
+    monkeypatch.setattr("iclscale.trainer.training.train_pack", broken)
+    monkeypatch.setattr("iclscale.trainer.registry.study_names", lambda: ["softmax_window"])
     device_check.check_parity("cpu", device_check.QUICK, device_check.Budget(60), report, reserve=0)
     (entry,) = json.loads((tmp_path / "device_check.json").read_text())["parity"]
     assert not entry["ok"] and "no kernel image" in entry["error"]

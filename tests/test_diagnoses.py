@@ -5,10 +5,10 @@ from pathlib import Path
 
 import pytest
 
-from analysis import diagnoses
-from analysis.catalogue import PAPERS
-from analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis, VersusPrinted
-from analysis.laws import LAWS
+from iclscale.analysis import diagnoses
+from iclscale.analysis.catalogue import PAPERS
+from iclscale.analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis, VersusPrinted
+from iclscale.analysis.laws import LAWS
 from iclscale.cli import main
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -82,7 +82,7 @@ def test_iclscale_laws_shows_the_diagnoses_and_the_versus_printed_labels(capsys)
 
 
 def test_the_report_shows_a_laws_diagnosis():
-    from analysis.page import diagnosis_items
+    from iclscale.analysis.page import diagnosis_items
 
     claim, diagnosis = next(
         (claim, d) for _, p in PAPERS.values() for claim in p.CLAIMS for d in claim.diagnoses if d.laws

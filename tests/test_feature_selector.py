@@ -5,11 +5,11 @@ import math
 import pytest
 import torch
 
-from iclscale.registry import study_info
-from iclscale.studies.feature_selector import probes
-from iclscale.studies.patterns import condition_3_2
-from iclscale.study import Net, Pack
-from iclscale.training import train_pack
+from iclscale.papers.common.patterns import condition_3_2
+from iclscale.papers.feature_selector import probes
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.study import Net, Pack
+from iclscale.trainer.training import train_pack
 
 SMALL = {"steps": 20, "eval_prompts": 128, "probe_prompts": 32, "batch_size": 16, "m": 32}
 
@@ -57,7 +57,7 @@ def test_training_keeps_the_label_block_invariants_and_the_fixed_a(info):
     final = trainer_result.final_metrics(0, point)
     assert final["wq_label_columns_norm"] == 0.0 and final["qk_rows_past_dx_norm"] == 0.0  # spec §7.1 (1), (2)
     assert final["wk_label_columns_norm"] > 0  # (3): W_K's label columns move
-    from iclscale.training import PackTrainer
+    from iclscale.trainer.training import PackTrainer
 
     trainer = PackTrainer(info, [config], [point], torch.device("cpu"))
     assert "a" in trainer.buffers and "a" not in trainer.params  # a is frozen ([LW23] §2)
@@ -194,13 +194,13 @@ def test_the_defaults_train_into_the_selection_regime(info):
     ],
 )
 def test_bad_values_end_with_one_line_and_exit_2_before_training(setting, message, monkeypatch, capsys):
-    import iclscale.training
+    import iclscale.trainer.training
     from iclscale.cli import main
 
     def refuse(*args, **kwargs):
         raise AssertionError("trained")
 
-    monkeypatch.setattr(iclscale.training, "train_pack", refuse)
+    monkeypatch.setattr(iclscale.trainer.training, "train_pack", refuse)
     settings = ["--set", setting] if message else ["--set", setting, "--set", "domain=ood", "--set", "d_x=40"]
     code = main(["train", "feature_selector", *settings])
     lines = capsys.readouterr().err.strip().splitlines()

@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from analysis.laws import get_law
-from analysis.reader import DERIVED, Results
-from analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.analysis.laws import get_law
+from iclscale.analysis.reader import DERIVED, Results
+from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT
 
 STUDY = "feature_selector"
 EVAL = ("domain", "ood_relevant", "ood_label", "alpha_test", "l_ts", "eval_prompts")
@@ -206,7 +206,7 @@ def test_the_width_and_batch_laws_find_the_smallest_value_per_M1_and_seed():
 
 
 def test_every_law_of_the_study_tests_a_claim():
-    from analysis.catalogue import feature_selector
+    from iclscale.analysis.catalogue import feature_selector
 
     named = {name for claim in feature_selector.CLAIMS for name in claim.laws}
     assert named == {law.name for law in feature_selector.LAWS}
@@ -214,7 +214,7 @@ def test_every_law_of_the_study_tests_a_claim():
 
 
 def test_the_figure_1_section_averages_selection_regime_runs_and_names_both_splits():
-    from analysis.catalogue.feature_selector.figure1_section import figure1_section
+    from iclscale.papers.feature_selector.laws.figure1_section import figure1_section
 
     finals = {"wq_mu_norm": 4.0, "wk_mu_norm": 5.0, "wq_nu_norm": 0.3, "wk_nu_norm": 0.2, "mlp_in_feature": 0.1,
               "mlp_in_label": 1.5, "mlp_out_feature": 0.9, "mlp_out_label": 0.3}  # fmt: skip

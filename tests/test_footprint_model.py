@@ -1,11 +1,12 @@
-"""The memory model behind `pack_size: auto` (iclscale.footprint): the parts it cuts, and its estimate set against
+"""The memory model behind `pack_size: auto` (iclscale.trainer.footprint): the parts it cuts, and its estimate set
+against
 the measured peak of live tensors on the CPU (torch keeps no CPU allocator statistics; `LiveBytes` counts them)."""
 
 import pytest
 import torch
 
-from iclscale import footprint
-from iclscale.registry import study_info
+from iclscale.trainer import footprint
+from iclscale.trainer.registry import study_info
 
 SMALL = {
     "softmax_window": {"steps": 6, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 64},

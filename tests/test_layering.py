@@ -45,7 +45,7 @@ def test_analysis_imports_neither_the_trainer_nor_torch():
 
 
 def test_the_reader_that_analysis_uses_does_not_import_the_trainer():
-    """analysis reads the store through sweeps.store: that module must not pull the trainer in either."""
+    """analysis reads the store through iclscale.sweeps.store: that module must not pull the trainer in either."""
     assert {n for n in imported_modules(ROOT / "sweeps" / "store.py") if n.split(".")[0] == "iclscale"} <= {
         "iclscale"  # only `from iclscale import __version__`, inside the function that writes provenance
     }
@@ -57,7 +57,10 @@ def test_the_checks_see_a_forbidden_import(tmp_path):
     assert imported_modules(module) == {"iclscale.errors", "torch.nn"}
 
 
-@pytest.mark.parametrize("module", ["analysis.laws", "analysis.reader", "analysis.report", "analysis.cli"])
+@pytest.mark.parametrize(
+    "module",
+    ["iclscale.analysis.laws", "iclscale.analysis.reader", "iclscale.analysis.report", "iclscale.analysis.cli"],
+)
 def test_importing_analysis_loads_neither_the_trainer_nor_torch(module):
     code = f"import json, sys, {module}; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
     code += "('iclscale', 'torch'))))"
@@ -67,15 +70,15 @@ def test_importing_analysis_loads_neither_the_trainer_nor_torch(module):
 
 
 def test_reading_a_results_directory_loads_neither_the_trainer_nor_torch(tmp_path):
-    """analysis reads the store through sweeps.store: reading a real directory must not pull the trainer in."""
-    from sweeps.store import Location, write_fragment, write_frozen_sweep
+    """analysis reads the store through iclscale.sweeps.store: reading a real directory must not pull the trainer in."""
+    from iclscale.sweeps.store import Location, write_fragment, write_frozen_sweep
 
     location = Location(str(tmp_path))
     write_frozen_sweep(location, {"name": "t", "study": "toy", "laws": [], "params": {"x": {"role": "train"}}})
     write_fragment(location, "pack-1", [{"run_id": "r", "sweep": "t", "study": "toy", "seed": 0, "x": 1.0,
                                         "status": "ok", "eval_key": "{}", "y": 2.0}], [])  # fmt: skip
     code = (
-        "import json, sys\nfrom analysis.reader import load_results\n"
+        "import json, sys\nfrom iclscale.analysis.reader import load_results\n"
         f"assert len(load_results({str(tmp_path)!r}).runs) == 1\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('iclscale', 'torch'))))"
     )

@@ -1,4 +1,5 @@
-"""The claims ledger (analysis.ledger) on a real store: the README's demo sweep trained inline into a results root
+"""The claims ledger (iclscale.analysis.ledger) on a real store: the README's demo sweep trained inline into a
+results root
 (~20 s), then `iclscale ledger`; and its verdict rule and history on planted fits."""
 
 import csv
@@ -7,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from analysis import ledger
-from analysis.ledger import (
+from iclscale.analysis import ledger
+from iclscale.analysis.ledger import (
     CONSISTENT,
     INCONCLUSIVE,
     INCONSISTENT,
@@ -84,7 +85,7 @@ def test_counts_and_not_run_claims_carry_the_command(demo_root, demo_ledger):
         assert claim["command"].startswith("iclscale sweep run sweeps/"), claim["claim_id"]
         assert f"--out {demo_root.resolve()}/" in claim["command"]
     lawless = [c for c in data["claims"] if c["verdict"] == NO_LAW]
-    from analysis.catalogue import PAPERS
+    from iclscale.analysis.catalogue import PAPERS
 
     without_law = {claim.label for _, package in PAPERS.values() for claim in package.CLAIMS if not claim.laws}
     assert {c["claim_id"] for c in lawless} == without_law  # every claim without a law, and only those

@@ -124,7 +124,7 @@ def _cases() -> list[tuple[str, bytes]]:
     for i, value in enumerate([[None], [], [1], "x", [{}], [{"nope": 1}], [{"L_test": 1.0}]]):
         add((f"cases-{i}", _dump({**GOOD, "cases": value})))
     # every param: wrong type, out of range, unknown choice
-    from iclscale.registry import study_info
+    from iclscale.trainer.registry import study_info
 
     for p in study_info("softmax_window").params:
         block = "eval" if p.role == "eval" else "fixed"
@@ -399,10 +399,10 @@ def test_more_malformed_files_are_refused_in_one_line(tmp_path, capsys, label, d
 
 @pytest.mark.parametrize("label, data", ACCEPTED, ids=[label for label, _ in ACCEPTED])
 def test_every_accepted_file_is_frozen_and_read_back_unchanged(tmp_path, capsys, label, data):
-    """What `run` freezes (Sweep.resolved, as sweeps.store writes it) reads back through the frozen
+    """What `run` freezes (Sweep.resolved, as iclscale.sweeps.store writes it) reads back through the frozen
     reader to the same sweep: an accepted file can never brick its results directory."""
-    from sweeps.spec import load_sweep, parse_frozen
-    from sweeps.store import Location, read_frozen_sweep, write_frozen_sweep
+    from iclscale.sweeps.spec import load_sweep, parse_frozen
+    from iclscale.sweeps.store import Location, read_frozen_sweep, write_frozen_sweep
 
     path = tmp_path / "sweep.yaml"
     path.write_bytes(data)

@@ -5,13 +5,13 @@ import pytest
 import torch
 
 from iclscale.errors import UserError
-from iclscale.registry import study_info
-from iclscale.studies.mamba_outliers.model import gate_matrix, label_output, layer_output, query_gates, recurrence
-from iclscale.studies.mamba_outliers.study import task_group
-from iclscale.studies.outliers import outlier_mask
-from iclscale.studies.patterns import TaskSet, all_tasks
-from iclscale.study import Pack
-from iclscale.training import train_pack
+from iclscale.papers.common.outliers import outlier_mask
+from iclscale.papers.common.patterns import TaskSet, all_tasks
+from iclscale.papers.mamba_outliers.model import gate_matrix, label_output, layer_output, query_gates, recurrence
+from iclscale.papers.mamba_outliers.study import task_group
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.study import Pack
+from iclscale.trainer.training import train_pack
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -171,7 +171,7 @@ def test_mamba_learns_and_the_lt_plateaus_on_outliers(info):
 
 
 def test_channel_mean_gates_equal_the_label_gates_when_every_channel_has_its_weights():
-    from iclscale.studies.mamba_outliers.probes import prompt_sums
+    from iclscale.papers.mamba_outliers.probes import prompt_sums
 
     P, W_B, W_C, W = _random_layer(l=9)
     P = P.unsqueeze(0)

@@ -3,10 +3,10 @@
 import pandas as pd
 import pytest
 
-from analysis.catalogue.mamba_outliers.table1_section import accuracy_table, table1_section
-from analysis.laws import get_law
-from analysis.reader import Results
-from analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.analysis.laws import get_law
+from iclscale.analysis.reader import Results
+from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.papers.mamba_outliers.laws.table1_section import accuracy_table, table1_section
 
 STUDY = "mamba_outliers"
 EVAL_PARAMS = ("alpha", "label_mode", "kappa_a_test", "l_ts", "placement")

@@ -8,13 +8,13 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from analysis.forms import Curvature
-from analysis.kinds import MaxTerm
-from analysis.law import Hypothesis, Prediction
-from analysis.lawfit import Estimate
-from analysis.laws import get_law
-from analysis.reader import Results, add_derived
-from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Band, VerdictRule
+from iclscale.analysis.forms import Curvature
+from iclscale.analysis.kinds import MaxTerm
+from iclscale.analysis.law import Hypothesis, Prediction
+from iclscale.analysis.lawfit import Estimate
+from iclscale.analysis.laws import get_law
+from iclscale.analysis.reader import Results, add_derived
+from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Band, VerdictRule
 
 STUDY = "mamba_outliers"
 TRAIN_PARAMS = ("model", "layers", "lr", "p_a", "M1", "beta", "kappa_a", "V", "batch_size", "steps")

@@ -7,10 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.catalogue.mamba_outliers.figures3_6_section import figures3_6_section
-from analysis.laws import get_law
-from analysis.reader import Results, add_derived
-from analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.analysis.laws import get_law
+from iclscale.analysis.reader import Results, add_derived
+from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.papers.mamba_outliers.laws.figures3_6_section import figures3_6_section
 
 STUDY = "mamba_outliers"
 EVAL_PARAMS = ("alpha", "label_mode", "kappa_a_test", "l_ts", "placement")

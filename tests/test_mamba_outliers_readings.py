@@ -9,13 +9,13 @@ import pandas as pd
 import pytest
 import torch
 
-from analysis.laws import get_law
-from analysis.reader import Results, add_derived
-from analysis.verdict import CONSISTENT, INCONSISTENT, OUTSIDE
-from iclscale.registry import study_info
-from iclscale.studies.mamba_outliers.model import Stack
-from iclscale.study import Pack
-from sweeps.spec import load_sweep
+from iclscale.analysis.laws import get_law
+from iclscale.analysis.reader import Results, add_derived
+from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT, OUTSIDE
+from iclscale.papers.mamba_outliers.model import Stack
+from iclscale.sweeps.spec import load_sweep
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.study import Pack
 
 STUDY = "mamba_outliers"
 EVAL_PARAMS = ("alpha", "label_mode", "kappa_a_test", "l_ts", "placement", "outlier_set", "outlier_sum")

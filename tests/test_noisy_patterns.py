@@ -1,12 +1,12 @@
-"""Seed 001's noisy patterns (iclscale.studies.noisy_patterns): x = λμ + κν + n of [LW23] Eq. 3, the OOD directions."""
+"""Seed 001's noisy patterns (iclscale.papers.common.noisy_patterns): x = λμ + κν + n of [LW23] Eq. 3, the OOD
+directions."""
 
 import math
 
 import pytest
 import torch
 
-from iclscale.rng import Stream
-from iclscale.studies.noisy_patterns import (
+from iclscale.papers.common.noisy_patterns import (
     FeatureNoise,
     bounded_noise,
     cone_combinations,
@@ -14,7 +14,8 @@ from iclscale.studies.noisy_patterns import (
     sample_noisy_prompts,
     spare_axes,
 )
-from iclscale.studies.patterns import TaskSet, cyclic_tasks, features, label_embedding, unit_patterns
+from iclscale.papers.common.patterns import TaskSet, cyclic_tasks, features, label_embedding, unit_patterns
+from iclscale.trainer.rng import Stream
 
 M1, M2, D_X, D_Y = 4, 16, 24, 3
 

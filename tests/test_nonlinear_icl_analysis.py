@@ -11,14 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.fits import fit_line
-from analysis.kinds import Threshold
-from analysis.law import Hypothesis, Law, Prediction
-from analysis.laws import get_law
-from analysis.levels import cost_onset, level_means
-from analysis.measures import FinalValue
-from analysis.reader import Results
-from analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Band
+from iclscale.analysis.fits import fit_line
+from iclscale.analysis.kinds import Threshold
+from iclscale.analysis.law import Hypothesis, Law, Prediction
+from iclscale.analysis.laws import get_law
+from iclscale.analysis.levels import cost_onset, level_means
+from iclscale.analysis.measures import FinalValue
+from iclscale.analysis.reader import Results
+from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Band
 
 STUDY = "nonlinear_icl"
 EVAL_PARAMS = ("domain", "alpha_test", "l_ts", "S1", "K_ood", "prune_method", "prune_ratio", "prune_score", "learner")
@@ -354,7 +354,7 @@ def test_fit_line_and_level_means():
 
 # Report sections ------------------------------------------------------------------------------------
 def test_pruning_findings_state_where_magnitude_pruning_starts_to_cost():
-    from analysis.catalogue.nonlinear_icl.pruning_section import pruning_findings
+    from iclscale.papers.nonlinear_icl.laws.pruning_section import pruning_findings
 
     def error(method, ratio, seed):
         return knee({"magnitude": 0.3, "random": 0.05, "none": 2.0, "small": -1.0}[method])(method, ratio, seed)
@@ -386,7 +386,7 @@ def learner_store():
 
 
 def test_baseline_findings_name_the_most_sample_efficient_learner():
-    from analysis.catalogue.nonlinear_icl.learner_section import baseline_findings
+    from iclscale.papers.nonlinear_icl.laws.learner_section import baseline_findings
 
     (finding,) = baseline_findings(learner_store())
     sentences = finding.sentences()
@@ -396,7 +396,7 @@ def test_baseline_findings_name_the_most_sample_efficient_learner():
 
 
 def write_store(folder, results: Results) -> str:
-    from sweeps.store import Location, write_fragment, write_frozen_sweep
+    from iclscale.sweeps.store import Location, write_fragment, write_frozen_sweep
 
     location = Location(folder)
     write_frozen_sweep(location, {"name": "synthetic", "study": STUDY, "laws": [], "params": results.sweep["params"]})
@@ -407,7 +407,7 @@ def write_store(folder, results: Results) -> str:
 
 def test_report_writes_the_pruning_and_learner_sections(tmp_path):
     """Synthetic results directories on disk (no training) through `write_report`."""
-    from analysis.report import write_report
+    from iclscale.analysis.report import write_report
 
     def error(method, ratio, seed):
         return knee({"magnitude": 0.3, "random": 0.05, "none": 2.0}[method])(method, ratio, seed)

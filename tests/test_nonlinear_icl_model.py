@@ -6,10 +6,10 @@ import pytest
 import torch
 from torch.func import functional_call, grad, vmap
 
-from iclscale.registry import study_info
-from iclscale.studies.nonlinear_icl.gpt2 import CausalSelfAttention, GPT2Classifier
-from iclscale.studies.nonlinear_icl.model import OneLayerTransformer
-from iclscale.study import Pack
+from iclscale.papers.nonlinear_icl.gpt2 import CausalSelfAttention, GPT2Classifier
+from iclscale.papers.nonlinear_icl.model import OneLayerTransformer
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.study import Pack
 
 # D = 3, l = 2 demonstrations and a query; m_a = m_b = 2, m = 3
 P = [[1.0, 0.0, 1.0], [0.0, 2.0, -1.0], [1.0, 1.0, 0.0]]

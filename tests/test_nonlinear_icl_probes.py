@@ -4,10 +4,10 @@ import pytest
 import torch
 from torch.func import vmap
 
-from iclscale.rng import Stream
-from iclscale.studies.nonlinear_icl.probes import attention_probes, neuron_probes
-from iclscale.studies.nonlinear_icl.pruning import small_neurons
-from iclscale.studies.patterns import TaskSet, cyclic_tasks, label_embedding, sample_prompts, unit_patterns
+from iclscale.papers.common.patterns import TaskSet, cyclic_tasks, label_embedding, sample_prompts, unit_patterns
+from iclscale.papers.nonlinear_icl.probes import attention_probes, neuron_probes
+from iclscale.papers.nonlinear_icl.pruning import small_neurons
+from iclscale.trainer.rng import Stream
 
 D_X, D_Y, M1, M2 = 30, 30, 6, 24
 

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from iclscale.studies.nonlinear_icl.model import OneLayerTransformer
-from iclscale.studies.nonlinear_icl.pruning import neuron_magnitudes, prune, pruned_count, removed_neurons
+from iclscale.papers.nonlinear_icl.model import OneLayerTransformer
+from iclscale.papers.nonlinear_icl.pruning import neuron_magnitudes, prune, pruned_count, removed_neurons
 
 # two configs, m = 5 neurons, m_b = D = 2; row norms of W_O: config 0 → 3, 1, 4, 0.5, 2; config 1 reversed
 ROW_NORMS = torch.tensor([[3.0, 1.0, 4.0, 0.5, 2.0], [2.0, 0.5, 4.0, 1.0, 3.0]])

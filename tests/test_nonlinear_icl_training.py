@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import torch
 
-from iclscale.registry import study_info
-from iclscale.study import Pack
-from iclscale.training import train_pack
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.study import Pack
+from iclscale.trainer.training import train_pack
 
 SMALL = {"steps": 20, "eval_prompts": 128, "probe_prompts": 16, "batch_size": 16}
 

@@ -35,12 +35,12 @@ def _write(tmp_path: Path, raw=RAW) -> Path:
 
 def test_a_sweep_whose_packs_fail_exits_non_zero_with_one_line(tmp_path, capsys, monkeypatch):
     """What the Ray executor reports when every pack failed after its retries (Ray itself not started)."""
-    from sweeps import run
-    from sweeps.execute import record_failure
+    from iclscale.sweeps import run
+    from iclscale.sweeps.execute import record_failure
 
     def failing_ray(plan, context, args, location, progress):
         for pack in plan.packs:
-            record_failure(context, pack, "ModuleNotFoundError: No module named 'iclscale.training'")
+            record_failure(context, pack, "ModuleNotFoundError: No module named 'iclscale.trainer.training'")
         return {"failed_configs": sum(len(p.configs) for p in plan.packs), "nodes": []}
 
     monkeypatch.setattr(run, "_connect", lambda sweep, args: None)
@@ -88,8 +88,8 @@ def test_train_out_refuses_another_sweeps_directory_and_takes_the_lock(tmp_path,
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "holds the results of sweep" in err, err
     assert (out / "sweep.yaml").read_bytes() == frozen
-    from sweeps.lock import writer_lock
-    from sweeps.store import Location
+    from iclscale.sweeps.lock import writer_lock
+    from iclscale.sweeps.store import Location
 
     other = tmp_path / "busy"
     with writer_lock(Location(other)):
@@ -208,9 +208,9 @@ def test_a_foreign_footprints_file_is_measured_afresh(tmp_path, monkeypatch):
 
     import torch
 
-    from iclscale import footprint
-    from iclscale.cachedir import code_digest
-    from iclscale.registry import study_info
+    from iclscale.trainer import footprint
+    from iclscale.trainer.cachedir import code_digest
+    from iclscale.trainer.registry import study_info
 
     info = study_info("softmax_window")
     config, point = info.resolve({"d": 3, "steps": 2}, 0, "t")
@@ -278,7 +278,7 @@ def _server(kind: str) -> int:
 
 @pytest.mark.parametrize("kind", ["silent", "closing", "http", "garbage", "digits"])
 def test_an_address_that_is_not_a_ray_cluster_fails_fast_in_one_line(tmp_path, capsys, monkeypatch, kind):
-    from sweeps import ray_executor
+    from iclscale.sweeps import ray_executor
 
     monkeypatch.setattr(ray_executor, "HANDSHAKE_TIMEOUT_S", 2.0)
     address = "127.0.0.1:" + ("9" * 5000 if kind == "digits" else str(_server(kind)))

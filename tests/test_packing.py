@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from iclscale.training import DIVERGED, OK, train_pack
+from iclscale.trainer.training import DIVERGED, OK, train_pack
 
 SHORT = {"steps": 60, "d": 3, "n": 12, "tasks_per_iter": 2}
 
@@ -103,7 +103,7 @@ def test_eval_points_measure_one_trained_model(softmax_window):
 
 def test_the_test_set_and_the_oracle_sample_do_not_depend_on_K(softmax_window):
     """Evaluation and Monte Carlo draw in chunks sized by (n, d) only: a big pack sees the same data."""
-    from iclscale.registry import study_info
+    from iclscale.trainer.registry import study_info
 
     config, point = softmax_window.resolve({**SHORT, "steps": 0, "test_tasks": 2000}, 7, "t")
     others = [softmax_window.resolve({**SHORT, "steps": 0, "L": 1 + k / 10}, 100 + k, "t")[0] for k in range(99)]

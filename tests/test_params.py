@@ -3,7 +3,7 @@ import hashlib
 import pytest
 
 from iclscale.errors import UserError
-from iclscale.params import Config, Param
+from iclscale.trainer.params import Config, Param
 
 
 def test_run_id_ignores_param_order_and_changes_with_values():

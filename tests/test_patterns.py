@@ -1,4 +1,5 @@
-"""The pattern data model of Li et al. 2024 (iclscale.studies.patterns): fractions, labels, task sets, OOD patterns."""
+"""The pattern data model of Li et al. 2024 (iclscale.papers.common.patterns): fractions, labels, task sets, OOD
+patterns."""
 
 import math
 
@@ -6,8 +7,7 @@ import pytest
 import torch
 from torch.func import vmap
 
-from iclscale.rng import Stream
-from iclscale.studies.patterns import (
+from iclscale.papers.common.patterns import (
     S1_MAX,
     TaskSet,
     all_tasks,
@@ -23,6 +23,7 @@ from iclscale.studies.patterns import (
     unit_patterns,
     unseen_tasks,
 )
+from iclscale.trainer.rng import Stream
 
 M1, M2 = 6, 24
 

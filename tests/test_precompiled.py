@@ -1,5 +1,5 @@
-"""Compiled steps saved on disk and loaded by a new process (iclscale.precompiled), and the CPU rule that
-compiles small batched matrix products as fused multiply-adds (iclscale.compiling)."""
+"""Compiled steps saved on disk and loaded by a new process (iclscale.trainer.precompiled), and the CPU rule that
+compiles small batched matrix products as fused multiply-adds (iclscale.trainer.compiling)."""
 
 import json
 import os
@@ -10,9 +10,9 @@ import textwrap
 import pytest
 import torch
 
-from iclscale import compiling, precompiled
-from iclscale.registry import study_info
-from iclscale.training import train_pack
+from iclscale.trainer import compiling, precompiled
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.training import train_pack
 
 SETTINGS = {"steps": 12, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 32}
 
@@ -37,9 +37,9 @@ def _saved_files():
 NEW_PROCESS = textwrap.dedent(
     """
     import json, sys
-    from iclscale import precompiled
-    from iclscale.registry import study_info
-    from iclscale.training import train_pack
+    from iclscale.trainer import precompiled
+    from iclscale.trainer.registry import study_info
+    from iclscale.trainer.training import train_pack
 
     precompiled.ROOT = type(precompiled.ROOT)(sys.argv[1])
     compile_and_save = precompiled.compile_and_save
@@ -114,8 +114,8 @@ def test_small_batched_products_are_fused_on_the_cpu_and_large_ones_are_not():
 
 def test_the_compiled_test_set_draw_equals_the_eager_draw_in_padded_chunks(monkeypatch):
     """Five configs in chunks of two: the last chunk is padded, and no config's test set depends on its chunk."""
-    from iclscale import measuring
-    from iclscale.training import PackTrainer
+    from iclscale.trainer import measuring
+    from iclscale.trainer.training import PackTrainer
 
     monkeypatch.setattr(measuring, "DRAW_CHUNK", 2)
     info, configs, point = _pack(5)
@@ -133,7 +133,7 @@ def test_the_compiled_test_set_draw_equals_the_eager_draw_in_padded_chunks(monke
 def test_code_is_loaded_only_from_a_cache_no_one_else_can_write(tmp_path, capsys):
     """A saved function is unpickled (code) only from a directory owned by this user and writable by
     no one else; otherwise the caller compiles again, told once."""
-    from iclscale import cachedir
+    from iclscale.trainer import cachedir
 
     root = tmp_path / "cache"
     saved = root / "digest" / "f.bin"

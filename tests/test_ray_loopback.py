@@ -26,7 +26,7 @@ PROBE = textwrap.dedent(
     """
     import json, subprocess, sys
     if sys.argv[1] == "tool":
-        from sweeps.ray_executor import start_ray
+        from iclscale.sweeps.ray_executor import start_ray
         start_ray(None, quiet=True)
     else:
         import ray

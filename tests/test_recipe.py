@@ -1,10 +1,11 @@
-"""Recipes (iclscale.recipe): the per-config optimizers and schedules against torch's own, vmapped over configs."""
+"""Recipes (iclscale.trainer.recipe): the per-config optimizers and schedules against torch's own, vmapped over
+configs."""
 
 import pytest
 import torch
 from torch.func import grad, vmap
 
-from iclscale import recipe
+from iclscale.trainer import recipe
 
 
 def _problem(seed):

@@ -3,8 +3,8 @@ what training with those eval points from the start gives; earlier records of a 
 
 import numpy as np
 
-from iclscale.registry import study_info
-from iclscale.training import train_pack
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.training import train_pack
 
 
 def test_refined_eval_points_equal_those_measured_during_training():

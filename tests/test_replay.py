@@ -1,13 +1,13 @@
-"""k training steps per replayed CUDA graph (iclscale.replay): the static-buffer path, run on the CPU without
+"""k training steps per replayed CUDA graph (iclscale.trainer.replay): the static-buffer path, run on the CPU without
 capture (there are no graphs here), must give exactly the results of k single steps, in the trainer too."""
 
 import numpy as np
 import pytest
 import torch
 
-from iclscale import replay
-from iclscale.registry import study_info
-from iclscale.training import PackTrainer, train_pack
+from iclscale.trainer import replay
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.training import PackTrainer, train_pack
 
 SETTINGS = {"steps": 23, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 16}
 
@@ -97,7 +97,7 @@ def test_the_trainer_with_graphed_steps_trains_exactly_as_with_single_steps(monk
 
 def test_a_settled_runner_is_compiled_unless_compiling_is_off_or_fails(monkeypatch, capsys):
     """What a graph captures is decided at once (no timed eager steps in between)."""
-    from iclscale import compiling
+    from iclscale.trainer import compiling
 
     monkeypatch.setattr(compiling, "_COMPILED", {})
     args = (torch.arange(3.0), torch.zeros(()), torch.tensor(0.5), torch.tensor(1))

@@ -8,8 +8,8 @@ import pytest
 import yaml
 
 from iclscale.cli import main
-from sweeps import reproduce
-from sweeps.reproduce import QUICK_SEEDS, quick_overrides
+from iclscale.sweeps import reproduce
+from iclscale.sweeps.reproduce import QUICK_SEEDS, quick_overrides
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,16 +37,16 @@ def stored_fragments(root: Path) -> dict[str, float]:
 def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch, capsys):
     files = [tiny_sweep(tmp_path, "tiny_big", [0.35, 0.5, 0.7, 1.0]), tiny_sweep(tmp_path, "tiny_small", [0.5, 1.0])]
     monkeypatch.setattr(reproduce, "paper_sweep_files", lambda studies: files)
-    import sweeps.run
+    import iclscale.sweeps.run
 
-    real_run = sweeps.run.run_sweep
+    real_run = iclscale.sweeps.run.run_sweep
     calls = []
 
     def interrupted_at_the_second(sweep, args, out):  # Ctrl-C as the second sweep starts: run_sweep says 130
         calls.append(sweep.name)
         return 130 if len(calls) == 2 else real_run(sweep, args, out)
 
-    monkeypatch.setattr(sweeps.run, "run_sweep", interrupted_at_the_second)
+    monkeypatch.setattr(iclscale.sweeps.run, "run_sweep", interrupted_at_the_second)
     root = tmp_path / "root"
     command = ["reproduce", "C24", "--out", str(root), "--budget", "quick", "--executor", "inline"]
     assert main(command) == 130
@@ -55,7 +55,7 @@ def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch
     assert first and all(name.startswith("tiny_small/") for name in first)
     assert "run the same command to resume" in capsys.readouterr().err
 
-    monkeypatch.setattr(sweeps.run, "run_sweep", real_run)
+    monkeypatch.setattr(iclscale.sweeps.run, "run_sweep", real_run)
     assert main(command) == 0
     output = capsys.readouterr().out
     second = stored_fragments(root)
@@ -82,7 +82,7 @@ def test_a_wrong_paper_choice_is_one_clear_line(argv, capsys):
 def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
     from types import SimpleNamespace
 
-    from sweeps.reproduce import Overall, Planned
+    from iclscale.sweeps.reproduce import Overall, Planned
 
     steps = [800, 800, 3000, 60000]
     progress = Overall([Planned("f", SimpleNamespace(name=f"s{i}"), Path("."), n, n) for i, n in enumerate(steps)])

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch.func import vmap
 
-from iclscale.rng import Stream
+from iclscale.trainer.rng import Stream
 
 
 def test_uniform_moments_and_range():
@@ -62,7 +62,7 @@ def test_bad_seeds_are_refused():
 
 def test_the_hash_is_lowbias32_on_32_bits():
     """Known values of Wellons' lowbias32 (a C reference computed with uint32_t arithmetic)."""
-    from iclscale.rng import mix32
+    from iclscale.trainer.rng import mix32
 
     x = torch.tensor([0, 1, 0xDEADBEEF, 0xFFFFFFFF], dtype=torch.int64)
     expected = [_lowbias32(int(v)) for v in x]
@@ -110,7 +110,7 @@ def test_compiled_draws_equal_eager_bit_for_bit_at_many_lengths():
 @pytest.mark.parametrize("count", [1, 2, 3, 40, 241, 4097])
 def test_eager_int32_route_gives_the_int64_bits(count):
     """Eager CPU draws hash in int32 (wrap-around multiplication); the numbers are the int64 route's, bit for bit."""
-    from iclscale.rng import _MASK, _counters, mix32
+    from iclscale.trainer.rng import _MASK, _counters, mix32
 
     stream = Stream.from_seeds([0, 1, 2**31 - 1, 123456789])
     for purpose, step in [("train/x", 0), ("test", 7), ("noise", 2**20)]:

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from iclscale.cli import main
-from sweeps.search import objective
-from sweeps.spec import load_sweep, parse_frozen
-from sweeps.store import read_store
+from iclscale.sweeps.search import objective
+from iclscale.sweeps.spec import load_sweep, parse_frozen
+from iclscale.sweeps.store import read_store
 
 # A problem that trains in a fraction of a second per trial: the softmax unit on affine tasks in d = 2.
 TINY = {

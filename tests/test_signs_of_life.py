@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from iclscale.registry import all_studies, study_info
-from iclscale.statusline import StatusLine
+from iclscale.trainer.registry import all_studies, study_info
+from iclscale.trainer.statusline import StatusLine
 
 ICLSCALE = [sys.executable, "-m", "iclscale.cli"]
 STAMP = r"\d\d:\d\d:\d\dZ"
@@ -39,7 +39,7 @@ def test_a_log_gets_a_stamped_heartbeat_while_nothing_happens_and_a_last_line_at
 def test_a_status_line_survives_pickling_as_a_closed_copy():  # Ray Tune pickles its callbacks
     import pickle
 
-    from sweeps.progress import Progress
+    from iclscale.sweeps.progress import Progress
 
     plan = type("Plan", (), {"packs": []})()
     stream = io.StringIO()
@@ -52,7 +52,7 @@ def test_a_status_line_survives_pickling_as_a_closed_copy():  # Ray Tune pickles
 
 
 def test_a_short_training_in_a_log_prints_no_status_line():
-    from iclscale.train_progress import TrainProgress
+    from iclscale.trainer.train_progress import TrainProgress
 
     stream = io.StringIO()
     progress = TrainProgress("study run", 10, stream)
@@ -74,7 +74,7 @@ def test_milestones_in_a_log_are_spaced_by_the_heartbeat_interval():
 def test_every_final_metric_of_every_study_has_a_declared_meaning(name):
     from test_trainer_contract import SMALL  # each study at a small size
 
-    from iclscale.training import train_pack
+    from iclscale.trainer.training import train_pack
 
     for info in [study_info(name)]:
         # two steps whatever the role of `steps` (a shape param in cooccurrence, whose default is 30,000 records)
@@ -147,14 +147,14 @@ def test_a_hydra_comma_list_gets_a_one_line_hint(args, hint):
 
 
 def test_a_long_training_in_a_log_says_how_long_it_takes_and_shows_step_loss_rate_and_eta(tmp_path):
-    from iclscale.train_progress import memoise_rate, memoised_rate
+    from iclscale.trainer.train_progress import memoise_rate, memoised_rate
 
     rates = tmp_path / "rates.json"
     assert memoised_rate("k", rates) is None
     memoise_rate("k", 12.5, rates)
     assert memoised_rate("k", rates) == 12.5
 
-    from iclscale.train_progress import TrainProgress
+    from iclscale.trainer.train_progress import TrainProgress
 
     stream = io.StringIO()
     progress = TrainProgress("study run", 10_000, stream, rate=10.0)  # 1000 s from the memoised rate

@@ -5,15 +5,15 @@ import math
 import pytest
 import torch
 
-from iclscale.rng import Stream
-from iclscale.studies.softmax_window.data import (
+from iclscale.papers.softmax_window.data import (
     covariate_transform,
     sample_covariates,
     sample_prompts,
     sample_tasks,
     subspace,
 )
-from iclscale.studies.softmax_window.declaration import FULL_RANK_CLASSES, LOW_RANK_CLASSES
+from iclscale.papers.softmax_window.declaration import FULL_RANK_CLASSES, LOW_RANK_CLASSES
+from iclscale.trainer.rng import Stream
 
 rng = Stream.from_seeds(0)  # one config, as a study sees it
 
@@ -86,7 +86,7 @@ def test_hills_frequency_has_nu_hills_on_the_circle():
 @pytest.mark.parametrize("task_class", ["affine", "relu"])
 def test_loss_symmetry_L_squared(task_class):
     """ℒ(M; L, σ) = L²·ℒ(M; 1, σ/L) for the affine and ReLU classes (spec §2.3), with common random numbers."""
-    from iclscale.studies.softmax_window.model import SoftmaxAttention
+    from iclscale.papers.softmax_window.model import SoftmaxAttention
 
     unit = SoftmaxAttention(4)
     with torch.no_grad():

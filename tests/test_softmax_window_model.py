@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from iclscale.studies.softmax_window.model import LinearAttention, SoftmaxAttention
+from iclscale.papers.softmax_window.model import LinearAttention, SoftmaxAttention
 
 
 def _set(unit, M_K, M_Q=None):

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from iclscale.registry import study_info
-from iclscale.studies.softmax_window.oracle import refine_minimum
-from iclscale.training import train_pack
+from iclscale.papers.softmax_window.oracle import refine_minimum
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.training import train_pack
 
 
 def _final(info, variations, seeds, metric, **fixed):

@@ -6,10 +6,10 @@ import yaml
 
 from iclscale.cli import main
 from iclscale.errors import UserError
-from sweeps.execute import SweepContext, record_failure, run_pack
-from sweeps.plan import make_plan
-from sweeps.spec import parse_sweep
-from sweeps.store import Location, read_store, stored_keys
+from iclscale.sweeps.execute import SweepContext, record_failure, run_pack
+from iclscale.sweeps.plan import make_plan
+from iclscale.sweeps.spec import parse_sweep
+from iclscale.sweeps.store import Location, read_store, stored_keys
 
 RAW = {
     "name": "store_test",
@@ -166,7 +166,7 @@ def test_train_out_writes_a_store(tmp_path, capsys):
 def test_a_float64_sweep_with_log_spaced_records_stores_both(tmp_path):
     """The recipe is stored with the results (dtype is a column), and a log-spaced record schedule puts the
     curves at exactly the requested steps."""
-    from iclscale.params import RecordSchedule
+    from iclscale.trainer.params import RecordSchedule
 
     raw = {**RAW, "fixed": {"d": 3, "n": 8, "steps": 300, "dtype": "float64"}, "grid": {"L": [0.5, 2.0]}}
     raw.pop("record_every")

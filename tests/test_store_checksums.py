@@ -17,8 +17,8 @@ import pytest
 import yaml
 
 from iclscale.cli import main
-from sweeps import store
-from sweeps.store import Location, fragment_problem
+from iclscale.sweeps import store
+from iclscale.sweeps.store import Location, fragment_problem
 
 RAW = {
     "name": "sums",

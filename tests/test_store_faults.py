@@ -19,11 +19,11 @@ import pytest
 import yaml
 
 from iclscale.cli import main
-from iclscale.registry import study_info
-from sweeps.plan import PackPlan
-from sweeps.rows import pack_tables
-from sweeps.spec import parse_sweep
-from sweeps.store import eval_key
+from iclscale.sweeps.plan import PackPlan
+from iclscale.sweeps.rows import pack_tables
+from iclscale.sweeps.spec import parse_sweep
+from iclscale.sweeps.store import eval_key
+from iclscale.trainer.registry import study_info
 
 RAW = {
     "name": "faults",
@@ -102,8 +102,8 @@ def test_a_corrupted_fragment_is_named_moved_aside_and_retrained(tmp_path, capsy
 
 
 def test_a_superseded_failed_row_is_gone_for_plain_readers(tmp_path):
-    from sweeps.execute import SweepContext, record_failure
-    from sweeps.plan import make_plan
+    from iclscale.sweeps.execute import SweepContext, record_failure
+    from iclscale.sweeps.plan import make_plan
 
     sweep = parse_sweep(RAW, "t")
     out = tmp_path / "out"
@@ -168,7 +168,7 @@ def test_two_writers_without_the_lock_leave_no_duplicate_after_the_next_run(tmp_
 
 @dataclass
 class _Result:
-    """The trainer's PackResult as sweeps.rows reads it (eval_errors: the trainer's per-point errors)."""
+    """The trainer's PackResult as iclscale.sweeps.rows reads it (eval_errors: the trainer's per-point errors)."""
 
     record_steps: list[int]
     probes: dict
@@ -223,7 +223,8 @@ def test_a_garbage_frozen_sweep_is_one_line_for_every_command(tmp_path, capsys):
 
 
 @pytest.mark.skipif(
-    "eval_errors" not in getattr(__import__("iclscale.training").training.PackResult, "__dataclass_fields__", {}),
+    "eval_errors"
+    not in getattr(__import__("iclscale.trainer.training").trainer.training.PackResult, "__dataclass_fields__", {}),
     reason="the trainer's PackResult.eval_errors (issue 9)",
 )
 def test_an_eval_value_that_overflows_fails_its_rows_only_in_a_real_sweep(tmp_path):

@@ -9,8 +9,8 @@ import yaml
 
 from iclscale.cli import main
 from iclscale.errors import UserError
-from sweeps.limits import Limits
-from sweeps.spec import load_sweep
+from iclscale.sweeps.limits import Limits
+from iclscale.sweeps.spec import load_sweep
 
 GOOD = {
     "name": "t",

@@ -8,9 +8,9 @@ import yaml
 from planted_trainer import install, planted_threshold
 from test_threshold_search import ALPHAS, SWEEP
 
-from analysis.measures import ThresholdAlongAxis
-from analysis.reader import load_results
-from analysis.searched import search_summary
+from iclscale.analysis.measures import ThresholdAlongAxis
+from iclscale.analysis.reader import load_results
+from iclscale.analysis.searched import search_summary
 from iclscale.cli import main
 
 MEASURE = ThresholdAlongAxis("test_error", axis="l_tr", threshold=0.01)

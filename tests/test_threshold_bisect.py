@@ -1,9 +1,9 @@
-"""The threshold search's state machine (sweeps.bisect) against planted criteria: a monotone criterion
+"""The threshold search's state machine (iclscale.sweeps.bisect) against planted criteria: a monotone criterion
 with a known threshold is recovered exactly, the ends are censored, a window is reported as non-monotone."""
 
 import pytest
 
-from sweeps.bisect import CENSORED_HIGH, CENSORED_LOW, FOUND, NON_MONOTONE, OPEN, Axis, search_state
+from iclscale.sweeps.bisect import CENSORED_HIGH, CENSORED_LOW, FOUND, NON_MONOTONE, OPEN, Axis, search_state
 
 
 def _search(axis: Axis, criterion, hint=None, cap: int = 60):
@@ -84,7 +84,7 @@ def test_outcomes_stored_by_anyone_count_and_contradicting_ones_stop_the_search(
 def test_the_unchecked_spans_are_the_gaps_between_evaluated_values_on_each_side_of_the_threshold(find):
     from types import SimpleNamespace
 
-    from sweeps.threshold_table import unchecked
+    from iclscale.sweeps.threshold_table import unchecked
 
     axis = Axis(0.01, 10.0, 0.05, relative=True, scale="log", find=find)
     state, outcomes = _search(axis, _planted(find, 0.5))

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from iclscale.cli import main
-from sweeps.spec import load_sweep, parse_frozen
+from iclscale.sweeps.spec import load_sweep, parse_frozen
 
 BASE = {
     "name": "t",

@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 import torch
 
-from iclscale.params import RecordSchedule
-from iclscale.registry import study_info
-from iclscale.study import Net, Pack
-from iclscale.training import PackTrainer, train_pack
+from iclscale.trainer.params import RecordSchedule
+from iclscale.trainer.registry import study_info
+from iclscale.trainer.study import Net, Pack
+from iclscale.trainer.training import PackTrainer, train_pack
 
 SMALL = {
     "softmax_window": {"steps": 30, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 64},
@@ -137,7 +137,7 @@ def test_log_spaced_records_resolve_the_first_steps():
 
 
 def test_a_pack_too_large_for_memory_is_trained_in_parts_with_the_same_results():
-    from iclscale.footprint import per_config_bytes
+    from iclscale.trainer.footprint import per_config_bytes
 
     info = study_info("softmax_window")
     resolved = [info.resolve({**SMALL["softmax_window"], "L": 0.5 + k / 10}, k, "t") for k in range(20)]
@@ -153,7 +153,7 @@ def test_a_pack_too_large_for_memory_is_trained_in_parts_with_the_same_results()
 
 
 def test_the_measured_footprint_grows_with_the_prompt():
-    from iclscale.footprint import per_config_bytes
+    from iclscale.trainer.footprint import per_config_bytes
 
     info = study_info("softmax_window")
     sizes = []
@@ -164,7 +164,7 @@ def test_the_measured_footprint_grows_with_the_prompt():
 
 
 def test_a_measured_footprint_is_reused_by_a_new_process_until_the_code_changes(monkeypatch):
-    from iclscale import footprint
+    from iclscale.trainer import footprint
 
     info = study_info("softmax_window")
     config, point = info.resolve(SMALL["softmax_window"], 0, "t")

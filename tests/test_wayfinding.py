@@ -4,9 +4,9 @@ a terminal verdict line carries its reason in a few words and never prints `[nan
 import math
 from types import SimpleNamespace
 
-from analysis.cli import sweep_files_by_law, verdict_summary
-from analysis.page import brief_reason
-from analysis.verdict import CONSISTENT, INCONCLUSIVE, OUTSIDE, Verdict
+from iclscale.analysis.cli import sweep_files_by_law, verdict_summary
+from iclscale.analysis.page import brief_reason
+from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, OUTSIDE, Verdict
 from iclscale.cli import main
 
 
@@ -43,7 +43,7 @@ def test_laws_names_each_laws_sweep_files_and_the_claims_without_a_law(capsys):
     assert "sweeps/demo.yaml" in files["softmax_window.M_norm_vs_Lambda"]
     assert main(["laws", "--study", "mamba_outliers"]) == 0
     out = capsys.readouterr().out
-    from analysis.catalogue import PAPERS
+    from iclscale.analysis.catalogue import PAPERS
 
     package = next(package for studies, package in PAPERS.values() if "mamba_outliers" in studies)
     untested = [claim for claim in package.CLAIMS if not claim.laws]

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclscale.params import Config, EvalPoint, RecordSchedule
-from iclscale.registry import StudyInfo, study_info
-from iclscale.training import train_pack
+from iclscale.trainer.params import Config, EvalPoint, RecordSchedule
+from iclscale.trainer.registry import StudyInfo, study_info
+from iclscale.trainer.training import train_pack
 
 from .harness import Run
 from .settings import SETTINGS, VARIED_PARAM, per_config_values

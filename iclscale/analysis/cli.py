@@ -1,0 +1,176 @@
+"""`iclscale report` and `iclscale laws`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_commands(commands) -> None:
+    report = commands.add_parser(
+        "report", help="fit the sweep's laws; write index.html, fits.csv and chart PNGs (default DIR/report/)"
+    )
+    report.add_argument("dir", help="results directory of a sweep")
+    report.add_argument("--out", metavar="OUT", help="where to write the report (default DIR/report)")
+    report.set_defaults(handler=cmd_report)
+
+    ledger = commands.add_parser(
+        "ledger", help="every claim of every paper judged on result roots: index.html, claims.json, claims.csv"
+    )
+    ledger.add_argument("roots", nargs="+", metavar="ROOT", help="results roots (ROOT/<sweep>/) or sweep directories")
+    ledger.add_argument("--out", metavar="DIR", help="where to write the ledger (default ROOT/ledger of the first)")
+    ledger.set_defaults(handler=cmd_ledger)
+
+    laws = commands.add_parser("laws", help="list every claim of each paper and the theory laws that test it")
+    laws.add_argument("--study", help="only the laws about this study")
+    laws.add_argument(
+        "--diagnoses",
+        action="store_true",
+        help="print only why claims do not reproduce: the counts per category and paper, and the per-claim lists "
+        "(the markdown blocks the README holds)",
+    )
+    laws.set_defaults(handler=cmd_laws)
+
+    fit = commands.add_parser(
+        "fit",
+        help="judge measurement tables (CSV/Parquet: x, y, seed, optional censored) against a law or y ∝ x^P",
+        description="iclscale fit LAW FILE...  or  iclscale fit --x COL --y COL --exponent P [--tolerance T] FILE...",
+    )
+    fit.add_argument("items", nargs="+", metavar="[LAW] FILE", help="a catalogue law (without --exponent), then files")
+    fit.add_argument("--x", metavar="COL", help="the x column (default: the law's x)")
+    fit.add_argument("--y", metavar="COL", help="the y column (default: value)")
+    fit.add_argument("--exponent", type=float, metavar="P", help="judge y ∝ x^P instead of a catalogue law")
+    fit.add_argument("--tolerance", type=float, metavar="T", help="with --exponent: the band P ± T (default 0.1)")
+    fit.add_argument("--json", action="store_true", help="one JSON object per file, with fits.csv's keys")
+    fit.set_defaults(handler=cmd_fit)
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    from iclscale.analysis.report import write_report
+    from iclscale.errors import UserError
+
+    try:
+        report = write_report(args.dir, args.out)
+    except OSError as error:  # a full or read-only disk while writing the report
+        where = error.filename or args.out or args.dir
+        raise UserError(f"cannot write the report to {where}: {error.strerror or type(error).__name__}") from None
+    for fit in report.fits:
+        print(verdict_summary(fit))
+    for note in report.notes:
+        print(note)
+    print(f"wrote {report.index} ({len(report.charts)} charts) and {report.fits_csv}")
+
+
+def cmd_fit(args: argparse.Namespace) -> None:
+    import json
+
+    from iclscale.analysis.userfit import ad_hoc_law, fit_files
+    from iclscale.errors import UserError
+
+    if args.exponent is not None:
+        if not (args.x and args.y):
+            raise UserError("--exponent needs --x COL and --y COL")
+        law, files = ad_hoc_law(args.x, args.y, args.exponent, args.tolerance), args.items
+    else:
+        from iclscale.analysis.laws import get_law
+
+        if args.tolerance is not None:
+            raise UserError("--tolerance goes with --exponent (a catalogue law has its own)")
+        if len(args.items) < 2:
+            raise UserError("give a law and at least one FILE, or --x COL --y COL --exponent P FILE...")
+        law, files = get_law(args.items[0]), args.items[1:]
+    for verdict in fit_files(files, law, args.x, args.y):
+        print(json.dumps(verdict.record(), ensure_ascii=False, default=str) if args.json else verdict.line())
+
+
+def cmd_ledger(args: argparse.Namespace) -> None:
+
+    from iclscale.analysis.ledger import write_ledger
+
+    ledger = write_ledger(args.roots, args.out or Path(args.roots[0]) / "ledger")
+    for paper, counts in ledger.counts.items():
+        print(f"{paper}: " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n))
+    print(f"wrote {ledger.index}, claims.json and claims.csv ({len(ledger.claims)} claims)")
+
+
+def cmd_laws(args: argparse.Namespace) -> None:
+    from iclscale.analysis.catalogue import PAPERS
+    from iclscale.analysis.laws import LAWS
+    from iclscale.errors import UserError
+
+    if args.diagnoses:
+        from iclscale.analysis.diagnoses import markdown
+
+        print(markdown())
+        return
+    laws = [law for law in LAWS.values() if args.study in (None, law.study)]
+    if args.study and not laws:
+        studies = ", ".join(sorted({law.study for law in LAWS.values()}))
+        raise UserError(f"--study {args.study}: no laws about this study; studies with laws: {studies}")
+    shown = {law.name for law in laws}
+    for paper, (studies, package) in PAPERS.items():
+        claims = [c for c in package.CLAIMS if shown & set(c.laws)]
+        untested = [c for c in package.CLAIMS if not c.laws] if args.study in (None, *studies) else []
+        if claims:
+            print(f"{paper}: {len(claims)} claims with laws" + ("" if args.study else f" of {len(package.CLAIMS)}"))
+            for claim in claims:
+                print(f"  {claim.label:<4} {claim.source}: {claim.text}\n       laws: {', '.join(claim.laws)}")
+                for diagnosis in claim.diagnoses:
+                    print(f"       does not reproduce — {diagnosis.describe()}")
+        if untested:
+            print(f"  claims without a law (not tested by this tool): {len(untested)}")
+            for claim in untested:
+                print(f"  {claim.label:<4} {claim.source}: {claim.text}")
+        if claims or untested:
+            print()
+    files = sweep_files_by_law()
+    print("\n\n".join(law.describe() + "\n" + _files_line(law, files) for law in laws))
+    if not args.study:
+        from iclscale.analysis.diagnoses import counts_markdown
+
+        print("\nWhy claims do not reproduce (diagnoses per category and paper):\n" + counts_markdown())
+
+
+def sweep_files_by_law() -> dict[str, list[str]]:
+    """The catalogue's sweep files (every paper's) that name each law in their `laws:` list."""
+    import yaml
+
+    from iclscale.paper import shown, sweep_files
+
+    found: dict[str, list[str]] = {}
+    for path in sweep_files():
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError, UnicodeDecodeError):
+            continue
+        for name in raw.get("laws") or [] if isinstance(raw, dict) else []:
+            found.setdefault(str(name), []).append(shown(path))
+    return found
+
+
+def _files_line(law, files: dict[str, list[str]]) -> str:
+    named = files.get(law.name)
+    if named:
+        return f"  sweep files: {', '.join(named)}"
+    return (
+        f"  sweep files: none names it (a sweep of {law.study} whose laws: list is empty fits it when its data exist)"
+    )
+
+
+def verdict_summary(fit, limit: int = 110) -> str:
+    """One terminal line per fit: the estimate (no `[nan, nan]`: what is missing is said), the verdict and, in a
+    few words, the reason that decided it (the form that fits, the band the interval meets or misses, the regime).
+    The whole reason is in fits.csv and the report."""
+    import math
+
+    from iclscale.analysis.page import VERDICT_TEXT, brief_reason, num
+
+    if math.isnan(fit.estimate):
+        estimate = f"no {fit.statistic or 'estimate'}"
+    elif math.isnan(fit.ci_low) or math.isnan(fit.ci_high):
+        estimate = f"{fit.statistic} {num(fit.estimate)} (no interval)"
+    else:
+        estimate = f"{fit.statistic} {num(fit.estimate)} [{num(fit.ci_low)}, {num(fit.ci_high)}]"
+    verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
+    reason = brief_reason(fit.verdict.reason, limit, verdict)
+    return f"{fit.law.name}  {fit.group_label}: {estimate}  {verdict}" + (f" — {reason}" if reason else "")

@@ -1,0 +1,86 @@
+"""Why claims do not reproduce, gathered from the catalogue: the diagnoses kept with each claim (iclscale.analysis.law's
+Diagnosis), counted per category and paper, and written as the markdown the README holds
+(`iclscale laws --diagnoses` prints it; a test holds the README's copy equal to it)."""
+
+from __future__ import annotations
+
+from iclscale.analysis.catalogue import PAPERS
+from iclscale.analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis
+
+BEGIN, END = "<!-- diagnoses: {} -->", "<!-- /diagnoses: {} -->"  # markers around a generated README block
+COUNTS_BLOCK = "counts"
+
+
+def paper_key(paper: str) -> str:
+    """The short name of a paper in the README's markers: its seed, e.g. 'seed 001'."""
+    return paper.rsplit(", ", 1)[-1]
+
+
+def claims_of(paper: str) -> tuple[Claim, ...]:
+    return PAPERS[paper][1].CLAIMS
+
+
+def diagnoses_of_law(name: str) -> list[tuple[Claim, Diagnosis]]:
+    """Every diagnosis that explains the verdict of the law `name`, with its claim."""
+    return [(claim, d) for _, package in PAPERS.values() for claim in package.CLAIMS for d in claim.diagnoses_of(name)]
+
+
+def counts() -> dict[str, dict[str, int]]:
+    """{paper: {category: number of diagnoses}} over every category (zeros included)."""
+    table = {}
+    for paper in PAPERS:
+        row = dict.fromkeys(DIAGNOSIS_CATEGORIES, 0)
+        for claim in claims_of(paper):
+            for d in claim.diagnoses:
+                row[d.category] += 1
+        table[paper] = row
+    return table
+
+
+def counts_markdown() -> str:
+    """The table of diagnoses per category and paper, with the claims each paper has and how many carry one."""
+    categories = list(DIAGNOSIS_CATEGORIES)
+    head = ["paper", "claims", "diagnosed", *(f"`{c}`" for c in categories)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    columns = ["claims", "diagnosed", *categories]
+    total = dict.fromkeys(columns, 0)
+    for paper, row in counts().items():
+        claims = claims_of(paper)
+        cells = {"claims": len(claims), "diagnosed": sum(bool(c.diagnoses) for c in claims), **row}
+        total = {k: total[k] + cells[k] for k in total}
+        lines.append(f"| {paper} | " + " | ".join(str(cells[k]) for k in columns) + " |")
+    lines.append("| all | " + " | ".join(str(total[k]) for k in columns) + " |")
+    legend = "; ".join(f"`{k}`: {v}" for k, v in DIAGNOSIS_CATEGORIES.items())
+    return "\n".join(lines) + f"\n\nA claim may carry several diagnoses (one per law or reading). {legend}."
+
+
+def claims_markdown(paper: str) -> str:
+    """One line per diagnosed claim of the paper: its label, source, and each diagnosis with its evidence."""
+    lines = []
+    for claim in claims_of(paper):
+        for d in claim.diagnoses:
+            laws = f" (`{'`, `'.join(name.split('.', 1)[-1] for name in d.laws)}`)" if d.laws else ""
+            lines.append(f"- {claim.label} ({claim.source}) — **{d.category}**{laws}: {d.evidence}")
+    return "\n".join(lines) or "- no claim carries a diagnosis"
+
+
+def blocks() -> dict[str, str]:
+    """Every generated README block by its marker name: the counts, then each paper's per-claim list."""
+    return {COUNTS_BLOCK: counts_markdown(), **{paper_key(p): claims_markdown(p) for p in PAPERS}}
+
+
+def wrapped(name: str, text: str) -> str:
+    return f"{BEGIN.format(name)}\n{text}\n{END.format(name)}"
+
+
+def readme_block(readme: str, name: str) -> str | None:
+    """The text between a block's markers in the README; None where the markers are missing."""
+    begin, end = BEGIN.format(name), END.format(name)
+    if begin not in readme or end not in readme:
+        return None
+    return readme.split(begin, 1)[1].split(end, 1)[0].strip("\n")
+
+
+def markdown() -> str:
+    """All blocks, each between its markers, as `iclscale laws --diagnoses` prints them."""
+    return "\n\n".join(wrapped(name, text) for name, text in blocks().items())

@@ -1,0 +1,187 @@
+"""The one evaluation skeleton every law runs through (iclscale.analysis.verdict states the rule it applies):
+
+groups (iclscale.analysis.select: rows inside the regime, rows outside, rows not ok)
+  → prediction (the kind's, from the group's params)
+  → estimate (the kind's statistic, interval, form checks)
+  → verdict (outside the conditions / the kind's own rule / evidence → form → band)
+  → the other readings of the paper, judged on the same evidence
+  → a LawFit (one fits.csv row)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING
+
+from iclscale.analysis.lawfit import Estimate, LawFit
+from iclscale.analysis.select import Group, groups
+from iclscale.analysis.verdict import (
+    CONSISTENT,
+    INCONCLUSIVE,
+    INCONSISTENT,
+    OUTSIDE,
+    Band,
+    Verdict,
+    against_band,
+    evidence,
+)
+
+if TYPE_CHECKING:
+    from iclscale.analysis.law import Hypothesis, Law, Prediction
+    from iclscale.analysis.reader import Results
+
+NO_PREDICTION = Verdict(INCONCLUSIVE, "the law makes no prediction for this group")
+
+
+def evaluate(law: Law, results: Results) -> list[LawFit]:
+    context: dict = {}  # shared by the groups of one evaluation (e.g. a kind's regrouping at other ε)
+    out = []
+    for group in groups(law, results):
+        prediction = law.kind.predict(law, group)
+        estimate = law.kind.estimate(law, group, prediction, results, context)
+        verdict = decide(law, group, prediction, estimate)
+        out.append(
+            LawFit(
+                **{f.name: getattr(estimate, f.name) for f in fields(Estimate)},
+                law=law,
+                group=group.key,
+                prediction=prediction,
+                verdict=verdict,
+                alternatives=alternatives(law, group, prediction, estimate),
+                n_excluded=group.n_excluded,
+                n_outside=len(group.outside),
+                n_inside=len(group.rows),
+                outside_points=outside_points(law, group),
+                x_title=results.title(law.x) if law.x else "",
+            )
+        )
+    return out
+
+
+def decide(law: Law, group: Group, prediction: Prediction | None, estimate: Estimate) -> Verdict:
+    """iclscale.analysis.verdict's rule, in order; every reason says how many points lay outside the conditions."""
+    n_outside = len(group.outside)
+    if not len(group.rows) and n_outside:
+        return Verdict(OUTSIDE, f"outside the theorem's conditions: all {n_outside} points violate "
+                       f"{law.regime.text}{whole_range(estimate)}")  # fmt: skip
+    verdict = _decide_inside(law, prediction, estimate)
+    if n_outside:
+        verdict = replace(verdict, reason=f"{verdict.reason} ({n_outside} points outside the theorem's conditions "
+                          f"left out{whole_range(estimate)})")  # fmt: skip
+    return verdict
+
+
+def _decide_inside(law: Law, prediction: Prediction | None, estimate: Estimate) -> Verdict:
+    if prediction is None:
+        return NO_PREDICTION
+    own = law.kind.judge(law, prediction, estimate)
+    if own is not None:
+        return own
+    return shared_verdict(law, prediction, estimate)
+
+
+def shared_verdict(law: Law, prediction: Prediction, estimate: Estimate) -> Verdict:
+    """The rule every kind without its own judge gets for the primary hypothesis (a kind's judge may refine it)."""
+    return judge_hypothesis(law, prediction.primary, estimate)
+
+
+def judge_hypothesis(law: Law, hypothesis: Hypothesis, estimate: Estimate) -> Verdict:
+    """evidence → band (widened by the law's tolerance) → form, for any hypothesis of the law: the primary and
+    the other readings of the paper are judged alike (same interval, evidence, form check and regime)."""
+    thin = evidence(estimate.n_points, estimate.n_levels, estimate.n_censored, law.rule)
+    if thin is not None:
+        return thin
+    tolerance = law.rule.band_tolerance(law.kind.tolerance, hypothesis.mode)
+    band = against_band(
+        hypothesis.band, estimate.ci_low, estimate.ci_high, tolerance, law.rule.width_limit(hypothesis.mode)
+    )
+    if not law.kind.form_decides:
+        return band
+    if law.kind.power_form:
+        return power_form(law, hypothesis.band.widened(tolerance), estimate, band)
+    return line_form(law, estimate, band)
+
+
+def power_form(law: Law, widened: Band, estimate: Estimate, band: Verdict) -> Verdict:
+    """Step 2 of iclscale.analysis.verdict's rule for an exponent: "consistent" only where the data are shown to follow
+    a power law over the range (iclscale.analysis.forms.curvature); the span of x is always stated."""
+    found = estimate.curvature
+    if found is None:
+        if band.verdict == INCONSISTENT:
+            return band
+        return Verdict(INCONCLUSIVE, f"{band.reason}; the power-law form could not be checked (needs 4 x values "
+                       "and, with censored points, 4 observed)")  # fmt: skip
+    span = found.span()
+    local = found.local
+    missed = bool(local) and all(high < widened.low or low > widened.high for _, low, high in local)
+    local_text = ", ".join(f"{s:.2g} [{lo:.2g}, {hi:.2g}]" for s, lo, hi in local)
+    margin = law.rule.form_drift
+    shown = found.shown(margin)
+    if estimate.form_verdict is not None:  # a power law is rejected and the paper's own wording of the law fits
+        return replace(estimate.form_verdict, reason=f"{estimate.form_verdict.reason}; {span}")
+    if band.verdict == INCONSISTENT:  # the average slope over the range misses: the theory's curve has it everywhere
+        return replace(band, reason=f"{band.reason}; {span}")
+    if missed:
+        return Verdict(INCONSISTENT, f"every local exponent lies outside {widened.describe()}: {local_text}; {span}")
+    if shown:
+        return replace(band, reason=f"{band.reason}; a power law over the range: {found.describe()} within "
+                       f"±{margin:g}; {span}")  # fmt: skip
+    lack = estimate.lack_of_fit
+    if found.bent or (lack is not None and lack.rejected):
+        what = f"{found.describe()}" + (f"; {lack.describe()}" if lack is not None and lack.rejected else "")
+        if law.kind.form_required:
+            return Verdict(INCONSISTENT, f"not a power law, which the theory requires here: {what}; local "
+                           f"exponents {local_text}; {span}")  # fmt: skip
+        return Verdict(INCONCLUSIVE, f"not a power law here: {what}; local exponents {local_text}; {span}")
+    if band.verdict == CONSISTENT:
+        return Verdict(INCONCLUSIVE, f"{band.reason}, but the power-law form is not shown: {found.describe()} "
+                       f"is not within ±{margin:g}; {span}")  # fmt: skip
+    return replace(band, reason=f"{band.reason}; the power-law form is not shown ({found.describe()}); {span}")
+
+
+def line_form(law: Law, estimate: Estimate, band: Verdict) -> Verdict:
+    """Step 2 for a line: where the lack-of-fit test rejects it and the local slopes differ by more than the
+    kind's tolerance, the slope describes no curve the data follow."""
+    form, local = estimate.lack_of_fit, estimate.local
+    if form is None or not form.rejected:
+        return band
+    tolerance = estimate.details.get("bend_tolerance", 0.0)
+    spread = local.spread if local is not None else math.inf
+    if spread <= tolerance:  # statistically detectable, too slight to matter
+        return replace(band, reason=band.reason + f"; a slight bend: {form.describe()}, local slopes span "
+                       f"{spread:.2g} ≤ {tolerance:.2g}")  # fmt: skip
+    bend = f"; local slopes along x: {local.describe()} (span {spread:.2g} > {tolerance:.2g})" if local else ""
+    if law.kind.form_required:
+        return Verdict(INCONSISTENT, f"not a line, which the theory requires here: {form.describe()}{bend}")
+    return Verdict(INCONCLUSIVE, f"not a line here: {form.describe()}{bend}")
+
+
+def whole_range(estimate: Estimate) -> str:
+    """The form diagnostics over every point, those outside the conditions included (where a kind gave them)."""
+    form, local = estimate.details.get("lack_of_fit_all"), estimate.details.get("local_all")
+    if form is None and local is None:
+        return ""
+    parts = [form.describe()] if form is not None else []
+    if local is not None and len(local.slope):
+        parts.append(f"local exponents {local.describe()}")
+    bent = local is not None and local.spread > estimate.details.get("bend_tolerance", 0.0)
+    rejected = form is not None and form.rejected
+    verdict = "a power law is rejected" if rejected and bent else "a slight bend" if rejected else "no lack of fit"
+    return f"; over all points, those outside included, {verdict}: " + ", ".join(parts)
+
+
+def alternatives(law: Law, group: Group, prediction: Prediction | None, estimate: Estimate):
+    """The other readings of the paper, judged like the primary: the same points inside the theorem's
+    conditions ("outside" where there are none), interval, evidence and form check (`judge_hypothesis`)."""
+    if prediction is None:
+        return []
+    if not len(group.rows) and len(group.outside):
+        return [(h, Verdict(OUTSIDE, "outside the theorem's conditions")) for h in prediction.alternatives]
+    return [(h, judge_hypothesis(law, h, estimate)) for h in prediction.alternatives]
+
+
+def outside_points(law: Law, group: Group):
+    if not len(group.outside) or not law.x or law.x not in group.outside:
+        return None
+    return group.outside.rename(columns={law.x: "x"})[["x", "value", "seed", "censored", "left_censored"]]

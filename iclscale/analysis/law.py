@@ -1,0 +1,234 @@
+"""What a law is: a paper's claim, stated so that a results directory can be checked against it.
+
+A law names its study, the measure (one number per run, `iclscale.analysis.measures`), the swept variable x, the
+predicted value of a statistic as a point or a band, the citation, the conditions in words and, where the
+theorem states them on the params, as a predicate (`Regime`), and its *kind*: how the statistic is computed
+from the rows (a strategy from `iclscale.analysis.kinds`: a power law's exponent, a bound on seed-means, a threshold
+crossing, a monotone trend, …). The prediction may depend on the group (on d and the task class, say), so it
+is a function `predict(params) -> Prediction` of the params that are constant within the group.
+
+`iclscale.analysis.evaluate` runs every law through one skeleton: select the rows, split them into groups, set aside
+the points outside the regime, let the kind estimate its statistic, judge it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from iclscale.analysis.measures import Measure
+from iclscale.analysis.reader import ingredients, symbol
+from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from iclscale.analysis.kinds import Kind
+    from iclscale.analysis.lawfit import LawFit
+    from iclscale.analysis.reader import Results
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A predicted value of a law's statistic, with where it comes from."""
+
+    name: str
+    band: Band
+    source: str  # the paper's theorem/equation, or "not from the paper: why"
+    mode: str | None = None  # verdict mode for this hypothesis; None: the law's rule's mode
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The law's prediction for one group: the primary hypothesis decides the verdict; the
+    alternatives (other readings of the paper) are judged the same way and shown beside it."""
+
+    primary: Hypothesis
+    alternatives: tuple[Hypothesis, ...] = ()
+
+
+@dataclass(frozen=True)
+class Regime:
+    """A theorem's conditions as data. `inside(rows)` is a predicate on the params (a boolean per row);
+    `flags` are 0/1 metrics that must be 1 for every seed of a config (conditions on the measured value
+    itself, e.g. the oracle's w* ≥ d + √d); `measured` a predicate computed from the runs' curves (a metric
+    at t = 0, over a phase). Points outside are left out of the verdict, counted and drawn grey; a sweep with
+    no point inside gets "outside the theorem's conditions", not a verdict."""
+
+    text: str
+    inside: Callable[[pd.DataFrame], Any] | None = None
+    flags: tuple[str, ...] = ()
+    # conditions on measured quantities the runs table does not hold (a metric at t = 0, its largest value over
+    # a phase): measured(results, rows) -> a boolean per row, counted like the flags (every seed of a config)
+    measured: Callable[[Results, pd.DataFrame], Any] | None = None
+
+
+STRONGER, WEAKER, OTHER_READING = "stronger", "weaker", "another reading"
+
+
+@dataclass(frozen=True)
+class VersusPrinted:
+    """How a law departs from the statement the paper printed: `stronger` (it asks more of the data than the
+    paper claims: a tight exponent for a bound, an aggregate for a "constant fraction", a constant of 1 for a
+    Θ(·)) or `weaker` (it asks less: a direction for an exponent, a one-sided bound for a two-sided one). A law
+    that judges the printed statement has none; `another reading` marks a law kept beside the one that judges the
+    printed statement (e.g. read at a fixed time instead of the paper's T*). Shown by `iclscale laws` and the
+    report."""
+
+    relation: str  # STRONGER, WEAKER or OTHER_READING
+    why: str  # one sentence: what the paper printed and what the law judges instead
+
+    def __post_init__(self):
+        if self.relation not in (STRONGER, WEAKER, OTHER_READING):
+            raise ValueError(
+                f"VersusPrinted.relation must be {STRONGER!r}, {WEAKER!r} or {OTHER_READING!r}, not {self.relation!r}"
+            )
+
+    def describe(self) -> str:
+        return f"{self.relation} than printed: {self.why}"
+
+
+@dataclass(frozen=True)
+class Law:
+    name: str  # "<study>.<claim>", e.g. softmax_window.w_star_vs_Lambda
+    study: str  # the study whose results it reads
+    claim: str  # one sentence
+    citation: str  # paper, theorem, equation
+    conditions: str  # when the theory applies, in words
+    prediction_text: str  # the prediction in words, for `iclscale laws`
+    measure: Measure
+    x: str | None  # a param or a derived variable (iclscale.analysis.reader.DERIVED); None: no swept variable
+    predict: Callable[[Mapping[str, Any]], Prediction | None]
+    kind: Kind
+    group_by: tuple[str, ...] = ()
+    where: Mapping[str, tuple] = field(default_factory=dict)  # param -> allowed values
+    row_filter: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+    one_row_per_run: bool = True  # eval-independent measures: one row per config, eval params ignored
+    regime: Regime | None = None
+    pool: tuple[str, ...] = ()  # params that vary by design but are never grouped (e.g. Fig 5's task class)
+    rule: VerdictRule = field(default_factory=VerdictRule)
+    # the negative control (iclscale.analysis.controls): params where the study's control config lies outside this
+    # law's conditions or lacks what it reads (a tuple: a param's levels), or why the law can have none
+    control_params: Mapping[str, Any] = field(default_factory=dict)
+    no_control: str = ""
+    versus_printed: VersusPrinted | None = None  # None: the law judges the statement as the paper printed it
+
+    @property
+    def axes(self) -> tuple[str, ...]:
+        """Params the law varies (never grouped)."""
+        return self.kind.axes(self)
+
+    @property
+    def x_label(self) -> str:
+        return self.kind.x_label(self)
+
+    @property
+    def x_symbol(self) -> str:
+        """x as chart axes name it."""
+        return self.kind.x_symbol(self)
+
+    def evaluate(self, results: Results) -> list[LawFit]:
+        from iclscale.analysis.evaluate import evaluate
+
+        return evaluate(self, results)
+
+    def describe(self) -> str:
+        where = ", ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in self.where.items())
+        lines = [
+            f"{self.name}  ({self.kind.name}, study {self.study})",
+            f"  claim:      {self.claim}",
+            f"  measure:    {self.measure.describe()}" + (f"  vs  x = {self.x_label}" if self.x else ""),
+            f"  prediction: {self.prediction_text}",
+            f"  source:     {self.citation}",
+            f"  conditions: {self.conditions}",
+        ]
+        if self.regime is not None:
+            lines.append(f"  regime:     {self.regime.text} (points outside are left out of the verdict)")
+        if where or self.group_by:
+            lines.append(f"  rows:       {where or 'all'}; fitted per {', '.join(self.group_by) or 'group'}")
+        from iclscale.analysis.controls import plan
+
+        lines.append(f"  control:    {plan(self).describe()}")
+        if self.versus_printed is not None:
+            lines.append(f"  vs printed: {self.versus_printed.describe()}")
+        return "\n".join(lines)
+
+
+def default_axes(law: Law) -> tuple[str, ...]:
+    return tuple(ingredients(law.x)) if law.x else ()
+
+
+def default_symbol(law: Law) -> str:
+    return symbol(law.x) if law.x else ""
+
+
+def inside_rule(**overrides) -> VerdictRule:
+    """The verdict rule for inequality claims (the interval must lie inside the band)."""
+    return VerdictRule(mode=INSIDE, **overrides)
+
+
+# Why a claim does not reproduce (issue 23): every claim with a law whose verdict on the catalogue's sweeps is not
+# "consistent" carries at least one diagnosis, kept beside the claim.
+DIAGNOSIS_CATEGORIES = {
+    "paper": "a gap in the proof, or a statement impossible in the paper's own model",
+    "regime": "the data lie outside the theorem's conditions",
+    "reading": "the verdict depends on an ambiguity of the paper; both readings are run and shown",
+    "budget": "not testable at practical sizes (e.g. batch bounds dominated by ε⁻²)",
+    "open": "not explained",
+}
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """Why (part of) a claim does not reproduce: a category of DIAGNOSIS_CATEGORIES and one sentence of
+    evidence (numbers measured by the catalogue's sweeps, or a computation in the paper's own model). `laws`
+    names the claim's laws whose verdicts it explains; empty: all of them."""
+
+    category: str
+    evidence: str
+    laws: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        if self.category not in DIAGNOSIS_CATEGORIES:
+            raise ValueError(
+                f"Diagnosis.category must be one of {', '.join(DIAGNOSIS_CATEGORIES)}, not {self.category!r}"
+            )
+        if not self.evidence.strip():
+            raise ValueError("Diagnosis.evidence is empty: give one sentence of evidence")
+
+    def describe(self) -> str:
+        laws = f" [{', '.join(name.split('.', 1)[-1] for name in self.laws)}]" if self.laws else ""
+        return f"{self.category}{laws}: {self.evidence}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper, and the laws that test it (a catalogue module lists every claim of its paper,
+    so `iclscale laws` shows what is covered), with the diagnosis of every part of it that does not reproduce."""
+
+    label: str  # e.g. "C1"
+    source: str  # theorem, figure, equation
+    text: str
+    laws: tuple[str, ...]
+    diagnoses: tuple[Diagnosis, ...] = ()
+
+    def __post_init__(self):
+        stray = [name for d in self.diagnoses for name in d.laws if name not in self.laws]
+        if stray:
+            raise ValueError(f"claim {self.label}: a diagnosis names laws the claim does not list: {', '.join(stray)}")
+
+    def diagnoses_of(self, law: str) -> tuple[Diagnosis, ...]:
+        """The diagnoses that explain this law's verdict (those naming it, and those naming no law)."""
+        return tuple(d for d in self.diagnoses if law in self.laws and (not d.laws or law in d.laws))
+
+
+def with_diagnoses(claims: tuple[Claim, ...], diagnoses: Mapping[str, tuple[Diagnosis, ...]]) -> tuple[Claim, ...]:
+    """The claims with the diagnoses given per claim label added (a catalogue may keep them apart from its
+    claim list); a label that names no claim is an error."""
+    from dataclasses import replace
+
+    unknown = set(diagnoses) - {claim.label for claim in claims}
+    if unknown:
+        raise ValueError(f"diagnoses for unknown claims: {', '.join(sorted(unknown))}")
+    return tuple(replace(c, diagnoses=(*c.diagnoses, *diagnoses.get(c.label, ()))) for c in claims)

@@ -1,0 +1,340 @@
+"""Altair charts of laws, one builder per kind (`law_chart` picks it). Every chart is drawn from data
+aggregated here (means over seeds, at most a few hundred rows).
+
+Power laws: log–log points (geometric mean over seeds ± one standard deviation of log y), censored points as
+open triangles at their bound, points outside the theorem's conditions in grey, the fitted line (and the
+drop-censored one where they differ), the theory's band or slope anchored at the data's centre (the theory
+gives exponents, not prefactors), the paper's other forms, the residuals and the local exponents along x.
+Axes carry the param's symbol and meaning where the frozen sweep gives them.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import altair as alt
+    import pandas as pd
+
+    from iclscale.analysis.lawfit import LawFit
+
+
+VERDICT_COLOURS = {"consistent": "#1b7837", "inconsistent": "#b2182b", "inconclusive": "#8c6d1f", "outside": "#555"}
+SUBTITLE_WIDTH = 150  # characters per subtitle line
+WIDTH, HEIGHT = 1060, 380  # full width on the report page (max 1400 px)
+
+
+def law_chart(fit: LawFit) -> alt.TopLevelMixin | None:
+    """The chart of the fit's kind (CHARTS), or None without points."""
+    shown = [p for p in (fit.points, fit.outside_points) if p is not None and len(p)]
+    if not shown:
+        return None
+    return CHARTS.get(fit.law.kind.name, bound_chart)(fit)
+
+
+def _title(fit: LawFit, text: str, note: str = "") -> dict:
+    from iclscale.analysis.page import verdict_line
+
+    subtitle = textwrap.wrap(f"{fit.group_label} — {verdict_line(fit.verdict)}", SUBTITLE_WIDTH)
+    return {
+        "text": text,
+        "subtitle": [*subtitle, *textwrap.wrap(note, SUBTITLE_WIDTH)],
+        "subtitleColor": VERDICT_COLOURS.get(fit.verdict.verdict, "black"),
+        "anchor": "start",
+    }
+
+
+def seed_summary(points: pd.DataFrame, by: str = "x", log: bool = True) -> pd.DataFrame:
+    """Per x value: mean over seeds (geometric on log axes) and mean ± one standard deviation."""
+    import pandas as pd
+
+    usable = points[~points["censored"] & np.isfinite(points["value"])]
+    if log:
+        usable = usable[usable["value"] > 0].assign(value=lambda t: np.log(t["value"]))
+    stats = usable.groupby(by, dropna=False)["value"].agg(["mean", "std", "count"]).reset_index()
+    stats["std"] = stats["std"].fillna(0.0)
+    transform = np.exp if log else (lambda v: v)
+    return pd.DataFrame(
+        {
+            by: stats[by],
+            "mean": transform(stats["mean"]),
+            "low": transform(stats["mean"] - stats["std"]),
+            "high": transform(stats["mean"] + stats["std"]),
+            "seeds": stats["count"],
+        }
+    )
+
+
+def power_law_chart(fit: LawFit) -> alt.TopLevelMixin:
+    from iclscale.analysis.power_chart import power_law_chart as chart
+
+    law = fit.law
+    note = "points: geometric mean over seeds ± 1 s.d.; red triangles: censored points at their bound (▲ above, "
+    note += "▼ below); theory lines anchored at the fitted points' centre"
+    return chart(fit, _title(fit, f"{law.name}: {law.measure.label} vs {law.x_symbol}", note))
+
+
+def bound_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. per x value (or per group when there is no x), single seeds in grey, and the
+    predicted band's edges as dashed rules. A categorical x (a task class) is drawn as categories."""
+    import altair as alt
+    import pandas as pd
+
+    law = fit.law
+    points = fit.points.assign(x=fit.points["x"] if law.x else "all")
+    numeric = law.x is not None and pd.api.types.is_numeric_dtype(points["x"])
+    summary = seed_summary(points, log=False)
+    if numeric:
+        scale = alt.Scale(type="log" if (points["x"] > 0).all() else "linear", padding=12)
+        x_enc = alt.X("x:Q", scale=scale, title=fit.x_title or law.x_symbol)
+    else:
+        x_enc = alt.X("x:N", title=fit.x_title or law.x_symbol or None)
+    y_title = law.measure.describe()
+    layers = [
+        alt.Chart(points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title), y2="high:Q"),
+        alt.Chart(summary).mark_point(filled=True, color="black").encode(x=x_enc, y="mean:Q"),
+    ]
+    if fit.prediction is not None:
+        band = fit.prediction.primary.band
+        edges = [v for v in (band.low, band.high) if math.isfinite(v)]
+        rules = pd.DataFrame({"bound": edges, "label": [f"predicted edge {v:.3g}" for v in edges]})
+        layers.append(
+            alt.Chart(rules)
+            .mark_rule(strokeDash=[4, 3])
+            .encode(y="bound:Q", color=alt.Color("label:N", legend=alt.Legend(orient="bottom", title=None)))
+        )
+    note = "black: mean ± 1 s.d. over seeds; grey: single seeds"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def trend_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. joined in x order (the trend Spearman's ρ summarises), single seeds in grey."""
+    import altair as alt
+
+    law = fit.law
+    summary = seed_summary(fit.points, log=False)
+    x_enc = alt.X("x:Q", scale=alt.Scale(type="log", padding=12), title=fit.x_title or law.x_symbol)
+    layers = [
+        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        alt.Chart(summary)
+        .mark_rule(color="black")
+        .encode(x=x_enc, y=alt.Y("low:Q", title=law.measure.describe()), y2="high:Q"),
+        alt.Chart(summary).mark_line(point=True, color="black").encode(x=x_enc, y="mean:Q"),
+    ]
+    note = f"Spearman ρ = {fit.estimate:.3g} [{fit.ci_low:.3g}, {fit.ci_high:.3g}]; black: mean ± 1 s.d. over seeds"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def comparison_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. per x and per compared setting (softmax vs linear attention, learners)."""
+    import altair as alt
+
+    law, param = fit.law, fit.details["param"]
+    points = fit.points.assign(setting=fit.points[param].astype(str))
+    stats = points.groupby(["x", "setting"])["value"].agg(["mean", "std"]).reset_index().fillna({"std": 0.0})
+    stats = stats.assign(low=stats["mean"] - stats["std"], high=stats["mean"] + stats["std"])
+    numeric = law.x is not None
+    x_enc = (
+        alt.X("x:Q", scale=alt.Scale(type="log", padding=12), title=fit.x_title or law.x_symbol)
+        if numeric
+        else alt.X("setting:N", title=param)
+    )
+    colour = alt.Color("setting:N", title=param, legend=alt.Legend(orient="bottom"))
+    y_title = law.measure.describe()
+    layers = [
+        alt.Chart(stats).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", title=y_title), y2="high:Q", color=colour),
+        (
+            alt.Chart(stats).mark_line(point=True) if numeric else alt.Chart(stats).mark_point(filled=True, size=60)
+        ).encode(x=x_enc, y="mean:Q", color=colour, tooltip=["setting:N", "x:Q", "mean:Q", "std:Q"]),
+    ]
+    note = f"mean ± 1 s.d. over seeds; the claim is about {fit.details['subject']}"
+    if "censored" in fit.details:
+        note += f"; never reached: {fit.details['censored']}"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def earlier_onset_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. against x per variant, each variant's onset as a dotted rule."""
+    import altair as alt
+    import pandas as pd
+
+    law, kind = fit.law, fit.law.kind
+    points = fit.points.assign(variant=fit.points[kind.param].astype(str))
+    stats = points.groupby(["x", "variant"])["value"].agg(["mean", "std"]).reset_index().fillna({"std": 0.0})
+    stats = stats.assign(low=stats["mean"] - stats["std"], high=stats["mean"] + stats["std"])
+    colour = alt.Color("variant:N", title=kind.param, legend=alt.Legend(orient="bottom"))
+    x_enc = alt.X("x:Q", title=fit.x_title or law.x_symbol)
+    layers = [
+        alt.Chart(stats)
+        .mark_rule(opacity=0.6)
+        .encode(x=x_enc, y=alt.Y("low:Q", title=law.measure.describe()), y2="high:Q", color=colour),
+        alt.Chart(stats).mark_line(point=True).encode(x=x_enc, y="mean:Q", color=colour),
+    ]
+    onsets = [{"x": v, "variant": k} for k, v in fit.details["onsets"].items() if math.isfinite(v)]
+    if onsets:
+        layers.append(alt.Chart(pd.DataFrame(onsets)).mark_rule(strokeDash=[1, 2]).encode(x="x:Q", color=colour))
+    note = "mean ± 1 s.d. over seeds; dotted: where each variant starts to cost (iclscale.analysis.levels.cost_onset)"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed-mean of the measure per x value with its 95% bootstrap interval, coloured by whether it lies
+    on the side of ε the claim puts it on; ε as a horizontal rule, the predicted threshold x0 as a
+    vertical one. The y axis is symlog (errors of exactly 0 stay on the chart)."""
+    import altair as alt
+    import pandas as pd
+
+    law = fit.law
+    levels = fit.details.get("levels")
+    if levels is None or not len(levels):
+        return bound_chart(fit)
+    epsilon = fit.details.get("threshold", math.nan)
+    table = levels.assign(
+        agrees=np.where(
+            ~levels["claimed"],
+            "no claim",
+            np.where(
+                levels["side"] == levels["expected"],
+                "on its predicted side",
+                np.where(levels["side"] == "unclear", "straddles ε", "wrong side"),
+            ),
+        )
+    )
+    colours = alt.Scale(
+        domain=["on its predicted side", "straddles ε", "wrong side", "no claim"],
+        range=["#1b7837", "#8c6d1f", "#b2182b", "#777777"],
+    )
+    y_scale = alt.Scale(type="symlog", constant=max(epsilon / 10, 1e-6) if math.isfinite(epsilon) else 1e-3)
+    x_enc = alt.X("x:Q", title=fit.x_title or law.x_symbol, scale=alt.Scale(padding=12, zero=False))
+    y_title = f"{law.measure.label} (seed-mean, 95% interval)"
+    layers = [
+        alt.Chart(fit.points)
+        .mark_point(color="#999999", size=12, opacity=0.6)
+        .encode(x=x_enc, y=alt.Y("value:Q", scale=y_scale, title=y_title)),
+        alt.Chart(table).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale), y2="high:Q", color="agrees:N"),
+        alt.Chart(table)
+        .mark_point(filled=True, size=50)
+        .encode(
+            x=x_enc,
+            y=alt.Y("mean:Q", scale=y_scale),
+            color=alt.Color("agrees:N", scale=colours, title=None, legend=alt.Legend(orient="bottom")),
+            tooltip=["x:Q", "mean:Q", "low:Q", "high:Q", "seeds:Q", "side:N", "expected:N"],
+        ),
+    ]
+    if math.isfinite(epsilon):
+        rule = pd.DataFrame({"y": [epsilon], "label": [f"ε = {epsilon:g}"]})
+        layers.append(
+            alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#4575b4").encode(y="y:Q", tooltip=["label:N"])
+        )
+    if fit.prediction is not None and math.isfinite(fit.prediction.primary.band.low):
+        x0 = fit.prediction.primary.band.low
+        rule = pd.DataFrame({"x": [x0], "label": [f"predicted threshold {x0:g}"]})
+        layers.append(
+            alt.Chart(rule).mark_rule(strokeDash=[2, 2], color="#d73027").encode(x="x:Q", tooltip=["label:N"])
+        )
+    x0 = fit.prediction.primary.band.low if fit.prediction is not None else None
+    note = f"dashed: ε and the predicted threshold; grey: single seeds; claim: {law.kind.claim_text(law, x0)}"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def _linear_seed_layers(fit: LawFit, mean_as_line: bool):
+    """Single seeds (grey), seed means ± one s.d. (black) on linear axes: (summary, x encoding, layers)."""
+    import altair as alt
+
+    summary = seed_summary(fit.points, log=False)
+    x_enc = alt.X("x:Q", title=fit.x_title or fit.law.x_symbol, scale=alt.Scale(padding=12))
+    chart = alt.Chart(summary)
+    if mean_as_line:
+        means = chart.mark_line(point=True, color="black")
+    else:
+        means = chart.mark_point(filled=True, color="black", size=30)
+    layers = [
+        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        alt.Chart(summary)
+        .mark_rule(color="black")
+        .encode(x=x_enc, y=alt.Y("low:Q", title=fit.law.measure.label), y2="high:Q"),
+        means.encode(x=x_enc, y="mean:Q"),
+    ]
+    return summary, x_enc, layers
+
+
+def linear_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. on linear axes with the fitted line a + b·x."""
+    import altair as alt
+    import pandas as pd
+
+    law = fit.law
+    summary, x_enc, layers = _linear_seed_layers(fit, mean_as_line=False)
+    slope, intercept = fit.details.get("slope", math.nan), fit.details.get("intercept", math.nan)
+    if math.isfinite(slope) and math.isfinite(intercept) and len(summary):
+        xs = np.linspace(float(summary["x"].min()), float(summary["x"].max()), 20)
+        line = pd.DataFrame({"x": xs, "y": intercept + slope * xs})
+        layers.append(alt.Chart(line).mark_line(color="#4575b4").encode(x=x_enc, y="y:Q"))
+    note = f"points: mean ± 1 s.d. over seeds; line: fitted slope {slope:.3g} (R² {fit.r2:.3g})"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def flat_region_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Seed means ± one s.d. against x, the edge (e.g. the small-neuron share) and the onset as rules."""
+    import altair as alt
+    import pandas as pd
+
+    law = fit.law
+    _summary, _x_enc, layers = _linear_seed_layers(fit, mean_as_line=True)
+    marks = []
+    edge, onset = fit.details.get("edge", math.nan), fit.details.get("onset", math.nan)
+    if math.isfinite(edge):
+        marks.append({"x": edge, "label": f"edge {edge:.3g}"})
+    if math.isfinite(onset):
+        marks.append({"x": onset, "label": f"onset {onset:g}"})
+    if marks:
+        layers.append(
+            alt.Chart(pd.DataFrame(marks))
+            .mark_rule(strokeDash=[4, 3])
+            .encode(x="x:Q", color=alt.Color("label:N", title=None, legend=alt.Legend(orient="bottom")))
+        )
+    note = "mean ± 1 s.d. over seeds; edge: the data-given end of the free region; onset: the first x that costs"
+    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+
+
+def diagonal_chart(fit: LawFit) -> alt.TopLevelMixin:
+    """Heatmap of mean error / the diagonal's error for each test value (column)."""
+    import altair as alt
+
+    law = fit.law
+    means = fit.points.groupby(["row", "x"], as_index=False)["value"].mean()
+    diagonal = means[np.isclose(means["row"], means["x"])][["x", "value"]].rename(columns={"value": "diagonal"})
+    means = means.merge(diagonal, on="x", how="left")
+    means["log10 ratio to diagonal"] = np.log10(means["value"] / means["diagonal"])
+    means["best"] = means.groupby("x")["value"].transform("min") == means["value"]
+    base = alt.Chart(means).encode(
+        x=alt.X("x:O", title=f"test {law.x}"),
+        y=alt.Y("row:O", title=f"pretraining {law.kind.row_axis}", sort="descending"),
+    )
+    reach = float(np.nanmax(np.abs(means["log10 ratio to diagonal"]))) or 1.0  # symmetric: 0 is white
+    heat = base.mark_rect().encode(
+        color=alt.Color(
+            "log10 ratio to diagonal:Q", scale=alt.Scale(scheme="redblue", reverse=True, domain=[-reach, reach])
+        ),
+        tooltip=["row:Q", "x:Q", "value:Q", "log10 ratio to diagonal:Q"],
+    )
+    marks = base.mark_text(fontSize=10).encode(text=alt.condition(alt.datum.best, alt.value("min"), alt.value("")))
+    return alt.layer(heat, marks).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name))
+
+
+CHARTS = {
+    "power law": power_law_chart,
+    "linear": linear_chart,
+    "bound": bound_chart,
+    "trend": trend_chart,
+    "threshold": threshold_chart,
+    "diagonal minimum": diagonal_chart,
+    "comparison": comparison_chart,
+    "flat region": flat_region_chart,
+    "earlier onset": earlier_onset_chart,
+}

@@ -1,0 +1,33 @@
+"""The law registry: every law by name (declared in `iclscale.analysis.catalogue`), and the check the
+sweeps CLI runs on a sweep file's `laws:` list. Light to import: no pandas, no plotting."""
+
+from __future__ import annotations
+
+from iclscale.analysis.catalogue import ALL_LAWS
+from iclscale.analysis.law import Law
+from iclscale.errors import UserError
+
+LAWS: dict[str, Law] = {law.name: law for law in ALL_LAWS}
+if len(LAWS) != len(ALL_LAWS):
+    raise RuntimeError("two laws in iclscale.analysis.catalogue share a name")
+
+
+def get_law(name: str, where: str = "law") -> Law:
+    if name not in LAWS:
+        raise UserError(f"{where}: unknown law {name!r}; known laws: {', '.join(sorted(LAWS)) or 'none yet'}")
+    return LAWS[name]
+
+
+def laws_of_study(study: str) -> list[Law]:
+    return [law for law in LAWS.values() if law.study == study]
+
+
+def check_law_names(names: list[str], study: str, where: str) -> None:
+    """Refuse a sweep's law that is unknown, or that reads another study's results."""
+    for name in names:
+        law = get_law(name, where)
+        if law.study != study:
+            own = ", ".join(sorted(law.name for law in laws_of_study(study))) or "none"
+            raise UserError(
+                f"{where}: law {name!r} is about study {law.study!r}, not {study!r}; laws of {study}: {own}"
+            )

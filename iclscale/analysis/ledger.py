@@ -1,0 +1,719 @@
+"""The claims ledger: every claim of every paper in the catalogue, its verdict regenerated from result stores,
+written as DIR/claims.json (schema: docs/claims.schema.json), DIR/claims.csv and DIR/index.html (one offline page).
+
+Inputs. A results root holds one results directory per sweep (ROOT/<sweep name>, as `iclscale reproduce` writes
+them); a single sweep's directory is a root too. Each directory's report (DIR/report/fits.csv, one row per law
+and group, in the order of the report's sections `#law-<i>`) is read where the ledger wrote it from the store as
+it is now (a fingerprint in DIR/report/.ledger-source), and (re)written first (`iclscale.analysis.report.write_report`)
+otherwise. The store itself gives the provenance: seeds, configs, `git_commit` and `finished_at` of the runs
+behind each verdict.
+
+Per claim (the catalogue's `Claim`), its laws' rows from every sweep of the root are gathered and reduced to one
+verdict, conservatively (a claim holds only where every part of it holds):
+
+- "not run": no sweep in the root fitted any of its laws; "no law": the catalogue has no law testing it;
+- "outside": every row is outside the theorems' conditions;
+- "inconsistent": some row (inside the conditions) is inconsistent;
+- "consistent": every row inside the conditions is consistent, and every law of the claim has such rows;
+- "inconclusive": otherwise (some row inconclusive, none inconsistent).
+
+A verdict rests on the catalogue's sweeps as written ("full") or on fewer seeds or search trials than the
+sweep files give ("quick", `iclscale reproduce --budget quick`): the ledger says which, from the frozen sweep.
+With several roots, each claim's latest verdict (the root whose runs finished last) is shown, with the verdicts
+of the other roots as its history.
+
+The paper's own words for each claim live beside the catalogue, in analysis/catalogue/<paper>/quotes.yaml (claim
+id: quote), and tests/test_claim_quotes.py finds each quote in the paper's text.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import html
+import json
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from iclscale.errors import UserError
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = "iclscale-claims/1"
+CONSISTENT, INCONSISTENT, INCONCLUSIVE, OUTSIDE = "consistent", "inconsistent", "inconclusive", "outside"
+NOT_RUN, NO_LAW = "not run", "no law"
+VERDICTS = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, OUTSIDE, NOT_RUN, NO_LAW)
+QUICK, FULL, CUSTOM = "quick", "full", "custom"
+
+
+# The catalogue: papers, their claims and quotes, the sweep files --------------------------------------------
+@dataclass(frozen=True)
+class Paper:
+    name: str  # as iclscale.analysis.catalogue.PAPERS names it: "Collins et al. 2024 [C24], seed 004"
+    tag: str  # "C24"
+    seed: str  # "004": the paper's text is shared/seeds/004_*.txt
+    studies: tuple[str, ...]
+    package: Any  # its catalogue package (CLAIMS, LAWS)
+
+    @property
+    def quotes_file(self) -> Path:
+        return Path(self.package.__file__).parent / "quotes.yaml"
+
+
+def papers() -> list[Paper]:
+    from iclscale.analysis.catalogue import PAPERS
+
+    found = []
+    for name, (studies, package) in PAPERS.items():
+        tag = re.search(r"\[([^\]]+)\]", name)
+        seed = re.search(r"seed (\d+)", name)
+        found.append(Paper(name, tag.group(1) if tag else name, seed.group(1) if seed else "", studies, package))
+    return found
+
+
+def find_papers(names: list[str]) -> list[Paper]:
+    """Papers by tag (C24), seed (004 or "seed 004"), study name (softmax_window) or full name; UserError otherwise."""
+    known = papers()
+    chosen: list[Paper] = []
+    for name in names:
+        key = name.strip().lower().removeprefix("seed").strip()
+        match = [
+            p
+            for p in known
+            if key in (p.tag.lower(), p.seed, p.name.lower()) or name in p.studies or key.strip("[]") == p.tag.lower()
+        ]
+        if not match:
+            choices = "; ".join(f"{p.tag} (seed {p.seed}, studies {', '.join(p.studies)})" for p in known)
+            raise UserError(f"unknown paper {name!r}; papers: {choices}")
+        chosen += [p for p in match if p not in chosen]
+    return chosen
+
+
+def quotes(paper: Paper) -> dict[str, str]:
+    """Claim id -> the paper's own words (quotes.yaml beside the paper's catalogue package; {} without one)."""
+    return _quotes(str(paper.quotes_file))
+
+
+@cache
+def _quotes(path: str) -> dict[str, str]:
+    import yaml
+
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as stream:
+        data = yaml.safe_load(stream) or {}
+    return {str(key): " ".join(str(value).split()) for key, value in data.items()}
+
+
+@dataclass(frozen=True)
+class SweepFile:
+    """A catalogue sweep file, read as plain YAML (what the ledger needs: its laws and its budget)."""
+
+    path: str  # relative to the repository for a built-in paper (iclscale.paper.shown)
+    name: str
+    study: str
+    laws: tuple[str, ...]
+    seeds: int
+    trials: int | None  # a search's Optuna trials per grid point
+
+
+@cache
+def sweep_files() -> tuple[SweepFile, ...]:
+    import yaml
+
+    from iclscale.paper import shown
+    from iclscale.paper import sweep_files as catalogue_files
+
+    found = []
+    for path in catalogue_files():
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError:
+            continue  # `iclscale sweep run` reports a broken file; the ledger only lists the catalogue
+        if not isinstance(raw, dict) or not isinstance(raw.get("study"), str):
+            continue
+        search = raw.get("search") if isinstance(raw.get("search"), dict) else {}
+        found.append(
+            SweepFile(
+                path=shown(path),
+                name=str(raw.get("name") or path.stem),
+                study=raw["study"],
+                laws=tuple(raw.get("laws") or ()),
+                seeds=seed_count(raw.get("seeds", 1)),
+                trials=search.get("trials"),
+            )
+        )
+    return tuple(found)
+
+
+def seed_count(value: Any) -> int:
+    return len(value) if isinstance(value, list) else int(value or 1)
+
+
+def sweeps_of_law(law) -> list[SweepFile]:
+    """The sweep files that fit this law: those naming it under `laws:`; where none does, those of its study
+    that name no law (the report then fits every law of the study with data)."""
+    files = sweep_files()
+    named = [s for s in files if law.name in s.laws]
+    return named or [s for s in files if s.study == law.study and not s.laws]
+
+
+def sweeps_of_claim(claim) -> list[SweepFile]:
+    from iclscale.analysis.laws import LAWS
+
+    found: dict[str, SweepFile] = {}
+    for name in claim.laws:
+        if name in LAWS:
+            found.update((s.name, s) for s in sweeps_of_law(LAWS[name]))
+    return list(found.values())
+
+
+# One results directory: its fits and provenance ------------------------------------------------------------
+@dataclass
+class SweepResult:
+    directory: Path
+    root: Path
+    name: str
+    study: str
+    fits: list[dict[str, Any]]  # fits.csv rows
+    report: Path  # the report's index.html
+    seeds: list[int]
+    configs: int
+    commits: list[str]
+    first_finished: str
+    last_finished: str
+    budget: str
+    overrides: list[str]
+
+
+def results_directories(root: Path) -> list[Path]:
+    """The results directories of a root: the root itself when it holds a sweep.yaml, else its sub-folders
+    that do (one per sweep)."""
+    if (root / "sweep.yaml").is_file():
+        return [root]
+    return sorted(p for p in root.iterdir() if (p / "sweep.yaml").is_file() and (p / "runs").is_dir())
+
+
+SOURCE = ".ledger-source"  # in DIR/report: the fingerprint of the store the ledger last wrote the report from
+
+
+def store_fingerprint(directory: Path) -> str:
+    """What the report is made of: the frozen sweep's text and every committed fragment (name, size, mtime) and
+    the threshold and search answers. (Every `sweep run` rewrites sweep.yaml, so its time alone says nothing.)"""
+    import hashlib
+
+    digest = hashlib.sha256((directory / "sweep.yaml").read_bytes())
+    for path in sorted([*(directory / "runs").glob("*.parquet"), *directory.glob("thresholds.csv"),
+                        *directory.glob("search_best.yaml")]):  # fmt: skip
+        stat = path.stat()
+        digest.update(f"{path.name} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
+    """The directory's fits and provenance, (re)writing its report first unless the ledger wrote it from the store
+    as it is now; None where the directory holds no runs yet."""
+    from iclscale.sweeps.store import read_store
+
+    runs_dir = directory / "runs"
+    if not any(runs_dir.glob("*.parquet")):
+        return None
+    report = directory / "report"
+    fits_csv = report / "fits.csv"
+    fingerprint = store_fingerprint(directory)
+    source = report / SOURCE
+    fresh = fits_csv.is_file() and source.is_file() and source.read_text(encoding="utf-8") == fingerprint
+    if not fresh:
+        from iclscale.analysis.report import write_report
+
+        write_report(str(directory))
+        source.write_text(fingerprint, encoding="utf-8")
+    with open(fits_csv, newline="", encoding="utf-8") as stream:
+        fits = list(csv.DictReader(stream))
+    data = read_store(str(directory), curves=False)
+    frozen = data.sweep or {}
+    runs = data.runs
+    finished = sorted(str(v) for v in runs.get("finished_at", []) if isinstance(v, str) and v)
+    commits = sorted({str(v) for v in runs.get("git_commit", []) if isinstance(v, str) and v})
+    return SweepResult(
+        directory=directory,
+        root=root,
+        name=str(frozen.get("name") or directory.name),
+        study=str(frozen.get("study") or ""),
+        fits=fits,
+        report=report / "index.html",
+        seeds=sorted(int(s) for s in runs["seed"].dropna().unique()),
+        configs=int(runs["run_id"].nunique()),
+        commits=commits,
+        first_finished=finished[0] if finished else "",
+        last_finished=finished[-1] if finished else "",
+        budget=budget_of(frozen),
+        overrides=list(frozen.get("overrides") or []),
+    )
+
+
+def budget_of(frozen: dict[str, Any]) -> str:
+    """full: the catalogue's sweep file as written; quick: fewer seeds or search trials than it gives; custom:
+    not a catalogue sweep, or other overrides."""
+    name = frozen.get("name")
+    file = next((s for s in sweep_files() if s.name == name), None)
+    if file is None:
+        return CUSTOM
+    seeds = seed_count(frozen.get("seeds", 1))
+    trials = (frozen.get("search") or {}).get("trials")
+    if seeds < file.seeds or (file.trials and trials and trials < file.trials):
+        return QUICK
+    other = [o for o in frozen.get("overrides") or [] if o.split("=")[0].strip() not in ("seeds", "search.trials")]
+    return CUSTOM if other else FULL
+
+
+# A claim's entry -----------------------------------------------------------------------------------------
+def claim_verdict(verdicts: list[str]) -> str:
+    """The claim's verdict from its rows' verdicts (see the module's docstring)."""
+    if not verdicts:
+        return NOT_RUN
+    inside = [v for v in verdicts if v != OUTSIDE]
+    if not inside:
+        return OUTSIDE
+    if INCONSISTENT in inside:
+        return INCONSISTENT
+    if all(v == CONSISTENT for v in inside):
+        return CONSISTENT
+    return INCONCLUSIVE
+
+
+@dataclass
+class Judged:
+    """A claim judged on one root."""
+
+    verdict: str
+    rows: list[tuple[SweepResult, int, dict[str, Any]]] = field(default_factory=list)  # (sweep, section, row)
+
+    @property
+    def sweeps(self) -> list[SweepResult]:
+        return list({id(s): s for s, _, _ in self.rows}.values())
+
+    @property
+    def finished(self) -> str:
+        return max((s.last_finished for s in self.sweeps), default="")
+
+    @property
+    def budget(self) -> str:
+        budgets = {s.budget for s in self.sweeps}
+        return QUICK if QUICK in budgets else (CUSTOM if CUSTOM in budgets else FULL)
+
+
+def judge(claim, results: list[SweepResult]) -> Judged:
+    """The claim on one root. A part not tested is not shown to hold: where some of its laws have no fit inside
+    the theorems' conditions in the root, a claim whose other laws all hold is inconclusive, not consistent."""
+    rows = [(s, i, row) for s in results for i, row in enumerate(s.fits) if row.get("law") in claim.laws]
+    verdict = claim_verdict([row.get("verdict", "") for _, _, row in rows])
+    tested = {row.get("law") for _, _, row in rows if row.get("verdict") != OUTSIDE}
+    if verdict == CONSISTENT and set(claim.laws) - tested:
+        verdict = INCONCLUSIVE
+    return Judged(verdict, rows)
+
+
+def _number(text: Any) -> float | None:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def estimate_of(sweep: SweepResult, section: int, row: dict[str, Any], out: Path) -> dict[str, Any]:
+    """One law's fit on one group, as the ledger shows it."""
+    return {
+        "law": row.get("law", ""),
+        "group": row.get("group", ""),
+        "sweep": sweep.name,
+        "statistic": row.get("statistic", ""),
+        "estimate": _number(row.get("exponent")),
+        "ci_low": _number(row.get("ci_low")),
+        "ci_high": _number(row.get("ci_high")),
+        "method": row.get("method") or row.get("interval_method") or "",
+        "theory": row.get("theory", ""),
+        "theory_low": _number(row.get("theory_low")),
+        "theory_high": _number(row.get("theory_high")),
+        "verdict": row.get("verdict", ""),
+        "reason": row.get("reason", ""),
+        "n_points": int(_number(row.get("n_points")) or 0),
+        "report": f"{_link(sweep.report, out)}#law-{section}",
+    }
+
+
+def estimate_text(e: dict[str, Any]) -> str:
+    def g(x):
+        return "–" if x is None else f"{x:.3g}"
+
+    law = e["law"].split(".", 1)[-1]
+    interval = f"{e['statistic'] or 'estimate'} {g(e['estimate'])} [{g(e['ci_low'])}, {g(e['ci_high'])}]"
+    method = f" ({e['method']})" if e["method"] else ""
+    theory = f" vs {e['theory']}" if e["theory"] else ""
+    group = f" {e['group']}" if e["group"] else ""
+    return f"{law}{group}: {interval}{method}{theory} → {e['verdict']}"
+
+
+def _describe(item: Any) -> str:
+    return item.describe() if hasattr(item, "describe") else str(item)
+
+
+def diagnoses(claim, laws: list) -> list[str]:
+    """Why (part of) the claim does not reproduce, where the catalogue says (`diagnoses`/`diagnosis` on the
+    claim or its laws: optional fields)."""
+    found = [*(getattr(claim, "diagnoses", None) or ()), getattr(claim, "diagnosis", None)]
+    for law in laws:
+        found.append(getattr(law, "diagnosis", None))
+    return [_describe(d) for d in found if d]
+
+
+def controls(laws: list) -> list[str]:
+    """The laws' negative controls (an optional `control` on a law): what must fail for the test to mean
+    something."""
+    return [f"{law.name.split('.', 1)[-1]}: {_describe(law.control)}" for law in laws if getattr(law, "control", None)]
+
+
+def run_command(files: list[SweepFile], root: Path, overrides: dict[str, list[str]]) -> str:
+    """The commands that train the claim's sweeps into the root (resuming) and write their reports."""
+    parts = []
+    for file in files:
+        out = root / file.name
+        extra = "".join(f" {o}" for o in overrides.get(file.name, ()))
+        parts.append(f"iclscale sweep run {file.path} --out {out}{extra} && iclscale report {out}")
+    return " && ".join(parts)
+
+
+def entry(paper: Paper, claim, per_root: list[tuple[Path, list[SweepResult]]], out: Path) -> dict[str, Any]:
+    from iclscale.analysis.laws import LAWS
+
+    laws = [LAWS[name] for name in claim.laws if name in LAWS]
+    files = sweeps_of_claim(claim)
+    judged = [(root, judge(claim, results)) for root, results in per_root]
+    ran = sorted(((root, j) for root, j in judged if j.rows), key=lambda rj: rj[1].finished)
+    root, latest = ran[-1] if ran else (per_root[0][0] if per_root else Path("results"), Judged(NOT_RUN))
+    verdict = latest.verdict if claim.laws else NO_LAW
+    sweeps = latest.sweeps
+    overrides = {s.name: s.overrides for s in sweeps}
+    estimates = [estimate_of(s, i, row, out) for s, i, row in latest.rows]
+    fitted = {row["law"] for _, _, row in latest.rows}
+    quote = quotes(paper).get(claim.label, "")
+    return {
+        "paper": paper.name,
+        "paper_tag": paper.tag,
+        "claim_id": claim.label,
+        "anchor": claim.source,
+        "claim": claim.text,
+        "quote": quote,
+        "conditions": list(dict.fromkeys(law.conditions for law in laws)),
+        "laws": [
+            {
+                "name": law.name,
+                "reading": law.prediction_text,
+                "citation": law.citation,
+                "versus_printed": _describe(law.versus_printed) if getattr(law, "versus_printed", None) else "",
+            }
+            for law in laws
+        ],
+        "sweeps": [f.name for f in files],
+        "verdict": verdict,
+        "laws_not_run": [name for name in claim.laws if latest.rows and name not in fitted],
+        "budget": latest.budget if latest.rows else "",
+        "estimates": estimates,
+        "diagnosis": diagnoses(claim, laws),
+        "negative_control": controls(laws),
+        "seeds": sorted({seed for s in sweeps for seed in s.seeds}),
+        "configs": sum(s.configs for s in sweeps),
+        "root": str(root) if latest.rows else "",
+        "git_commits": sorted({c for s in sweeps for c in s.commits}),
+        "runs_finished": {
+            "first": min((s.first_finished for s in sweeps), default="") or None,
+            "last": latest.finished or None,
+        },
+        "command": run_command(files, root, overrides) if files else "",
+        "reports": list(dict.fromkeys(e["report"].split("#")[0] for e in estimates)),
+        "history": [history_item(r, j) for r, j in ran],
+    }
+
+
+def history_item(root: Path, judged: Judged) -> dict[str, Any]:
+    return {
+        "root": str(root),
+        "verdict": judged.verdict,
+        "budget": judged.budget,
+        "finished": judged.finished or None,
+        "git_commits": sorted({c for s in judged.sweeps for c in s.commits}),
+    }
+
+
+def _link(path: Path, out: Path) -> str:
+    try:
+        return os.path.relpath(path, out).replace(os.sep, "/")
+    except ValueError:  # another drive
+        return path.resolve().as_uri()
+
+
+# The ledger -----------------------------------------------------------------------------------------------
+@dataclass
+class Ledger:
+    out: Path
+    claims: list[dict[str, Any]]
+    counts: dict[str, dict[str, int]]  # paper -> verdict -> claims
+
+    @property
+    def index(self) -> Path:
+        return self.out / "index.html"
+
+
+def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
+    """claims.json's content: every claim of every paper, judged on the roots."""
+    out_dir = Path(out).resolve()
+    per_root = []
+    for root in check_roots(roots):
+        found = []
+        for directory in results_directories(root):
+            try:
+                result = read_sweep_result(directory, root)
+            except UserError as error:  # one unreadable directory does not hide the others' verdicts
+                print(f"ledger: {directory} left out: {error}", file=sys.stderr)
+                continue
+            if result is not None:
+                found.append(result)
+        per_root.append((root, found))
+    claims = [entry(p, claim, per_root, out_dir) for p in papers() for claim in p.package.CLAIMS]
+    counts = {
+        p.name: {v: sum(1 for c in claims if c["paper"] == p.name and c["verdict"] == v) for v in VERDICTS}
+        for p in papers()
+    }
+    from iclscale.sweeps.store import git_commit
+
+    return {
+        "schema": SCHEMA,
+        "generated_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "git_commit": git_commit(),
+        "roots": [str(root) for root, _ in per_root],
+        "verdict_rule": "a claim is consistent when every law of it is fitted and every fit inside the theorems' "
+        "conditions is consistent, "
+        "inconsistent when one is, outside when all are outside, inconclusive otherwise (iclscale.analysis.ledger)",
+        "papers": [
+            {"paper": p.name, "tag": p.tag, "studies": list(p.studies), "counts": counts[p.name]} for p in papers()
+        ],
+        "claims": claims,
+    }
+
+
+CSV_COLUMNS = (
+    "paper_tag",
+    "claim_id",
+    "verdict",
+    "budget",
+    "anchor",
+    "claim",
+    "quote",
+    "estimates",
+    "laws",
+    "laws_not_run",
+    "readings",
+    "conditions",
+    "sweeps",
+    "diagnosis",
+    "negative_control",
+    "seeds",
+    "configs",
+    "root",
+    "git_commits",
+    "runs_finished",
+    "command",
+    "reports",
+    "history",
+    "paper",
+)
+
+
+def csv_row(claim: dict[str, Any]) -> dict[str, str]:
+    flat = {
+        **claim,
+        "estimates": "; ".join(estimate_text(e) for e in claim["estimates"]),
+        "laws": "; ".join(law["name"] for law in claim["laws"]),
+        "laws_not_run": "; ".join(claim["laws_not_run"]),
+        "readings": "; ".join(law["reading"] for law in claim["laws"]),
+        "conditions": "; ".join(claim["conditions"]),
+        "sweeps": "; ".join(claim["sweeps"]),
+        "diagnosis": "; ".join(claim["diagnosis"]),
+        "negative_control": "; ".join(claim["negative_control"]),
+        "seeds": " ".join(map(str, claim["seeds"])),
+        "git_commits": " ".join(claim["git_commits"]),
+        "runs_finished": claim["runs_finished"]["last"] or "",
+        "reports": " ".join(claim["reports"]),
+        "history": "; ".join(f"{h['finished']} {h['verdict']} ({h['budget']}, {h['root']})" for h in claim["history"]),
+    }
+    return {key: str(flat[key]) for key in CSV_COLUMNS}
+
+
+def check_roots(roots: list[str]) -> list[Path]:
+    """The roots as local directories; UserError for one that is not."""
+    checked = []
+    for text in roots:
+        if "://" in str(text):
+            raise UserError(f"ledger: results root {text!r} is not on a local disk; copy it here first")
+        root = Path(text).resolve()
+        if not root.is_dir():
+            raise UserError(f"ledger: results root {text!r} does not exist or is not a directory")
+        checked.append(root)
+    return checked
+
+
+def write_ledger(roots: list[str], out: str | os.PathLike) -> Ledger:
+    check_roots(roots)  # before the default out (ROOT/ledger) creates a missing root
+    out_dir = Path(out)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"--out {out_dir}: cannot create the ledger folder: {error.strerror}") from None
+    data = build_ledger(roots, out_dir)
+    (out_dir / "claims.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open(out_dir / "claims.csv", "w", newline="", encoding="utf-8") as stream:
+        writer = csv.DictWriter(stream, CSV_COLUMNS)
+        writer.writeheader()
+        writer.writerows(csv_row(c) for c in data["claims"])
+    ledger = Ledger(out_dir, data["claims"], {p["paper"]: p["counts"] for p in data["papers"]})
+    ledger.index.write_text(render_page(data), encoding="utf-8")
+    return ledger
+
+
+# The page ------------------------------------------------------------------------------------------------
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1500px; padding: 0 1em; color: #222; }
+table { border-collapse: collapse; font-size: 0.9em; }
+#claims { width: 100%; table-layout: fixed; } #claims td { overflow-wrap: anywhere; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; vertical-align: top; text-align: left; }
+th { background: #f3f3f3; }
+td.n { text-align: right; }
+.consistent { background: #d8f0d8; } .inconsistent { background: #f6d3d3; } .inconclusive { background: #fbefc8; }
+.outside { background: #e4e4e4; } .not-run, .no-law { background: #fff; color: #777; }
+.quote { font-style: italic; color: #333; } .small { font-size: 0.85em; color: #555; }
+code { font-size: 0.85em; word-break: break-all; }
+details summary { cursor: pointer; color: #246; }
+.filters { margin: 1em 0; } .filters label { margin-right: 1.5em; }
+"""
+
+SCRIPT = """
+function applyFilters() {
+  const paper = document.getElementById('paper').value, verdict = document.getElementById('verdict').value;
+  let shown = 0;
+  for (const row of document.querySelectorAll('tr.claim')) {
+    const on = (!paper || row.dataset.paper === paper) && (!verdict || row.dataset.verdict === verdict);
+    row.style.display = on ? '' : 'none';
+    shown += on;
+  }
+  document.getElementById('shown').textContent = shown;
+}
+document.getElementById('paper').addEventListener('change', applyFilters);
+document.getElementById('verdict').addEventListener('change', applyFilters);
+applyFilters();
+"""
+
+
+def render_page(data: dict[str, Any]) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(v)}</th>" for v in VERDICTS)
+    count_rows = "".join(
+        f"<tr><th>{e(p['paper'])}</th>"
+        + "".join(f'<td class="n {_css(v)}">{p["counts"][v]}</td>' for v in VERDICTS)
+        + f'<td class="n">{sum(p["counts"].values())}</td></tr>'
+        for p in data["papers"]
+    )
+    totals = {v: sum(p["counts"][v] for p in data["papers"]) for v in VERDICTS}
+    count_rows += (
+        "<tr><th>all papers</th>"
+        + "".join(f'<td class="n">{totals[v]}</td>' for v in VERDICTS)
+        + f'<td class="n">{sum(totals.values())}</td></tr>'
+    )
+    paper_options = "".join(f'<option value="{e(p["tag"])}">{e(p["paper"])}</option>' for p in data["papers"])
+    verdict_options = "".join(f'<option value="{e(v)}">{e(v)}</option>' for v in VERDICTS)
+    rows = "".join(_claim_row(c) for c in data["claims"])
+    roots = ", ".join(f"<code>{e(r)}</code>" for r in data["roots"]) or "none"
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>iclscale claims ledger</title><style>{STYLE}</style></head>
+<body>
+<h1>Claims ledger</h1>
+<p class="small">Every claim of every paper in the catalogue, judged on the result roots {roots}; generated
+{e(data["generated_at"])} by iclscale at commit <code>{e(data["git_commit"])}</code>.
+Claim verdict: {e(data["verdict_rule"])}.
+A "quick" verdict rests on fewer seeds or search trials than the catalogue's sweep files (<code>iclscale reproduce
+--budget quick</code>). Also as <a href="claims.json">claims.json</a> and <a href="claims.csv">claims.csv</a>.</p>
+<table id="counts"><tr><th>paper</th>{head}<th>claims</th></tr>{count_rows}</table>
+<div class="filters"><label>paper <select id="paper"><option value="">all</option>{paper_options}</select></label>
+<label>verdict <select id="verdict"><option value="">all</option>{verdict_options}</select></label>
+<span class="small"><span id="shown"></span> claims shown</span></div>
+<table id="claims"><colgroup><col style="width:4em"><col style="width:3.5em"><col style="width:7em"><col>
+<col style="width:8em"><col style="width:28%"><col style="width:22%"></colgroup>
+<tr><th>paper</th><th>claim</th><th>anchor</th><th>claim and the paper's words</th><th>verdict</th>
+<th>estimates (interval, method, reading → verdict)</th><th>evidence and provenance</th></tr>{rows}</table>
+<script>{SCRIPT}</script>
+</body></html>
+"""
+
+
+def _css(verdict: str) -> str:
+    return verdict.replace(" ", "-")
+
+
+def _claim_row(c: dict[str, Any]) -> str:
+    e = html.escape
+    quote = f'<div class="quote">“{e(c["quote"])}”</div>' if c["quote"] else ""
+    readings = "".join(
+        f"<li><code>{e(law['name'])}</code>: {e(law['reading'])}"
+        + (f" <i>({e(law['versus_printed'])})</i>" if law["versus_printed"] else "")
+        + "</li>"
+        for law in c["laws"]
+    )
+    conditions = "".join(f"<li>{e(text)}</li>" for text in c["conditions"])
+    details = (
+        f"<details><summary>laws, readings, conditions</summary><ul>{readings}</ul><ul class='small'>{conditions}</ul>"
+        "</details>"
+        if c["laws"]
+        else ""
+    )
+    estimates = "".join(
+        f'<li class="{_css(x["verdict"])}"><a href="{e(x["report"])}">{e(estimate_text(x))}</a></li>'
+        for x in c["estimates"]
+    )
+    verdict = c["verdict"] + (f" ({c['budget']})" if c["budget"] in (QUICK, CUSTOM) else "")
+    evidence = []
+    if c["laws_not_run"]:
+        evidence.append("<b>laws not run here</b>: " + e(", ".join(c["laws_not_run"])))
+    if c["diagnosis"]:
+        evidence.append("<b>diagnosis</b>: " + e("; ".join(c["diagnosis"])))
+    if c["negative_control"]:
+        evidence.append("<b>negative control</b>: " + e("; ".join(c["negative_control"])))
+    if c["root"]:
+        evidence.append(
+            f"{len(c['seeds'])} seeds ({e(' '.join(map(str, c['seeds'])))}), {c['configs']} configs in "
+            f"<code>{e(c['root'])}</code> ({e(', '.join(c['sweeps']))}); commit "
+            f"<code>{e(', '.join(x[:12] for x in c['git_commits']))}</code>; runs finished "
+            f"{e(str(c['runs_finished']['last']))}"
+        )
+    elif c["laws"]:
+        evidence.append(f"not run in these roots; sweeps: {e(', '.join(c['sweeps']) or 'none in the catalogue')}")
+    else:
+        evidence.append("no law in the catalogue tests this claim")
+    if c["command"]:
+        evidence.append(f"<details><summary>command</summary><code>{e(c['command'])}</code></details>")
+    if len(c["history"]) > 1:
+        history = "".join(
+            f"<li>{e(str(h['finished']))}: {e(h['verdict'])} ({e(h['budget'])}, <code>{e(h['root'])}</code>)</li>"
+            for h in c["history"]
+        )
+        evidence.append(f"<details><summary>history</summary><ul>{history}</ul></details>")
+    return (
+        f'<tr class="claim" data-paper="{e(c["paper_tag"])}" data-verdict="{e(c["verdict"])}">'
+        f"<td>{e(c['paper_tag'])}</td><td>{e(c['claim_id'])}</td><td>{e(c['anchor'])}</td>"
+        f"<td>{e(c['claim'])}{quote}{details}</td><td class='{_css(c['verdict'])}'>{e(verdict)}</td>"
+        f"<td><ul>{estimates}</ul></td><td class='small'>{'<br>'.join(evidence)}</td></tr>"
+    )

@@ -1,0 +1,240 @@
+"""The power-law chart: three panels on a shared log x axis.
+
+1. The data and the curves: seed means (geometric) ± one s.d. of log y in black; censored points as red
+   triangles at their bound (pointing up: the true value is larger; down: smaller); points outside the
+   theorem's conditions in grey (never fitted); the fitted line (the censored fit where points are censored,
+   the drop-censored fit dashed beside it); the theory's band (shaded) or slopes anchored at the centre of the
+   fitted points (the theory gives exponents, not prefactors); the paper's other forms (y = c0 + c1·x^q).
+2. The log residuals of the least-squares fit.
+3. The local exponents (slopes between neighbouring x values of the means; over every point, those outside
+   the conditions included, where there are such) against the theory's band: a power law is a flat row.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import altair as alt
+    import pandas as pd
+
+    from iclscale.analysis.lawfit import LawFit
+
+WIDTH, HEIGHT = 1060, 400  # full width on the report page
+LEGEND = {"orient": "bottom", "columns": 1, "labelLimit": 500, "title": None}
+OBSERVED, CENSORED_UP, CENSORED_DOWN, OUTSIDE = (
+    "seed mean ± 1 s.d.",
+    "censored: true value above (bound shown)",
+    "censored: true value below (bound shown)",
+    "outside the theorem's conditions (not fitted)",
+)
+
+
+def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
+    import altair as alt
+
+    from iclscale.analysis.law_charts import seed_summary
+
+    law = fit.law
+    x_title, y_title = fit.x_title or law.x_symbol, law.measure.label
+    marks = _marks(fit)
+    xs = marks["x"][np.isfinite(marks["x"]) & (marks["x"] > 0)]
+    domain = [float(xs.min()), float(xs.max())] if len(xs) else alt.Undefined  # shared by the three panels
+    x_enc = alt.X("x:Q", scale=alt.Scale(type="log", nice=False, padding=12, domain=domain), title=x_title)
+    y_scale = alt.Scale(type="log", nice=False, padding=12)
+    summary = seed_summary(fit.points)
+    layers = _band_layer(fit, summary, x_enc, y_scale, y_title)
+    lines = _lines(fit, summary)
+    if len(lines):
+        layers.append(
+            alt.Chart(lines)
+            .mark_line(strokeWidth=1.5)
+            .encode(
+                x=x_enc,
+                y=alt.Y("y:Q", scale=y_scale, title=y_title),
+                color=alt.Color("line:N", legend=alt.Legend(**LEGEND)),
+                strokeDash=alt.StrokeDash(
+                    "dash:N", legend=None, scale=alt.Scale(domain=["solid", "dashed"], range=[[1, 0], [5, 3]])
+                ),
+            )
+        )
+    shapes = {OBSERVED: "circle", CENSORED_UP: "triangle-up", CENSORED_DOWN: "triangle-down", OUTSIDE: "circle"}
+    colours = {OBSERVED: "black", CENSORED_UP: "#d6604d", CENSORED_DOWN: "#d6604d", OUTSIDE: "#aaaaaa"}
+    present = [k for k in shapes if (marks["mark"] == k).any()]
+    layers.append(
+        alt.Chart(marks[marks["mark"] == OBSERVED])
+        .mark_rule(color="black")
+        .encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale, title=y_title), y2="high:Q")
+    )
+    layers.append(
+        alt.Chart(marks)
+        .mark_point(size=40, filled=True)
+        .encode(
+            x=x_enc,
+            y=alt.Y("mean:Q", scale=y_scale, title=y_title),
+            shape=alt.Shape("mark:N", scale=alt.Scale(domain=present, range=[shapes[k] for k in present]),
+                            legend=None),
+            color=alt.Color("mark:N", scale=alt.Scale(domain=present, range=[colours[k] for k in present]),
+                            legend=alt.Legend(**LEGEND)),
+            tooltip=["x:Q", "mean:Q", "seeds:Q", "mark:N"],
+        )
+    )  # fmt: skip
+    main = alt.layer(*layers).resolve_scale(color="independent").properties(width=WIDTH, height=HEIGHT, title=title)
+    panels = [main, *_residual_panel(fit, x_enc), *_local_panel(fit, x_enc)]
+    return alt.vconcat(*panels).resolve_scale(color="independent", shape="independent")
+
+
+def _marks(fit: LawFit) -> pd.DataFrame:
+    """One row per x and kind of mark: observed seed means ± 1 s.d., censored points (per seed, at their
+    bound), and the seed means outside the conditions."""
+    import pandas as pd
+
+    from iclscale.analysis.law_charts import seed_summary
+
+    frames = [seed_summary(fit.points).assign(mark=OBSERVED)]
+    censored = fit.points[fit.points["censored"]]
+    if len(censored):
+        mark = np.where(censored["left_censored"], CENSORED_DOWN, CENSORED_UP)
+        frames.append(pd.DataFrame({"x": censored["x"], "mean": censored["value"], "seeds": 1, "mark": mark}))
+    if fit.outside_points is not None and len(fit.outside_points):
+        outside = fit.outside_points.assign(censored=False)
+        frames.append(seed_summary(outside).assign(mark=OUTSIDE))
+    table = pd.concat(frames, ignore_index=True).astype({"x": float, "mean": float})
+    return table[np.isfinite(table["mean"]) & (table["mean"] > 0)]
+
+
+def _anchor(fit: LawFit, summary) -> tuple[float, float] | None:
+    """(log x, log y) at the centre of the fitted points, on the reported fit's line."""
+    reported = fit.details.get("censored fit") or fit.details.get("drop-censored fit")
+    if not len(summary) or not reported or not math.isfinite(reported["exponent"]):
+        return None
+    log_x0 = float(np.mean(np.log(summary["x"].astype(float))))
+    return log_x0, reported["log_prefactor"] + reported["exponent"] * log_x0
+
+
+def _lines(fit: LawFit, summary) -> pd.DataFrame:
+    import pandas as pd
+
+    anchor = _anchor(fit, summary)
+    if anchor is None:
+        return pd.DataFrame(columns=["x", "y", "line", "dash"])
+    log_x0, log_y0 = anchor
+    x_grid = np.geomspace(float(summary["x"].min()), float(summary["x"].max()), 30)
+    lines = []
+
+    def through(slope: float, label: str, dash: str, log_intercept: float | None = None):
+        if log_intercept is None:
+            y = np.exp(log_y0 + slope * (np.log(x_grid) - log_x0))
+        else:
+            y = np.exp(log_intercept + slope * np.log(x_grid))
+        lines.append(pd.DataFrame({"x": x_grid, "y": y, "line": label, "dash": dash}))
+
+    censored, dropped = fit.details.get("censored fit"), fit.details.get("drop-censored fit")
+    reported = censored or dropped
+    if math.isfinite(reported["exponent"]):
+        how = " (censored points in a Tobit fit)" if censored else ""
+        text = f"fit: exponent {reported['exponent']:.3g}{how}"
+        through(reported["exponent"], text, "solid", reported["log_prefactor"])
+    if censored and math.isfinite(dropped["exponent"]):
+        text = f"exponent {dropped['exponent']:.3g} with the censored points dropped"
+        through(dropped["exponent"], text, "dashed", dropped["log_prefactor"])
+    if fit.prediction is not None:
+        for hypothesis in (fit.prediction.primary, *fit.prediction.alternatives):
+            band = hypothesis.band
+            if band.low == band.high and math.isfinite(band.low):
+                through(band.low, f"theory: {hypothesis.name} ({band.low:.3g})", "dashed")
+    if fit.forms is not None:
+        for form in fit.forms.forms:
+            if form.name == "power law":
+                continue
+            p = form.parameters
+            y = p["c0"] + p["c1"] * x_grid ** p["p"]
+            if np.all(y > 0):
+                which = "paper's form" if form.name.startswith("offset") else "general form"
+                label = f"{which} y = c0 + c1·x^({p['p']:.3g}): AIC {form.aic:.1f}"
+                lines.append(pd.DataFrame({"x": x_grid, "y": y, "line": label, "dash": "dashed"}))
+    return pd.concat(lines, ignore_index=True)
+
+
+def _band_layer(fit: LawFit, summary, x_enc, y_scale, y_title) -> list:
+    import altair as alt
+    import pandas as pd
+
+    anchor = _anchor(fit, summary)
+    band = fit.prediction.primary.band if fit.prediction is not None else None
+    if (
+        anchor is None
+        or band is None
+        or band.low == band.high
+        or not (math.isfinite(band.low) and math.isfinite(band.high))
+    ):
+        return []  # fmt: skip
+    log_x0, log_y0 = anchor
+    x_grid = np.geomspace(float(summary["x"].min()), float(summary["x"].max()), 30)
+    area = pd.DataFrame(
+        {
+            "x": x_grid,
+            "low": np.exp(log_y0 + band.low * (np.log(x_grid) - log_x0)),
+            "high": np.exp(log_y0 + band.high * (np.log(x_grid) - log_x0)),
+            "band": f"theory band: {fit.prediction.primary.name}",
+        }
+    )
+    return [
+        alt.Chart(area)
+        .mark_area(opacity=0.18)
+        .encode(
+            x=x_enc,
+            y=alt.Y("low:Q", scale=y_scale, title=y_title),
+            y2="high:Q",
+            fill=alt.Fill("band:N", scale=alt.Scale(range=["#4575b4"]), legend=alt.Legend(**LEGEND)),
+        )
+    ]
+
+
+def _residual_panel(fit: LawFit, x_enc) -> list:
+    import altair as alt
+    import pandas as pd
+
+    result = fit.fit
+    if result is None or not len(result.residuals) or not np.isfinite(result.residuals).any():
+        return []
+    residuals = pd.DataFrame({"x": np.exp(result.log_x[:, 0]), "residual": result.residuals})
+    return [
+        alt.layer(
+            alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#999999").encode(y="zero:Q"),
+            alt.Chart(residuals)
+            .mark_point(color="black", size=20)
+            .encode(x=x_enc, y=alt.Y("residual:Q", title="log residual (least squares)")),
+        ).properties(width=WIDTH, height=70)
+    ]
+
+
+def _local_panel(fit: LawFit, x_enc) -> list:
+    import altair as alt
+    import pandas as pd
+
+    local, note = fit.local, "local exponent"
+    if fit.details.get("local_all") is not None:  # points outside the conditions: show the whole range
+        local, note = fit.details["local_all"], "local exponent (all points)"
+    if local is None or len(local.slope) < 2:
+        return []
+    table = pd.DataFrame({"x": local.midpoints(), "slope": local.slope, "from": local.x_low, "to": local.x_high})
+    layers = []
+    if fit.prediction is not None:
+        band = fit.prediction.primary.band
+        low, high = (max(band.low, table["slope"].min() - 1), min(band.high, table["slope"].max() + 1))
+        if low <= high:
+            layers.append(
+                alt.Chart(pd.DataFrame({"low": [low], "high": [high]}))
+                .mark_rect(opacity=0.15, color="#4575b4")
+                .encode(y="low:Q", y2="high:Q")
+            )
+    layers.append(
+        alt.Chart(table)
+        .mark_line(point=alt.OverlayMarkDef(color="black"), color="black")
+        .encode(x=x_enc, y=alt.Y("slope:Q", title=note), tooltip=["from:Q", "to:Q", "slope:Q"])
+    )
+    return [alt.layer(*layers).properties(width=WIDTH, height=90)]

@@ -1,0 +1,99 @@
+"""A paper: one folder (or one installed distribution) holding a theory paper's studies, laws and sweep files.
+
+A paper's package defines `PAPER = Paper(...)` in its `__init__.py`, naming its parts by module so that reading
+the list of papers imports neither torch nor the trainer nor the laws:
+
+- `declarations`: a torch-free module with `DECLARATIONS`, the paper's `StudyInfo`s (their params; each names
+  its implementation class as "module:Class", loaded only to train);
+- `laws`: a module with `LAWS`, `CLAIMS` and `SECTIONS` (and optionally `CONTROL_CONFIG`, `RUN_SUMMARY`,
+  `DERIVED`), read by iclscale.analysis;
+- `sweeps`: the folder of its sweep files, found by name (`iclscale sweep run demo`).
+
+The built-in papers are listed in `iclscale.papers.BUILT_IN`; an installed distribution adds its own through
+an entry point in the group `iclscale.papers` whose value is its `Paper` (README, "Writing a paper"):
+
+    [project.entry-points."iclscale.papers"]
+    my_paper = "my_paper:PAPER"
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from iclscale.errors import UserError
+
+ENTRY_POINT_GROUP = "iclscale.papers"
+
+
+@dataclass(frozen=True)
+class Paper:
+    name: str  # short and unique: the folder's or the distribution's name
+    citation: str  # how reports and the ledger name it, e.g. "Collins et al. 2024 [C24], seed 004"
+    studies: tuple[str, ...]  # its studies' names (the declarations define them)
+    declarations: str  # module with DECLARATIONS
+    laws: str  # module with LAWS, CLAIMS, SECTIONS
+    sweeps: Path  # folder of its sweep files
+
+    def load_declarations(self) -> tuple:
+        return tuple(importlib.import_module(self.declarations).DECLARATIONS)
+
+    def load_laws(self):
+        return importlib.import_module(self.laws)
+
+
+@functools.cache
+def papers() -> tuple[Paper, ...]:
+    """The built-in papers, then those of installed distributions (entry points, sorted by name)."""
+    from iclscale.papers import BUILT_IN
+
+    found = [importlib.import_module(f"iclscale.papers.{name}").PAPER for name in BUILT_IN]
+    for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            paper = entry.load()
+        except Exception as error:  # a broken plug-in must not take the built-in papers down with it
+            raise UserError(f"the paper {entry.name!r} ({entry.value}) failed to load: {error}") from error
+        if not isinstance(paper, Paper):
+            raise UserError(f"the entry point {entry.name!r} ({entry.value}) is not an iclscale.paper.Paper")
+        found.append(paper)
+    names = [p.name for p in found]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UserError(f"two installed papers are both called {', '.join(twice)}")
+    return tuple(found)
+
+
+def paper_of_study(study: str) -> Paper | None:
+    return next((p for p in papers() if study in p.studies), None)
+
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+
+
+def sweep_files() -> list[Path]:
+    """Every paper's sweep files: the built-in papers', then installed ones', each paper's sorted by name."""
+    return [path for paper in papers() for path in sorted(paper.sweeps.glob("*.yaml"))]
+
+
+def shown(path: Path) -> str:
+    """A sweep file's path as reports print it: relative to the repository for a built-in paper."""
+    try:
+        return path.resolve().relative_to(REPOSITORY).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def find_sweep(name: str) -> Path:
+    """The catalogue sweep file called `name` (its file name without .yaml), in any installed paper."""
+    from iclscale.errors import did_you_mean
+
+    by_name = {path.stem: path for path in sweep_files()}
+    if name.removesuffix(".yaml") in by_name:
+        return by_name[name.removesuffix(".yaml")]
+    raise UserError(
+        f"no sweep file {name!r} and no catalogue sweep of that name{did_you_mean(name, by_name)} "
+        f"(`iclscale sweeps` lists them)"
+    )

@@ -1,0 +1,217 @@
+"""The laws of seed 003, [Y24]: Yang, Kailkhura, Wang, Liang, "Training Dynamics of Transformers to Recognize Word
+Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605). Spec: shared/specs/seed-003.md §5.5
+(C1–C21) and §6 (Figure 1). Every claim with the laws that test it (CLAIMS), the Figure 1 report section and the
+run summary `iclscale train` prints."""
+
+from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
+from iclscale.papers.cooccurrence.laws import (
+    attention,
+    conserved,
+    figure1_laws,
+    fractions,
+    initial_rates,
+    phase1,
+    phase2,
+)
+from iclscale.papers.cooccurrence.laws.common import STUDY
+from iclscale.papers.cooccurrence.laws.figure1_section import figure1_section
+from iclscale.papers.cooccurrence.laws.phases import run_summary
+
+S = f"{STUDY}."
+
+
+def _fractions(*claims: str) -> tuple[str, ...]:
+    """The Phase-2 fraction laws of the given claims (named <study>.<claim>_<metric>)."""
+    return tuple(law.name for law in fractions.LAWS if law.name.split(".")[1].split("_")[0] in claims)
+
+
+def _named(*names: str) -> tuple[str, ...]:
+    return tuple(S + name for name in names)
+
+
+CLAIMS = (
+    Claim("C1", "Def. E.2, Thm E.26, Thm 3.1, §4.1", "Phase 1 lasts T1 ∝ 1/(σ1² m m1) (§4.1: 1/((σ0²+σ1²) m m1))",
+          tuple(law.name for law in phase1.T1_LAWS) + _named("type1_correct_vs_m", "type2_correct_vs_m")),
+    Claim("C2", "Lemma 4.1, E.4", "initial rate dG(μ1)/dt = Θ((σ0²+σ1²) m m1)",
+          _named("initial_G1_rate_vs_m", "initial_G1_rate_vs_phase1_rate")),
+    Claim("C3", "Lemma 4.2", "initial |dG3/dt| / dG1/dt small, slope −1/2 in m", _named("initial_G3_rate_ratio_vs_m")),
+    Claim("C4", "Lemma E.6", "random-token rate ≈ 3/n of the signal's at t = 0",
+          _named("initial_random_token_rate_ratio", "initial_random_token_rate_ratio_vs_n")),
+    Claim("C5", "Lemmas 4.2–4.3; Fig. 1b", "the one-target-token losses rise, then fall before T1, at T_0.5 ≤ O(1/m)",
+          _named("one_target_losses_peak_before_T1", "one_target_loss_peak_vs_m")),
+    Claim("C6", "Thm 3.1, E.27", "at T1 the loss is Θ(1), G1, G2, −G3 = Θ(1), ‖Wᵀa‖² = Θ(σ1² m m1)",
+          _named("loss_at_T1_vs_m", "G_signal_at_T1_vs_m", "readout_at_T1_vs_m")),
+    Claim("C7", "Thm E.28; Fig. 1a", "attention and the Gram matrices are still in Phase 1",
+          _named("phase1_attention_still", "attention_moves_after_T1", *(law.name.split(".")[1]
+                                                                          for law in phase1.STILL_LAWS))),
+    Claim("C8", "Thm F.8", "Phase 2: 1/L̂ linear in t, slope κ = Θ(σ1² m m1); L̂ ∝ 1/(t − T1)",
+          _named("kappa_vs_m", "kappa_vs_m1", "loss_rate_ratio_vs_m", "local_loss_exponent")),
+    Claim("C9", "Thm 3.3, F.8", "time to loss ε ≈ T1 + (1/ε − 1/L̂(T1))/κ", _named("time_to_loss")),
+    Claim("C10", "Eq. 5, Lemma F.10", "‖Wᵀa‖² grows little in Phase 2", _named("readout_growth_vs_m")),
+    Claim("C11", "Thm 3.2(i), Lemma 4.7; Fig. 1a", "target-pair scores rise, common-token scores fall, at a rate "
+          "∝ L̂ σ0²√m/L", _fractions("C11") + tuple(law.name for law in attention.RATE_LAWS)),
+    Claim("C12", "Thm 3.3, Eq. 3", "the score change at T*, C12 = Θ(σ0²√m/(L σ1² m m1) + …)",
+          tuple(law.name for law in attention.C12_LAWS)),
+    Claim("C13", "Thm 3.3", "random-token score changes ≈ C12/n (first term)", _named("C13_random_score_ratio_vs_n")),
+    Claim("C14", "Thm 3.2(ii), Cor. F.13", "⟨v1,v2⟩ rises, ⟨v1,v3⟩ and ⟨v2,v3⟩ fall", _fractions("C14")),
+    Claim("C15", "Def. F.1, Cor. F.17", "softmax within O(1/L²) of uniform; p(μ1→μ2) rises, p(μ1→μ3) falls",
+          _fractions("C15") + _named("C15_softmax_change_vs_L")),
+    Claim("C16", "Lemmas 4.4–4.5, Def. F.1, App. F.1", "automatic balancing of the gradient sums S_k",
+          _fractions("C16", "L45")),
+    Claim("C17", "Thm F.8, Cor. F.2", "every sample's loss falls at one rate",
+          _fractions("C17") + _named("C17_g_spread_vs_m")),
+    Claim("C18", "Thm 3.2(iv)", "margins G1+G2+G3 > 0, G1+G3 < 0, G2+G3 < 0", _fractions("C18")),
+    Claim("C19", "Thm E.27, Lemma F.14", "the random-token sub-network stays small", _named("C19_random_G_vs_m")),
+    Claim("C20", "Thm 3.3, App. F.10", "the test loss is small too (≤ 1/poly(m)), within e^O(1) of the training loss",
+          _named("test_to_train_loss_at_T_star_vs_m", "test_loss_vs_m", "test_to_train_loss_vs_m")),
+    Claim("C21", "Lemma E.19", "type-4 samples are correct early, at t = Θ(F(0)/m)", _named("type4_correct_vs_m")),
+    Claim("GF", "§2.2, App. A", "gradient descent at η follows the gradient flow (T1 in t = η·step η-free)",
+          _named("T1_vs_lr") + tuple(law.name for law in conserved.LAWS)),
+)  # fmt: skip
+
+# Why what does not reproduce does not (numbers: the catalogue's sweeps, README seed 003)
+GROWS = "‖Wᵀa‖² grows through Phase 1 at spec §8's c1 = 0.3 (4.8–6.4 → 16–21 at m = 64), not Θ(σ1² m m1) (Thm E.27)"
+DIAGNOSES = {
+    "C1": (
+        Diagnosis(
+            "regime",
+            f"{GROWS}: T1 ∝ m^(−0.77), not a power law (local −0.59 … −1.07), and c1^(−1.21) steepening toward −2; "
+            "inside the proofs' regime (c1 = 1, c0 = 0.03) T1 ∝ m^(−0.99 [−1.04, −0.94]).",
+            _named("T1_vs_m", "T1_G_vs_m", "T1_vs_c1", "T1_G_vs_c1", "T1_vs_phase1_rate", "T1_G_vs_phase1_rate"),
+        ),
+        Diagnosis(
+            "reading",
+            "T1 read as the first all-correct record grows as n^0.44 and L^(−0.61): with few sequences the type-2/3 "
+            "samples are correct early through their random tokens; the MLP's alignment time T1_G is n- and L-free "
+            "(−0.008, 0.11).",
+            _named("T1_vs_n", "T1_vs_L"),
+        ),
+        Diagnosis(
+            "open", "T1_G ∝ m1^(−0.17) at fixed c1, against 0 (T1 itself −0.10); not explained.", _named("T1_G_vs_m1")
+        ),
+    ),
+    "C3": (
+        Diagnosis(
+            "open",
+            "at F(0) ≈ 0.001 the ratio falls as m^(−0.94 [−1.08, −0.80]), within O(1/√m), but erratically (local "
+            "−2.5 … −0.08 over 20 seeds: inconclusive); at spec §8's F(0) ≈ 0.09 it has a random sign; not explained.",
+        ),
+    ),
+    "C4": (
+        Diagnosis(
+            "regime",
+            "≈ 3/n holds from n = 30 to 480; at 480 → 960 the local exponent is −0.76, where Lemma E.6's n-free "
+            "σ0²√(mL) term takes over from the 3/n one.",
+            _named("initial_random_token_rate_ratio_vs_n"),
+        ),
+    ),
+    "C7": (
+        Diagnosis(
+            "regime",
+            f"{GROWS}: by T1 attention has done 12% of its change at m = 64 and the Thm E.28 drifts fall slower than "
+            "their bounds (scores m^−1.26, key/query Grams m^−1.76/−1.72, value Gram m^−0.73); inside the regime "
+            "every bound holds (key Gram inconclusive, interval 0.33 wide) and T_attn > T1 at every m.",
+        ),
+    ),
+    "C8": (
+        Diagnosis(
+            "regime",
+            "κ follows ‖Wᵀa‖², which grows in Phase 2 (to 118–180 at every m at c1 = 0.3, ∝ m1 by Eq. 5), so "
+            "κ ∝ m^0.05 and m1^0.69; inside the regime κ ∝ m^0.76 while ‖Wᵀa‖² still grows 60% at m = 64 and 1/L̂ "
+            "is not linear in t (log–log slope 0.8).",
+        ),
+    ),
+    "C9": (
+        Diagnosis(
+            "regime",
+            "the time to ε grows as (1/ε − 1/L̂(T1))^(0.64 … 0.79) at c1 = 0.3 and 0.83–0.94 inside the regime "
+            "(consistent only at m = 512): the 1/(κt) law holds only where ‖Wᵀa‖² stops growing.",
+        ),
+    ),
+    "C10": (
+        Diagnosis(
+            "regime",
+            "at c1 = 0.3 the Phase-2 growth of ‖Wᵀa‖² is 4.9 at m = 64 … 0.85 at 1024, not a power law; inside the "
+            "regime it is m^(−1.34), within Lemma F.10's Õ(1/m).",
+        ),
+    ),
+    "C11": (
+        Diagnosis(
+            "regime",
+            "the rate per unit loss ∝ L^(−2.33) against −2: finite-L factors such as (L − 2)/L are large at L ≤ 7.",
+            _named("A12_rate_per_loss_vs_L"),
+        ),
+        Diagnosis(
+            "open",
+            "the rate per unit loss ∝ m^(−0.57) at c1 = 0.3 (consistent) but m^(−0.26) inside the proofs' regime; "
+            "not explained.",
+            _named("A12_rate_per_loss_vs_m"),
+        ),
+    ),
+    "C12": (
+        Diagnosis(
+            "regime",
+            "read at T* (L̂ ≤ 0.01) C12 ∝ m^(−0.58 [−0.71, −0.45]) (2 seeds, m = 64–512; −0.54 at the run's end): "
+            "T* = 5.6–6.8 barely moves with m because κ follows ‖Wᵀa‖², which grows in Phase 2 to similar values at "
+            "every m at c1 = 0.3, while the rate per unit loss follows Lemma 4.7 (m^−0.57): C12 = rate × ∫L̂ dt "
+            "fails through κ; against m1, n, L (fixed-time readings) −0.25, +0.44, −2.81.",
+        ),
+    ),
+    "C20": (
+        Diagnosis(
+            "reading",
+            "at T* (L̂ ≤ 0.01) the test/train loss ratio does not grow with m (0.008 [−0.033, 0.049], consistent); "
+            "read at a fixed flow time instead, the test loss does not fall with m at c1 = 0.3 (0.001 [−0.05, 0.05]) "
+            "and the ratio grows inside the proofs' regime (m^0.53).",
+            _named("test_loss_vs_m", "test_to_train_loss_vs_m"),
+        ),
+    ),
+    "C18": (
+        Diagnosis(
+            "reading",
+            "G1 + G3 < 0 and G2 + G3 < 0 hold on 87–93% of the Phase-2 records from T1 (the first all-correct "
+            "record) and on every record from 2·T1: Def. E.2's T1 = C_T1/(σ1² m m1) with 'a sufficiently large "
+            "constant' is a time by which Phase 1 is over; both readings are in fits.csv.",
+        ),
+    ),
+    "C19": (
+        Diagnosis(
+            "reading",
+            "max |G(μ_r)| ∝ m^0.22 inside the regime (−0.04 at c1 = 0.3): Lemma F.14's drift (1/n) σ1² m m1 ∫L̂ dt "
+            "carries a log(κt) that Õ hides and that grows with m at a fixed flow time.",
+        ),
+    ),
+}
+CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
+
+LAWS = (
+    *phase1.LAWS,
+    *figure1_laws.LAWS,
+    *initial_rates.LAWS,
+    *phase2.LAWS,
+    *attention.LAWS,
+    *fractions.LAWS,
+    *conserved.LAWS,
+)
+SECTIONS = (figure1_section,)  # Figure 1 of its own (iclscale.analysis.report calls it)
+RUN_SUMMARY = {STUDY: run_summary}  # T1, the peaks before it, T_attn: what `iclscale train` prints
+
+# The negative controls' config (iclscale.analysis.controls): the theory's init inside Condition 1 (m ≥ m1, m ≥ L², n
+# ≥ L²)
+# at every level; a tuple is a param's levels, its first the value where the param is not swept
+CONTROL_CONFIG = {
+    STUDY: {
+        "d": 64,
+        "m": (512, 64, 128, 256, 1024, 2048, 4096),
+        "m1": (64, 8, 16, 32, 128, 256),
+        "L": (2, 1, 3, 4, 6, 8, 12, 16, 20),
+        "n": (500, 50, 100, 200, 1000, 2000, 5000),
+        "c0": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0),
+        "c1": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0),
+        "lr": (0.01, 0.001, 0.002, 0.005, 0.02, 0.05, 0.1),
+        "steps": 30000,
+        "tokens": "distinct",
+        "init": "theory",
+        "readout": "pm1_fixed",
+    }
+}

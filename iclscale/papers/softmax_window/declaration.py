@@ -1,0 +1,313 @@
+"""Params of the seed-004 studies (torch-free). Paper: Collins et al. 2024, cited below as [C24].
+
+`softmax_window` trains the attention unit; `softmax_window_oracle` measures the loss ℒ(w) of
+M = w·I by Monte Carlo and its minimiser w*, which by [C24] Lemma B.5 is the form of every
+minimiser for isotropic data — exponent fits without training noise (spec §5.1(b)).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from iclscale.trainer.params import Param, recipe_params
+from iclscale.trainer.registry import Metric, StudyInfo
+
+PAPER = (
+    "Collins, Parulekar, Mokhtari, Sanghavi, Shakkottai. In-Context Learning with Transformers: "
+    "Softmax Attention Adapts to Function Lipschitzness. NeurIPS 2024 (arXiv 2402.11639)"
+)
+
+FULL_RANK_CLASSES = ("affine", "relu", "cos", "linear")
+LOW_RANK_CLASSES = ("lowrank_linear", "lowrank_affine", "lowrank_quadratic", "lowrank_cos")
+TASK_CLASSES = (*FULL_RANK_CLASSES, "hills", *LOW_RANK_CLASSES)
+TASK_CLASS_MEANING = (
+    "task class: affine F_L^aff and relu F_L^+ (Def 3.2), cos F_L^cos and linear F_L^lin (§3), "
+    "hills F_ν,hills (Fig 1, d = 2), lowrank_linear F_B^lin (Def 4.2), lowrank_affine aᵀBᵀx + 2, "
+    "lowrank_quadratic (aᵀBᵀx)², lowrank_cos cos(4aᵀBᵀx) (App J.1)"
+)
+
+D = Param(
+    "d", int, 5, "shape", "input dimension d; x ∈ S^{d−1} ([C24] §2; Figs 3–5 use 5)", low=1, high=4096, symbol="d"
+)
+N_CONTEXT = Param(
+    "n", int, 20, "shape", "context length n, labelled examples ([C24] §3.2: 20)", low=1, high=10**6, symbol="n"
+)
+COVARIATES = Param(
+    "covariates",
+    str,
+    "isotropic",
+    "shape",
+    "covariates: isotropic U^d, nonisotropic U^d_S with S_d = diag(1..d) (§3.2), "
+    "lowrank_gaussian J̃x̃/‖J̃x̃‖ with J̃ = (JᵀJ)^{1/2}, J drawn once per trial (App J.1, spec's reading), "
+    "lowrank_gaussian_task the same with J drawn anew for every task (App J.1: 'for each task')",
+    choices=("isotropic", "nonisotropic", "lowrank_gaussian", "lowrank_gaussian_task"),
+)
+ATTENTION = Param(
+    "attention",
+    str,
+    "softmax",
+    "shape",
+    "attention activation: softmax (eq. ICL) or linear (Remark 2.2, Thm 3.6)",
+    choices=("softmax", "linear"),
+)
+HILLS_MODE = Param(
+    "hills_mode",
+    str,
+    "frequency",
+    "shape",
+    "reading of F_ν,hills (Fig 1; the OCR is garbled): frequency cos(ν(θ−b)) (default, not from the "
+    "paper) or amplitude ν·cos(θ−b) (the OCR's literal text)",
+    choices=("frequency", "amplitude"),
+)
+RANK = Param(
+    "k", int, 2, "shape", "rank k of the low-rank tasks' subspace B ([C24] App J.1: 2)", low=1, high=4096, symbol="k"
+)
+LIPSCHITZ = Param(
+    "L",
+    float,
+    1.0,
+    "train",
+    "Lipschitz constant L of the task class (Def 3.2; the frequency for cos); low-rank classes use "
+    "a ~ L·U^k, which is the paper's a ~ U^k at L = 1 (L ≠ 1 not from the paper)",
+    low=0,
+    low_open=True,
+    symbol="L",
+)
+SIGMA = Param("sigma", float, 0.01, "train", "label-noise std σ, ε ~ N(0, σ²) ([C24] §3.2: 0.01)", low=0, symbol="σ")
+NU = Param(
+    "nu", float, 1.5, "train", "ν of the hills tasks (Fig 1: 0, 1.5, 6); unused by other classes", low=0, symbol="ν"
+)
+
+WINDOW_METRICS = (
+    Metric(
+        "M_spectral_norm",
+        "‖M‖₂ of the learned M = M_KᵀM_Q, the inverse window scale the attention adapts ([C24] Thm 3.4, Figs 3–4)",
+        headline=True,
+    ),
+    Metric(
+        "test_mse",
+        "mean squared ICL error on fresh test tasks of the eval point's class and L ([C24] eq. ICL)",
+        headline=True,
+    ),
+    Metric(
+        "M_isotropy_ratio",
+        "σ_max(M)/σ_min(M), the condition number of M: 1 when M ∝ I, the form of every minimiser on isotropic "
+        "data ([C24] Lemma B.5); large when M has picked out directions",
+    ),
+    Metric("M_anisotropy", "‖M − mean(diag M)·I‖_F / ‖M‖_F: the part of M that is not a multiple of I (0 for M ∝ I)"),
+    Metric(
+        "rho_MB",
+        "ρ(M, B) = ‖B_⊥ᵀMB_⊥‖₂ / σ_min(BᵀMB), spurious weight off the task subspace B ([C24] App J.1, "
+        "Fig 9; low-rank classes only)",
+        headline=True,
+    ),
+    Metric("rho_MB_rows", "ρ(M, B) read as ‖B_⊥ᵀM‖₂ / σ_min(BᵀMB) (the garbled App J.1 formula's second reading)"),
+    Metric("rho_MB_fro", "ρ(M, B) with the Frobenius norm: ‖B_⊥ᵀMB_⊥‖_F / σ_min(BᵀMB) (third reading)"),
+)
+
+ORACLE_METRICS = (
+    Metric(
+        "w_star",
+        "w*, the minimiser of the ICL loss ℒ(w) of M = w·I by Monte Carlo (the optimal inverse "
+        "window scale; [C24] Thm 3.4: w* ≍ Λ^{2/(d+2)} with Λ = nL²/σ²)",
+        headline=True,
+    ),
+    Metric("oracle_loss", "ℒ(w*), the ICL loss at the minimiser", headline=True),
+    Metric(
+        "w_star_at_grid_edge",
+        "1 when w* is at an end of the w grid [w_min, w_max] (then w* is a bound, not a "
+        "minimum: widen the grid), else 0",
+    ),
+    Metric(
+        "regime_window",
+        "1 when w_KQ = w*/2 ≥ d + √d, the window condition of [C24] Lemma C.5 used by Thm 3.4's proof, else 0",
+        regime="[C24] Thm 3.4's proof, Lemma C.5: w_KQ ≥ d + √d (small Λ = nL²/σ² gives a wide window outside it)",
+    ),
+    Metric(
+        "regime_noise_lemma",
+        "1 when w_KQ ≤ (n / log n)^{2/d}, the condition of [C24] Lemma D.1, else 0",
+        regime="[C24] Lemma D.1: w_KQ ≤ (n / log n)^{2/d}",
+    ),
+    Metric(
+        "regime_context",
+        "1 when n ≥ (L²/σ²)^{d/2} (relu; (d+2)/2 for affine), enough context for Thm 3.4's bound ([C24] App E), else 0",
+        regime="[C24] App E: n ≳ (L²/σ²)^{d/2} for relu, ^{(d+2)/2} for affine",
+    ),
+)
+
+
+def _check_classes(values: Mapping[str, Any]) -> str | None:
+    classes = {values["task_class"], values.get("test_class") or values["task_class"]}
+    if "hills" in classes and values["d"] != 2:
+        return f"the hills task class lives on the circle and needs d = 2, got d = {values['d']}"
+    if classes & set(LOW_RANK_CLASSES) and not values["k"] < values["d"]:
+        return f"low-rank task classes need k < d, got k = {values['k']}, d = {values['d']}"
+    return None
+
+
+def _check_w_grid(values: Mapping[str, Any]) -> str | None:
+    if not values["w_min"] < values["w_max"]:
+        return f"w_min must be below w_max, got w_min = {values['w_min']}, w_max = {values['w_max']}"
+    return None
+
+
+SOFTMAX_WINDOW = StudyInfo(
+    name="softmax_window",
+    title="A softmax attention unit learns its window scale from Lipschitzness and noise",
+    paper=PAPER,
+    implementation="iclscale.papers.softmax_window.study:SoftmaxWindow",
+    checks=(_check_classes,),
+    metrics=WINDOW_METRICS,
+    params=(
+        D,
+        N_CONTEXT,
+        Param(
+            "queries",
+            int,
+            0,
+            "shape",
+            "N query points per context in the loss; 0 means N = ⌊√n⌋ ([C24] App J; the OCR's "
+            "'|/n]' read as floor); Fig 4's n-sweep uses N = 1",
+            low=0,
+            high=10**6,
+            symbol="N",
+        ),
+        Param(
+            "tasks_per_iter",
+            int,
+            1,
+            "shape",
+            "tasks per iteration; the paper samples one task per iteration (§3.2, App J)",
+            low=1,
+            high=10**6,
+        ),
+        Param("task_class", str, "relu", "shape", TASK_CLASS_MEANING, choices=TASK_CLASSES),
+        COVARIATES,
+        ATTENTION,
+        Param(
+            "linear_norm",
+            str,
+            "none",
+            "shape",
+            "linear attention scale: none (the paper) or n, dividing by n (not from the paper)",
+            choices=("none", "n"),
+        ),
+        Param("tied", bool, True, "shape", "tie M_K = M_Q, so M = M_Kᵀ M_K ([C24] App J)"),
+        RANK,
+        HILLS_MODE,
+        Param(
+            "train_set_tasks",
+            int,
+            256,
+            "shape",
+            "tasks in the fixed training set of optimizer gd (full-batch gradient descent); not from the paper, "
+            "which draws fresh tasks every iteration",
+            low=1,
+            high=10**6,
+        ),
+        *recipe_params(
+            steps=1500,
+            lr=0.1,
+            schedule="exponential",
+            lr_decay=0.999,
+            optimizer="adam",
+            optimizers=("adam", "sgd", "gd"),
+            source="[C24] App J, Figs 3 and 5",
+        ),
+        LIPSCHITZ,
+        SIGMA,
+        NU,
+        Param(
+            "init_scale",
+            float,
+            0.001,
+            "train",
+            "initialisation M_K = M_Q = c·I ([C24] App J: c = 0.001, OCR '0.0011')",
+            low=0,
+            symbol="c",
+        ),
+        Param(
+            "L_test",
+            float,
+            None,
+            "eval",
+            "Lipschitz constant L' of the test tasks (Thm 3.5 transfer); null means the training L",
+            low=0,
+            low_open=True,
+            nullable=True,
+            symbol="L′",
+        ),
+        Param(
+            "test_class",
+            str,
+            None,
+            "eval",
+            "task class of the test tasks (Fig 5); null means the training class",
+            choices=TASK_CLASSES,
+            nullable=True,
+        ),
+        Param(
+            "test_tasks",
+            int,
+            256,
+            "eval",
+            "test tasks per evaluation, one fixed set per config across records (not from the paper: "
+            "Fig 5 used 5 fresh tasks per iteration with EMA smoothing, Fig 9 used 500)",
+            low=1,
+            high=10**6,
+        ),
+    ),
+)
+
+SOFTMAX_WINDOW_ORACLE = StudyInfo(
+    name="softmax_window_oracle",
+    title="The optimal window scale w* of M = w·I, by Monte Carlo with common random numbers",
+    paper=PAPER,
+    implementation="iclscale.papers.softmax_window.oracle:SoftmaxWindowOracle",
+    checks=(_check_classes, _check_w_grid),
+    metrics=ORACLE_METRICS,
+    params=(
+        D,
+        N_CONTEXT,
+        Param(
+            "task_class",
+            str,
+            "relu",
+            "shape",
+            "task class (see softmax_window); the oracle covers the full-rank ones",
+            choices=(*FULL_RANK_CLASSES, "hills"),
+        ),
+        Param(
+            "covariates",
+            str,
+            "isotropic",
+            "shape",
+            "covariates: isotropic U^d (the theorem's setting) or nonisotropic U^d_S (§3.2)",
+            choices=("isotropic", "nonisotropic"),
+        ),
+        ATTENTION,
+        HILLS_MODE,
+        Param(
+            "mc_tasks",
+            int,
+            4096,
+            "shape",
+            "Monte-Carlo tasks for ℒ(w), shared by every w (common random numbers; spec §5.1(b) suggests "
+            "10^4–10^6; default not from the paper)",
+            low=16,
+            high=10**8,
+        ),
+        Param("w_min", float, 0.1, "shape", "smallest w of the log-grid (not from the paper)", low=0, low_open=True),
+        Param("w_max", float, 1e4, "shape", "largest w of the log-grid (not from the paper)", low=0, low_open=True),
+        Param("w_points", int, 81, "shape", "points of the log-grid of w (not from the paper)", low=3, high=10**5),
+        LIPSCHITZ,
+        SIGMA,
+        NU,
+    ),
+)
+
+DECLARATIONS = (
+    SOFTMAX_WINDOW,
+    SOFTMAX_WINDOW_ORACLE,
+)

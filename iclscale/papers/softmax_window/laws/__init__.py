@@ -1,0 +1,96 @@
+"""The laws of seed 004, [C24]: Collins, Parulekar, Mokhtari, Sanghavi, Shakkottai, "In-Context Learning with
+Transformers: Softmax Attention Adapts to Function Lipschitzness", NeurIPS 2024 (arXiv 2402.11639).
+Spec: shared/specs/seed-004.md §5–6. Every claim of the paper, and the laws that test it."""
+
+from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
+from iclscale.papers.softmax_window.laws import transfer, window
+from iclscale.papers.softmax_window.laws.common import STUDY
+
+CLAIMS = (
+    Claim("C1", "Thm 3.4", "the trained window scale ‖M‖ grows as Λ^γ, γ in the theorem's band",
+          (f"{STUDY}.M_norm_vs_Lambda",)),
+    Claim("C2", "Thm 3.4", "the minimiser's scale w_KQ grows as Λ^γ, γ in the theorem's band",
+          (f"{STUDY}.w_star_vs_Lambda",)),
+    Claim("C3", "Lemma B.5", "the minimiser is isotropic: M* = w_KQ·Σ⁻¹", (f"{STUDY}.M_isotropy",)),
+    Claim("C4", "§3.2, Fig 3", "‖M‖ increases with L (ReLU and cos, isotropic and not)",
+          (f"{STUDY}.M_norm_grows_with_L",)),
+    Claim("C5", "§3.2, Fig 4 (left)", "‖M‖ grows more slowly for larger σ", (f"{STUDY}.M_norm_falls_with_sigma",)),
+    Claim("C6", "§3.2, Fig 4 (right)", "‖M‖ grows faster for larger n", (f"{STUDY}.M_norm_grows_with_n",)),
+    Claim("C7", "Thm 3.5, Fig 1", "softmax attention's ICL error falls as n grows",
+          (f"{STUDY}.softmax_error_decreases_in_n",)),
+    Claim("C8", "Thm 3.5", "for test tasks at L', pretraining at L = L' is best", (f"{STUDY}.transfer_diagonal",)),
+    Claim("C9", "Thm 3.5", "pretrained at L < L', the error grows as L'²", (f"{STUDY}.mismatch_error_vs_L_test",)),
+    Claim("C10", "Thm 3.5", "pretrained at L > L', the error does not vanish as L' → 0",
+          (f"{STUDY}.mismatch_error_floor",)),
+    Claim("C11", "Fig 5 (left)", "at equal L the pretraining function class does not matter",
+          (f"{STUDY}.class_independence",)),
+    Claim("C12", "Fig 5 (right)", "only Lipschitz-matched pretraining transfers (even across classes)",
+          (f"{STUDY}.lipschitz_matched_transfer",)),
+    Claim("C13", "Thm 3.6", "linear attention's error is Ω(L²) (≥ L²/3) for every n", (f"{STUDY}.linear_floor",)),
+    Claim("C14", "Fig 1, Thms 3.5–3.6", "softmax attention beats linear attention", (f"{STUDY}.softmax_beats_linear",)),
+    Claim("C15", "Thm 4.4, Fig 9", "softmax attention recovers a low-rank task subspace; linear attention does not",
+          (f"{STUDY}.subspace_recovery",)),
+)  # fmt: skip
+
+# Why what does not reproduce does not (numbers: the catalogue's sweeps, README seed 004)
+DIAGNOSES = {
+    "C1": (
+        Diagnosis(
+            "regime",
+            "on Fig 4's σ sweep only σ ∈ {1, 2} satisfy n ≳ (L²/σ²)^{d/2} at n = 20 (two Λ values: inconclusive), and "
+            "Figs 3 and 4 (right) lie wholly outside (σ = 0.01 would need n ≳ 10¹⁰); the demo inside gives 0.383 "
+            "[0.375, 0.391] (consistent).",
+        ),
+    ),
+    "C3": (
+        Diagnosis(
+            "open",
+            "M is isotropic where training converges (anisotropy 0.06, Fig 5's n = 200) but not at Figs 3–4's one task "
+            "per iteration (0.23, 0.76); Lemma B.5 is about the loss minimiser, which those runs may not reach (not "
+            "checked).",
+        ),
+    ),
+    "C4": (
+        Diagnosis(
+            "open",
+            "at Fig 3's σ = 0.01 ‖M‖ saturates for ReLU tasks (≈ 9.7 for every L ≥ 0.5) and rises then falls for cos "
+            "(ρ ≈ 0.03–0.09); the spec's Monte Carlo of the population loss predicts almost no L-dependence there, so "
+            "what the paper's figure shows is not explained.",
+        ),
+    ),
+    "C14": (
+        Diagnosis(
+            "open",
+            "softmax beats linear attention on affine tasks (error ratio 0.08) and constant hills, not for ν = 1.5 at "
+            "n ≤ 4 (where the law, asking it at every n, is stronger than printed) nor for ν = 6 at any n ≤ 256 "
+            "(Fig 1's setting); the latter is not explained.",
+        ),
+    ),
+    "C15": (
+        Diagnosis(
+            "open",
+            "for cos and quadratic tasks ρ(M, B) falls to ≈ 0.08 by step 500–750 and creeps back to 0.17–0.28 by step "
+            "2000 (against this tool's 0.1); not explained.",
+        ),
+    ),
+}
+CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
+
+LAWS = (*window.LAWS, *transfer.LAWS)
+SECTIONS = ()  # no report sections of its own
+
+# The negative controls' config (iclscale.analysis.controls): inside Thm 3.4's conditions with the ≳ constants 1 (d = 2,
+# σ = 1, n = 100 at every L, L = 1 at every n: n ≥ (L²/σ²)^{d/2} and n^{−2/d} ≤ σ² ≤ nL²); a tuple is a param's
+# levels, its first the value where the param is not swept
+_CONTROL = {
+    "d": 2,
+    "n": (100, 10, 20, 50, 200, 500, 1000),
+    "L": (1.0, 0.25, 0.5, 2.0, 4.0),
+    "sigma": (1.0, 0.5, 0.25, 0.1, 0.05, 0.025),
+    "L_test": (1.0, 0.25, 0.5, 2.0, 4.0),
+    "task_class": ("relu", "affine", "cos"),
+    "test_class": "relu",
+    "covariates": "isotropic",
+    "attention": "softmax",
+}
+CONTROL_CONFIG = {STUDY: _CONTROL, f"{STUDY}_oracle": _CONTROL}

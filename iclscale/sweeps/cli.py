@@ -1,0 +1,297 @@
+"""`iclscale sweep plan|run|status`: plan a sweep file, run it (Ray Tune or inline), count results."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import Counter
+from typing import Any
+
+from iclscale.errors import UserError
+
+
+def add_commands(commands) -> None:
+    listing = commands.add_parser(
+        "sweeps", help="list the catalogue's sweeps (every installed paper's), runnable by name"
+    )
+    listing.add_argument("--paper", help="only this paper's (its folder's or distribution's name)")
+    listing.set_defaults(handler=cmd_sweeps)
+
+    sweep = commands.add_parser("sweep", help="plan, run and check sweeps")
+    sub = sweep.add_subparsers(dest="sweep_command", required=True, metavar="SUBCOMMAND")
+
+    plan = sub.add_parser("plan", help="expand a sweep file into configs and packs, without training")
+    _sweep_arguments(plan)
+    plan.add_argument("--out", metavar="DIR", help="results directory to compare with (default results/<name>)")
+    plan.set_defaults(handler=cmd_plan)
+
+    run = sub.add_parser("run", help="run a sweep; re-running resumes, training only what is not stored")
+    _sweep_arguments(run)
+    run.add_argument("--out", metavar="DIR", help="results directory or URI (default results/<name>)")
+    run.add_argument(
+        "--address",
+        help="join a Ray cluster: auto, host:port or ray://host:port (default: start a local Ray instance on loopback)",
+    )
+    run.add_argument(
+        "--executor",
+        choices=("ray", "inline"),
+        default="ray",
+        help="ray (default) or inline (this process, for debugging)",
+    )
+    run.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
+    run.add_argument("--retries", type=int, default=2, help="retries of a failed trial before it is stored as failed")
+    run.add_argument("--quiet", action="store_true", help="print only the summary line")
+    run.add_argument("--verbose", action="store_true", help="also show Ray Tune's trial tables and Ray's logs")
+    run.set_defaults(handler=cmd_run)
+
+    status = sub.add_parser("status", help="count ok / diverged / failed / missing configs of a results directory")
+    status.add_argument("dir")
+    status.add_argument(
+        "--verify",
+        action="store_true",
+        help="check every fragment against its checksum and name the damaged ones (exit 1 if any)",
+    )
+    status.set_defaults(handler=cmd_status)
+
+    reproduce = commands.add_parser(
+        "reproduce",
+        help="run every catalogue sweep of the papers into one results root (resumable), then the reports and ledger",
+    )
+    reproduce.add_argument("papers", nargs="*", metavar="PAPER", help="a paper's tag (C24), seed (004) or study")
+    reproduce.add_argument("--all", action="store_true", help="every paper of the catalogue")
+    reproduce.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
+    reproduce.add_argument(
+        "--budget",
+        choices=("quick", "full"),
+        default="full",
+        help="full: the catalogue as written; quick: at most 3 seeds and 4 search trials per sweep (verdicts "
+        "marked quick)",
+    )
+    reproduce.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
+    reproduce.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
+    reproduce.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
+    reproduce.set_defaults(handler=cmd_reproduce)
+
+
+def _sweep_arguments(parser) -> None:
+    from iclscale.sweeps.spec import Limits
+
+    parser.add_argument("file")
+    parser.add_argument(
+        "overrides", nargs="*", metavar="KEY=VALUE", help="override the file: seeds=5 L=[0.1,1] fixed.d=3 pack_size=64"
+    )
+    parser.add_argument(
+        "--max-configs", type=int, default=Limits.max_configs, metavar="N", help="refuse sweeps of more configs"
+    )
+    parser.add_argument(
+        "--max-eval-points", type=int, default=Limits.max_eval_points, metavar="N", help="refuse larger eval grids"
+    )
+    parser.add_argument(
+        "--max-records", type=int, default=Limits.max_records, metavar="N", help="refuse more records per run"
+    )
+
+
+def default_out(name: str) -> str:
+    return os.path.join("results", name)
+
+
+def _load(args: argparse.Namespace):
+    from iclscale.sweeps.spec import Limits, load_sweep
+
+    caps = (
+        ("--max-configs", args.max_configs),
+        ("--max-eval-points", args.max_eval_points),
+        ("--max-records", args.max_records),
+    )
+    for flag, value in caps:
+        if value < 1:
+            raise UserError(f"{flag} must be a positive integer, got {value}")
+    sweep = load_sweep(args.file, args.overrides, Limits(args.max_configs, args.max_eval_points, args.max_records))
+    _check_laws(sweep)
+    return sweep
+
+
+def _check_laws(sweep) -> None:
+    if not sweep.laws:
+        return  # the law catalogue (and pandas) is a second's import that a sweep without laws does not need
+    from iclscale.analysis.laws import check_law_names
+
+    check_law_names(sweep.laws, sweep.study.name, f"sweep file {sweep.path}: laws")
+
+
+def cmd_plan(args: argparse.Namespace) -> None:
+    from iclscale.sweeps.plan import make_plan
+    from iclscale.sweeps.store import Location, check_folders, stored_keys
+
+    sweep = _load(args)
+    location = Location(args.out or default_out(sweep.name))
+    if sweep.search:
+        from iclscale.sweeps.search import check_metric, describe_search, load_states
+
+        check_metric(sweep)  # an unknown search metric is refused by plan as by run
+
+        print(describe_search(sweep, location.uri, load_states(sweep, location)))
+        return
+    if sweep.threshold:
+        from iclscale.sweeps.threshold import describe_stored
+
+        print(describe_stored(sweep, location))
+        return
+    if location.exists():
+        check_folders(location)
+    plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
+    print(describe_plan(plan, location.uri))
+    for i, pack in enumerate(plan.packs):
+        shape = {n: pack.configs[0][n] for n in sweep.study.names("shape")}
+        print(f"  pack {i:>3}  {pack.pack_id}  {len(pack.configs):>5} configs  {pack.steps:>7} steps  {shape}")
+
+
+def describe_plan(plan, out: str) -> str:
+    sweep = plan.sweep
+    grid_points = len(plan.configs) // len(sweep.seeds)
+    stored = plan.stored["ok"] + plan.stored["diverged"]
+    to_run = sum(len(p.configs) for p in plan.packs)
+    points = f"{len(plan.eval_points)} eval point" + ("" if len(plan.eval_points) == 1 else "s")
+    sizes = Counter(len(p.configs) for p in plan.packs)
+    size_text = ", ".join(f"{n}×{size}" for size, n in sorted(sizes.items(), reverse=True)) or "none"
+    return "\n".join(
+        [
+            f"sweep {sweep.name} ({sweep.study.name}): {len(plan.configs)} configs = {grid_points} grid points × "
+            f"{len(sweep.seeds)} seeds; {points} each",
+            f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
+            f"to run: {to_run} configs ({plan.stored['failed']} retried after failing)",
+            f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
+            f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}",
+            f"output: {out}",
+        ]
+    )
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from iclscale.sweeps.run import run_sweep
+
+    sweep = _load(args)
+    if args.executor == "inline":
+        from iclscale.trainer.runtime import single_threaded_by_default
+
+        single_threaded_by_default()
+    return run_sweep(sweep, args, args.out or default_out(sweep.name))
+
+
+def status_counts(out: str) -> dict[str, Any]:
+    """Per-config status against the frozen sweep: ok, diverged, failed, missing."""
+    from iclscale.sweeps.spec import parse_frozen
+    from iclscale.sweeps.store import FAILED, Location, check_folders, read_frozen_sweep, stored_keys
+
+    location = Location(out)
+    if not location.exists():
+        raise UserError(f"results directory {out!r} does not exist")
+    frozen = read_frozen_sweep(location)
+    if frozen is None:
+        raise UserError(f"{out!r} is not a results directory: it has no sweep.yaml")
+    check_folders(location)
+    sweep = parse_frozen(frozen, f"{out}/sweep.yaml")
+    if sweep.search:
+        from iclscale.sweeps.search import search_status
+
+        return search_status(sweep, location)
+    if sweep.threshold:
+        from iclscale.sweeps.threshold import threshold_status
+
+        return threshold_status(sweep, location)
+    from iclscale.sweeps.store import eval_key
+
+    keys = [eval_key(p) for p in sweep.eval_points()]
+    stored = stored_keys(location)
+    counts = Counter()
+    for config in dict.fromkeys(sweep.configs()):
+        statuses = [stored.get((config.run_id, k)) for k in keys]
+        if any(s is None for s in statuses):
+            counts["missing"] += 1
+        elif FAILED in statuses:
+            counts["failed"] += 1
+        elif "diverged" in statuses:
+            counts["diverged"] += 1
+        else:
+            counts["ok"] += 1
+    return {
+        "sweep": sweep.name,
+        "configs": sum(counts.values()),
+        **{s: counts[s] for s in ("ok", "diverged", "failed", "missing")},
+    }
+
+
+def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
+    if "progress" in counts:  # a threshold search: its searches' progress, not missing configs
+        from iclscale.sweeps.threshold_table import progress_text
+
+        return (
+            f"{name}: {counts['configs']} configs stored: {counts['ok']} ok, {counts['diverged']} diverged, "
+            f"{counts['failed']} failed; {progress_text(counts['progress'])}  ({out})\n{counts['search']}"
+        )
+    text = (
+        f"{name}: {counts['configs']} configs: {counts['ok']} ok, {counts['diverged']} diverged, "
+        f"{counts['failed']} failed, {counts['missing']} missing  ({out})"
+    )
+    return text + (f"\n{counts['search']}" if "search" in counts else "")
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from iclscale.sweeps.reproduce import reproduce
+
+    return reproduce(args)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    counts = status_counts(args.dir)
+    print(format_counts(counts["sweep"], counts, args.dir))
+    return verify_store(args.dir) if args.verify else 0
+
+
+def verify_store(out: str) -> int:
+    """Every fragment of a store checked (iclscale.sweeps.store.fragment_problem); 1 if any is damaged."""
+    from iclscale.sweeps.store import Location, fragment_names, fragment_problem, unverified_fragments
+
+    location = Location(out)
+    names = fragment_names(location)
+    damaged = [problem for name in names if (problem := fragment_problem(location, name, quiet=True))]
+    for problem in damaged:
+        print(f"damaged: {problem}")
+    unverified = unverified_fragments(location)
+    note = f"; {len(unverified)} written before checksums (the next run adds them)" if unverified else ""
+    print(f"verified {len(names)} fragments: {len(names) - len(damaged)} sound, {len(damaged)} damaged{note}")
+    if damaged:
+        print("`iclscale sweep run` on this sweep moves the damaged ones to quarantine/ and retrains their configs")
+    return 1 if damaged else 0
+
+
+def cmd_sweeps(args: argparse.Namespace) -> None:
+    """One line per catalogue sweep: its name (what `iclscale sweep run NAME` takes), study, size, description."""
+    from iclscale.errors import did_you_mean
+    from iclscale.paper import papers, shown
+    from iclscale.sweeps.spec import load_sweep
+
+    chosen = [p for p in papers() if args.paper in (None, p.name)]
+    if not chosen:
+        names = [p.name for p in papers()]
+        raise UserError(
+            f"--paper: unknown paper {args.paper!r}{did_you_mean(args.paper, names)} (known: {', '.join(names)})"
+        )
+    for paper in chosen:
+        files = sorted(paper.sweeps.glob("*.yaml"))
+        print(f"{paper.name}: {paper.citation} ({len(files)} sweeps in {shown(paper.sweeps)})")
+        for path in files:
+            sweep = load_sweep(path)
+            print(f"  {path.stem:<44} {sweep.study.name:<22} {size_text(sweep)}")
+            if sweep.description:
+                print(f"  {'':<44} {sweep.description}")
+
+
+def size_text(sweep) -> str:
+    """configs × steps of a sweep file, counted without training (a search's configs come from its trials)."""
+    if sweep.search is not None:
+        return f"search, {len(sweep.seeds)} seeds per trial"
+    configs = sweep.configs()
+    steps = {int(c.as_dict().get("steps", 0)) for c in configs}
+    shown = f"{min(steps):,}–{max(steps):,}" if len(steps) > 1 else f"{max(steps, default=0):,}"
+    return f"{len(configs):,} configs × {shown} steps"

@@ -1,0 +1,154 @@
+"""Running packs: one pack in the current process (the unit of every executor), and the inline
+executor that runs a whole plan that way. The Ray Tune executor is in `iclscale.sweeps.ray_executor`."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from iclscale.errors import UserError, shorten
+from iclscale.sweeps.plan import PackPlan, Plan
+from iclscale.sweeps.store import RUNS, Location, Provenance, eval_key, fragment_problem, write_fragment
+from iclscale.trainer.params import RecordSchedule
+from iclscale.trainer.registry import StudyInfo, study_info
+
+
+@dataclass(frozen=True)
+class SweepContext:
+    """What every pack of a sweep needs besides its configs (small, so it travels to Ray workers)."""
+
+    sweep: str
+    study: str
+    record: RecordSchedule
+    out: str
+    metrics: tuple[str, ...] = ()
+    """Metric columns the store already has: every new fragment carries them too (null where it
+    has no value), so that plain Parquet readers, which take one fragment's columns, see them all."""
+    eval_search: Any = None
+    """A threshold search over an eval axis (iclscale.sweeps.eval_refine.EvalSearch), run on each trained pack."""
+
+
+def fragment_name(pack: PackPlan, failed: bool = False) -> str:
+    return f"{'failed' if failed else 'pack'}-{pack.pack_id}"
+
+
+def run_pack(
+    context: SweepContext,
+    pack: PackPlan,
+    device: str = "auto",
+    node: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, int]:
+    """Train one pack and commit its fragment. A retried trial whose fragment is already
+    committed does nothing, so a pack is never stored twice."""
+    from iclscale.sweeps.rows import pack_tables
+    from iclscale.trainer.training import resolve_device, train_pack
+
+    location = Location(context.out)
+    info = study_info(context.study)
+    if location.exists(RUNS, f"{fragment_name(pack)}.parquet") and not fragment_problem(
+        location, fragment_name(pack), quiet=True
+    ):
+        return {"configs": len(pack.configs), "skipped": 1}
+    callback = (lambda step, steps, _result: progress(step, steps)) if progress else None
+    search = context.eval_search
+    refine = {"refine": search.refine} if search is not None else {}  # an eval axis searched on the trained pack
+    record, where = context.record, resolve_device(device)
+    result = train_pack(info, pack.configs, pack.eval_points, record, where, callback, **refine)
+    if search is not None:
+        from iclscale.sweeps.eval_refine import measured_pack
+
+        pack = measured_pack(pack, result)
+    provenance = vars(Provenance.here(result.device, node))
+    runs, curves = pack_tables(info, context.sweep, pack, result, provenance, context.metrics)
+    write_fragment(location, fragment_name(pack), runs, curves)
+    return {
+        "configs": len(pack.configs),
+        "ok": result.status.count("ok"),
+        "diverged": result.status.count("diverged"),
+        "failed_points": sum(1 for e in (getattr(result, "eval_errors", None) or {}).values() if e is not None),
+    }
+
+
+def record_failure(context: SweepContext, pack: PackPlan, error: str) -> None:
+    """Store a pack whose trial failed after its retries as `failed` rows (retried by the next run)."""
+    from iclscale.sweeps.rows import failed_tables
+
+    location = Location(context.out)
+    info = study_info(context.study)
+    runs, curves = failed_tables(info, context.sweep, pack, error, vars(Provenance.here("unknown", None)))
+    write_fragment(location, fragment_name(pack, failed=True), runs, curves)
+
+
+def run_inline(plan: Plan, context: SweepContext, device: str = "auto", progress=None) -> dict[str, Any]:
+    """Run every pack in this process, one after another, feeding the overall progress line."""
+    totals = {"packs": 0, "configs": 0, "ok": 0, "diverged": 0}
+    for index, pack in enumerate(plan.packs):
+        if progress is not None:
+            progress.started(index)
+
+        def advance(step: int, steps: int, index=index) -> None:
+            if progress is not None:
+                progress.advanced(index, step)
+
+        summary = run_pack(context, pack, device, progress=advance)
+        if progress is not None:
+            progress.finished(index)
+        totals["packs"] += 1
+        for key in ("configs", "ok", "diverged"):
+            totals[key] += summary.get(key, 0)
+    return totals
+
+
+@contextlib.contextmanager
+def single_run_output(out: str, run_id: str):
+    """Claim `train --out DIR` before training: DIR must be a writable directory (or creatable) that holds
+    no other sweep's results; its writer lock is held until the result is written (iclscale.sweeps.lock)."""
+    from iclscale.sweeps.lock import writer_lock
+    from iclscale.sweeps.run import check_writable_directory
+    from iclscale.sweeps.store import read_frozen_sweep
+
+    location = Location(out)
+    check_writable_directory(location, "--out")
+    frozen = read_frozen_sweep(location) if location.exists() else None
+    name = f"train-{run_id}"
+    if (frozen is None and location.exists(RUNS)) or (frozen is not None and frozen.get("name") != name):
+        other = shorten(frozen.get("name") if frozen else "unnamed", 60)
+        raise UserError(f"--out {location.uri}: holds the results of sweep {other}; choose another --out")
+    with writer_lock(location):
+        yield
+
+
+def write_single_run(out: str, info: StudyInfo, config, point, result, record: RecordSchedule) -> None:
+    """Store one `iclscale train` result as a one-config sweep, so `iclscale report` reads it too."""
+    try:
+        _write_single_run(out, info, config, point, result, record)
+    except OSError as error:
+        raise UserError(f"--out {out}: cannot write ({error.strerror or type(error).__name__})") from None
+
+
+def _write_single_run(out: str, info: StudyInfo, config, point, result, record: RecordSchedule) -> None:
+    from iclscale.sweeps.plan import PackPlan
+    from iclscale.sweeps.spec import parse_sweep
+    from iclscale.sweeps.store import write_frozen_sweep
+
+    name = f"train-{config.run_id}"
+    raw = {
+        "name": name,
+        "study": info.name,
+        "fixed": config.as_dict(),
+        "seeds": [config.seed],
+        "eval": {k: v for k, v in point},
+        "record": record.as_dict(),
+    }
+    sweep = parse_sweep(raw, f"{out}/sweep.yaml")
+    location = Location(out)
+    write_frozen_sweep(location, sweep.resolved())
+    key = eval_key(point)
+    pack = PackPlan(f"train-{config.run_id}", [config], [point], {(config.run_id, key)}, {config.run_id})
+    from iclscale.sweeps.rows import pack_tables
+
+    runs, curves = pack_tables(info, name, pack, result, vars(Provenance.here(result.device)))
+    write_fragment(location, fragment_name(pack), runs, curves)

@@ -1,0 +1,249 @@
+"""`iclscale reproduce PAPER... | --all`: run every catalogue sweep of the papers into one results root, then
+write each sweep's report and the claims ledger (iclscale.analysis.ledger).
+
+    iclscale reproduce C24 --out results/C24 --budget quick
+
+The sweeps are the paper's catalogue sweep files (iclscale.paper.sweep_files) whose study is one of the paper's
+studies (a paper may have several:
+softmax_window and softmax_window_oracle). Each runs through `iclscale.sweeps.run.run_sweep`, as `iclscale sweep run
+FILE --out ROOT/<name> KEY=VALUE...` would, so the store's resume holds: re-running the same command trains
+only what is missing, and Ctrl-C or a kill loses nothing finished. They run cheapest first (by planned
+model-steps: configs × steps, times the trials of a search and the bisection rounds of a threshold search, an
+estimate), with one overall progress line per sweep and an ETA across sweeps (see Overall).
+
+Budgets. `full` is the catalogue as written. `quick` (QUICK_SEEDS, QUICK_TRIALS) shrinks only the number of
+seeds (at most 3, the file's first three: the fewest with which the analysis still resamples seeds for its
+intervals, so quick intervals are of the same kind as full ones) and of a search's Optuna trials (at most 4),
+through the sweeps' own overrides (`seeds=3`, `search.trials=4`); steps, grids and thresholds are the
+catalogue's, so each verdict judges the same configs with less replication (intervals wider, so more
+"inconclusive", never a different question), and a quick root is a subset of the full one: `--budget full` on
+the same root continues it. The ledger marks verdicts resting on fewer seeds or trials than the catalogue "quick".
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from iclscale.errors import UserError
+
+QUICK_SEEDS = (
+    3  # the analysis resamples seeds only where it has 3 per x (iclscale.analysis.fits): fewer gives other intervals
+)
+QUICK_TRIALS = 4
+BUDGETS = ("quick", "full")
+EXIT_INTERRUPTED = 130
+
+
+def quick_overrides(raw_seeds, trials: int | None) -> list[str]:
+    """The overrides of `--budget quick` for a sweep file with these seeds (a count or a list) and search trials."""
+    overrides = []
+    if isinstance(raw_seeds, list) and len(raw_seeds) > QUICK_SEEDS:
+        overrides.append(f"seeds=[{', '.join(map(str, raw_seeds[:QUICK_SEEDS]))}]")
+    elif isinstance(raw_seeds, int) and raw_seeds > QUICK_SEEDS:
+        overrides.append(f"seeds={QUICK_SEEDS}")
+    if trials and trials > QUICK_TRIALS:
+        overrides.append(f"search.trials={QUICK_TRIALS}")
+    return overrides
+
+
+@dataclass
+class Planned:
+    """One sweep of the reproduction: the loaded sweep, where it goes, and its estimated work."""
+
+    path: str
+    sweep: object  # iclscale.sweeps.spec.Sweep
+    out: Path
+    total: int  # estimated model-steps of the whole sweep
+    left: int  # estimated model-steps still to train
+
+
+def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
+    """Load every sweep file with the budget's overrides and estimate its work; cheapest first."""
+    import yaml
+
+    from iclscale.sweeps.spec import load_sweep
+
+    planned = []
+    for path in paths:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        search = raw.get("search") if isinstance(raw.get("search"), dict) else {}
+        overrides = quick_overrides(raw.get("seeds", 1), search.get("trials")) if budget == "quick" else []
+        sweep = load_sweep(path, overrides)
+        out = root / sweep.name
+        total, left = estimate(sweep, out)
+        planned.append(Planned(path, sweep, out, total, left))
+    return sorted(planned, key=lambda p: (p.total, p.sweep.name))
+
+
+def estimate(sweep, out: Path) -> tuple[int, int]:
+    """(total, left) model-steps: the grid's plan; a search's plan times its trials (left: the trials not stored);
+    a threshold search's cells times the bisection rounds its range and resolution need (an estimate: warm starts
+    need fewer), all of it left while any search is open. Used to order the sweeps and for the ETA only."""
+    from iclscale.sweeps.plan import make_plan
+    from iclscale.sweeps.store import Location, stored_keys
+
+    location = Location(out)
+    stored = stored_keys(location) if location.exists() else {}
+    plan = make_plan(sweep, stored)
+    total, left = plan.total_model_steps, plan.model_steps
+    if sweep.search:  # the plan is one trial per grid point; each point runs `trials`
+        from iclscale.sweeps.search import load_states
+
+        trials = int(sweep.search.get("trials", 1))
+        states = load_states(sweep, location) if stored else []
+        done = sum(min(state.stored, trials) for state in states) / (trials * max(len(states), 1))
+        total = plan.total_model_steps * trials
+        left = round(total * (1 - done))
+    if sweep.threshold:
+        rounds = bisection_rounds(sweep.threshold)
+        total = plan.total_model_steps * rounds
+        from iclscale.sweeps.threshold import has_open_search
+
+        left = total if has_open_search(sweep, location) else 0
+    return total, left
+
+
+def bisection_rounds(threshold) -> int:
+    """Trainings per search: bisection to the resolution (log scale: bracketing first, then geometric)."""
+    low, high = float(threshold.low), float(threshold.high)
+    resolution = float(threshold.resolution)
+    if threshold.scale == "log" and low > 0:
+        return 2 + max(1, math.ceil(math.log2(max(math.log(high / low) / math.log1p(resolution), 2))))
+    return 1 + max(1, math.ceil(math.log2(max((high - low) / resolution, 2))))
+
+
+def paper_sweep_files(paper_studies: set[str]) -> list[str]:
+    from iclscale.analysis.ledger import REPO, sweep_files
+
+    return [str(REPO / f.path) for f in sweep_files() if f.study in paper_studies]
+
+
+def reproduce(args: argparse.Namespace) -> int:
+    from iclscale.analysis.ledger import find_papers, papers
+    from iclscale.sweeps.run import run_sweep
+
+    if args.all and args.papers:
+        raise UserError(f"reproduce: --all and papers ({' '.join(args.papers)}): give one, not both")
+    if not args.all and not args.papers:
+        raise UserError("reproduce: name the papers (e.g. C24 L24; `iclscale laws` lists them) or give --all")
+    if args.executor == "inline" and args.address:
+        raise UserError("--address needs --executor ray")
+    chosen = papers() if args.all else find_papers(args.papers)
+    root = Path(args.out or "results")
+    if root.exists() and not root.is_dir():
+        raise UserError(f"--out {root}: a file, not a directory; choose another --out")
+    studies = {s for p in chosen for s in p.studies}
+    planned = plan_sweeps(paper_sweep_files(studies), args.budget, root)
+    tags = " ".join(p.tag for p in chosen)
+    total = sum(p.total for p in planned)
+    print(
+        f"reproduce {tags} ({args.budget} budget): {len(planned)} sweeps into {root}, "
+        f"{_si(sum(p.left for p in planned))} of {_si(total)} model-steps (estimated) to train; cheapest first",
+        flush=True,
+    )
+    run_args = argparse.Namespace(
+        executor=args.executor, address=args.address, device=args.device, retries=2, quiet=True, verbose=False,
+        keep_ray=True,
+    )  # fmt: skip
+    if args.executor == "inline":
+        from iclscale.trainer.runtime import single_threaded_by_default
+
+        single_threaded_by_default()
+    failed: list[str] = []
+    progress = Overall(planned)
+    try:
+        for i, item in enumerate(planned):
+            progress.show(i)
+            try:
+                code = run_sweep(item.sweep, run_args, str(item.out))
+            except UserError as error:
+                print(f"reproduce: sweep {item.sweep.name}: {error}", file=sys.stderr, flush=True)
+                failed.append(item.sweep.name)
+                code = 0
+            if code == EXIT_INTERRUPTED:
+                print(
+                    f"iclscale: reproduce interrupted at sweep {item.sweep.name} ({i}/{len(planned)} done); "
+                    "every finished pack is stored: run the same command to resume",
+                    file=sys.stderr,
+                )
+                return EXIT_INTERRUPTED
+            progress.finished(item)
+        progress.show(len(planned))
+    finally:
+        ray = sys.modules.get("ray")
+        if args.address is None and ray is not None and ray.is_initialized():
+            ray.shutdown()
+    from iclscale.analysis.ledger import write_ledger
+
+    ledger = write_ledger([str(root)], root / "ledger")
+    for paper in chosen:
+        counts = ledger.counts[paper.name]
+        print(f"{paper.tag}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
+    print(f"wrote the reports under {root}/*/report and the ledger {ledger.index}")
+    if failed:
+        raise UserError(f"reproduce: {len(failed)} sweeps could not run: {', '.join(failed)} (messages above)")
+    return 0
+
+
+class Overall:
+    """The one progress line across sweeps: sweeps done, estimated model-steps done, elapsed, and an ETA.
+
+    A sweep's time is a fixed cost (planning, Ray's trial start, compiling, compacting, seconds each) plus a
+    cost per model-step; the small sweeps that run first are mostly the former, so one model-step rate would
+    overstate the ETA a hundredfold. Both costs are fitted, non-negative least squares (scipy.optimize.nnls),
+    to the sweeps finished in this session that trained something; the ETA applies them to the sweeps left."""
+
+    def __init__(self, planned: list[Planned]):
+        self.planned = planned
+        self.left = sum(p.left for p in planned)
+        self.trained = 0
+        self.start = self.sweep_start = time.monotonic()
+        self.timed: list[tuple[int, float]] = []  # (model-steps, seconds) of each finished sweep that trained
+
+    def finished(self, item: Planned) -> None:
+        now = time.monotonic()
+        if item.left:
+            self.timed.append((item.left, now - self.sweep_start))
+        self.trained += item.left
+
+    def eta(self, index: int) -> str:
+        rest = [p.left for p in self.planned[index:] if p.left]
+        if not rest:
+            return "0:00"
+        if len({steps for steps, _ in self.timed}) < 2:
+            return "?"  # one size timed: the fixed cost and the cost per model-step cannot be told apart yet
+        import numpy as np
+        from scipy.optimize import nnls
+
+        steps, seconds = np.array(self.timed, dtype=float).T
+        scale = steps.mean()  # columns of like size, so that nnls is well conditioned
+        (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps / scale]), seconds)
+        return _duration(fixed * len(rest) + per_step * sum(rest) / scale)
+
+    def show(self, index: int) -> None:
+        self.sweep_start = time.monotonic()
+        n = len(self.planned)
+        head = f"sweep {index + 1}/{n} {self.planned[index].sweep.name}" if index < n else f"{n}/{n} sweeps done"
+        print(
+            f"reproduce: {head} · {_si(self.trained)}/{_si(self.left)} model-steps · "
+            f"elapsed {_duration(self.sweep_start - self.start)} · ETA {self.eta(index)}",
+            flush=True,
+        )
+
+
+def _si(x: float) -> str:
+    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if x >= limit:
+            return f"{x / limit:.1f}{suffix}"
+    return f"{x:.0f}"
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds + 0.5)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"

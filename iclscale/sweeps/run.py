@@ -1,0 +1,293 @@
+"""`iclscale sweep run`, step by step. Nothing is written until every check has passed:
+
+1. the sweep file and overrides (done by the caller), the flags, the results directory (not a file,
+   its frozen sweep readable and of the same study);
+2. Ray reached (or started) and the pack's resources checked against what it can ever offer;
+3. the writer lock (iclscale.sweeps.lock), then the store repaired (iclscale.sweeps.compact) and the plan made;
+4. the frozen sweep written, the packs run with one overall progress line, the store compacted.
+
+Ctrl-C (or SIGTERM) stops at once: every committed pack stays, the count of stored configs is
+printed with the advice to run the same command, exit 130 (143 for SIGTERM). A disk that cannot be
+written (full, read-only) ends with one line naming the path, exit 2. A sweep that leaves configs
+failed (after their retries) ends with one line counting them and exit 1: a failed sweep never
+looks like a finished one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import sys
+from typing import Any
+
+from iclscale.errors import UserError
+
+EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # 128 + SIGTERM, what a shell reports for a process SIGTERM ended
+EXIT_FAILED = 1
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a scheduler's or `kill`'s stop), handled like Ctrl-C."""
+
+
+WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQUOT, errno.ENOTDIR, errno.EEXIST}
+
+
+def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
+    from iclscale.sweeps.store import Location
+
+    _check_flags(args)
+    location = Location(out)
+    check_results_directory(location, sweep)
+    if sweep.search:
+        from iclscale.sweeps.search import check_metric
+
+        check_metric(sweep)  # before anything is written
+    if sweep.threshold:
+        from iclscale.sweeps.threshold import check_threshold_metric
+
+        check_threshold_metric(sweep)
+    import signal
+
+    _signals_received.clear()
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        if args.executor == "ray" and not sweep.search and _has_work(sweep, location):
+            _connect(sweep, args)
+        return _locked_run(sweep, args, location)
+    except KeyboardInterrupt as stop:
+        for number in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(number, signal.SIG_IGN)  # a second signal must not cut the message short
+        print(interrupted_message(sweep, location), file=sys.stderr, flush=True)
+        terminated = isinstance(stop, Terminated) or _signals_received  # Tune re-raises a plain KeyboardInterrupt
+        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
+    except OSError as error:
+        if error.errno in WRITE_ERRNOS or error.errno is None:
+            raise UserError(f"cannot write to {error.filename or location.uri}: {error.strerror or error}") from None
+        raise
+    finally:
+        ray = sys.modules.get("ray")
+        keep = getattr(args, "keep_ray", False)  # `iclscale reproduce` runs many sweeps on one local instance
+        if args.address is None and not keep and ray is not None and ray.is_initialized():
+            ray.shutdown()  # the local instance this run started, its workers with it
+        if signal.getsignal(signal.SIGTERM) is _terminate:
+            signal.signal(signal.SIGTERM, previous)
+
+
+_signals_received: list[int] = []
+
+
+def _terminate(signum, frame) -> None:
+    _signals_received.append(signum)
+    raise Terminated()
+
+
+def _has_work(sweep, location) -> bool:
+    """Whether the plan has packs to run, read-only (Ray is not started for nothing)."""
+    from iclscale.sweeps.plan import make_plan
+    from iclscale.sweeps.store import stored_keys
+
+    if sweep.threshold:
+        from iclscale.sweeps.threshold import has_open_search
+
+        return has_open_search(sweep, location)
+    return bool(make_plan(sweep, stored_keys(location) if location.exists() else {}).packs)
+
+
+def _connect(sweep, args: argparse.Namespace) -> None:
+    import signal
+
+    from iclscale.sweeps.ray_executor import check_resources, start_ray
+
+    start_ray(args.address, quiet=not args.verbose)
+    signal.signal(signal.SIGTERM, _terminate)  # Ray's driver installs its own (a crash-like stack dump)
+    check_resources(sweep.resources, args.address)
+
+
+def _slots(sweep, args: argparse.Namespace) -> int:
+    """Packs the executor runs at once (pack_size auto makes at least this many): Ray's workers, or 1."""
+    ray = sys.modules.get("ray")
+    if args.executor != "ray" or ray is None or not ray.is_initialized():
+        return 1
+    from iclscale.sweeps.ray_executor import worker_slots
+
+    return worker_slots(sweep.resources)
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    if args.retries < 0:
+        raise UserError(f"--retries must be 0 or more, got {args.retries}")
+    if args.executor == "inline" and args.address:
+        raise UserError("--address needs --executor ray")
+    if args.quiet and args.verbose:
+        raise UserError("--quiet and --verbose contradict each other; give one")
+    if args.device not in ("auto", "cpu", "cuda") and not (
+        args.device.startswith("cuda:") and args.device[5:].isdigit()
+    ):
+        raise UserError(f"--device must be auto, cpu or cuda[:N], got {args.device[:60]!r}")
+    if args.device.startswith("cuda") and (args.executor == "inline" or args.address is None):
+        import torch  # this machine trains: it must have CUDA (a cluster's nodes are checked by Ray)
+
+        if not torch.cuda.is_available():
+            raise UserError(f"--device {args.device}: no CUDA device is available on this machine")
+
+
+def check_writable_directory(location, flag: str = "--out") -> None:
+    """A local results directory is a directory (or can be made one) that this user can write: a file,
+    something below a file, /proc, /dev/null or a read-only mount is refused before anything runs."""
+    if not location.local:
+        return
+    import os
+
+    root = location.root
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise UserError(f"{flag} {root}: a file, not a directory; choose another {flag}")
+    existing = root
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise UserError(f"{flag} {root}: {existing} is a file, not a directory; choose another {flag}")
+    reason = _unwritable(existing)
+    if reason:
+        raise UserError(f"{flag} {root}: {existing} cannot be written ({reason}); choose another {flag}")
+
+
+def _unwritable(path: str) -> str | None:
+    import os
+
+    if os.path.realpath(path).startswith(("/proc", "/sys")):
+        return "a kernel filesystem"
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return os.strerror(errno.EROFS)
+    except OSError as error:
+        return error.strerror or type(error).__name__
+    return None if os.access(path, os.W_OK | os.X_OK) else os.strerror(errno.EACCES)
+
+
+def check_results_directory(location, sweep) -> None:
+    """The results directory may not exist yet; if it does it must be a directory holding this study."""
+    from iclscale.sweeps.store import check_folders, read_frozen_sweep
+
+    check_writable_directory(location)
+    if location.exists():
+        check_folders(location)
+    frozen = read_frozen_sweep(location) if location.exists() else None
+    if frozen and frozen.get("study") != sweep.study.name:
+        raise UserError(
+            f"{location.uri} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; "
+            "choose another --out"
+        )
+
+
+def _locked_run(sweep, args: argparse.Namespace, location) -> int:
+    from iclscale.sweeps.cli import describe_plan, format_counts, status_counts
+    from iclscale.sweeps.compact import compact
+    from iclscale.sweeps.execute import SweepContext, run_inline
+    from iclscale.sweeps.lock import writer_lock
+    from iclscale.sweeps.plan import make_plan
+    from iclscale.sweeps.progress import Progress
+    from iclscale.sweeps.store import stored_keys, write_frozen_sweep
+
+    with writer_lock(location):
+        metrics = compact(location, sweep.study)
+        if sweep.search:  # tune the searched params with Optuna instead of running a grid over them
+            from iclscale.sweeps.search import run_search
+
+            run_search(sweep, location, args.executor, args.address, args.device, args.retries, args.quiet)
+            compact(location, sweep.study)
+            print(format_counts(sweep.name, status_counts(location.uri), location.uri))
+            return 0
+        if sweep.threshold:  # bisection rounds, each planned and run like a sweep
+            return _threshold_run(sweep, args, location, metrics)
+        plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, _slots(sweep, args))
+        if not args.quiet:
+            print(describe_plan(plan, location.uri), flush=True)
+        write_frozen_sweep(location, sweep.resolved())
+        if not plan.packs:
+            print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
+            return 0
+        context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics))
+        progress = Progress(plan, enabled=not args.quiet)
+        totals: dict[str, Any] = {}
+        try:
+            if args.executor == "inline":
+                run_inline(plan, context, args.device, progress)
+            else:
+                totals = _run_ray(plan, context, args, location, progress)
+        finally:
+            progress.close()
+        if totals.get("nodes") and not args.quiet:
+            print(f"packs ran on nodes: {', '.join(totals['nodes'])}")
+        compact(location, sweep.study)
+    print(format_counts(sweep.name, status_counts(location.uri), location.uri))
+    return failed_exit(totals.get("failed_configs", 0), sum(len(p.configs) for p in plan.packs))
+
+
+def failed_exit(failed: int, ran: int) -> int:
+    """0, or EXIT_FAILED with one line on stderr when configs of this run failed after their retries."""
+    if not failed:
+        return 0
+    print(
+        f"iclscale: error: {failed} of the {ran} configs run failed after their retries (stored as failed, with "
+        "their errors in the runs table's error column); run the same command to retry them",
+        file=sys.stderr,
+        flush=True,
+    )
+    return EXIT_FAILED
+
+
+def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]) -> int:
+    from iclscale.sweeps.cli import format_counts, status_counts
+    from iclscale.sweeps.compact import compact
+    from iclscale.sweeps.execute import SweepContext, run_inline
+    from iclscale.sweeps.progress import Progress
+    from iclscale.sweeps.threshold import eval_search_of, run_threshold
+
+    def run_plan(plan) -> None:
+        context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics),
+                               eval_search_of(sweep))  # fmt: skip
+        progress = Progress(plan, enabled=not args.quiet)
+        try:
+            if args.executor == "inline":
+                run_inline(plan, context, args.device, progress)
+            else:
+                _run_ray(plan, context, args, location, progress)
+        finally:
+            progress.close()
+        metrics[:] = compact(location, sweep.study)  # later rounds' fragments carry every metric column
+
+    run_threshold(sweep, location, run_plan, _slots(sweep, args), args.quiet)
+    compact(location, sweep.study)
+    print(format_counts(sweep.name, status_counts(location.uri), location.uri))
+    return 0
+
+
+def _run_ray(plan, context, args: argparse.Namespace, location, progress) -> dict[str, Any]:
+    import ray
+
+    from iclscale.sweeps.ray_executor import run_on_ray
+
+    if not ray.is_initialized():  # work appeared between the read-only plan and the locked one
+        _connect(plan.sweep, args)
+
+    if args.address and location.local and not args.quiet:
+        print(
+            f"note: every node of the cluster must see {location.uri} (a shared filesystem); "
+            "otherwise write to object storage, e.g. --out s3://BUCKET/PREFIX"
+        )
+    return run_on_ray(plan, context, args.address, args.device, args.retries, 2 if args.verbose else 0, progress)
+
+
+def interrupted_message(sweep, location) -> str:
+    """How much is stored after Ctrl-C, and how to go on."""
+    try:
+        from iclscale.sweeps.cli import status_counts
+
+        counts = status_counts(location.uri)
+        stored = counts["ok"] + counts["diverged"]
+        told = f"{stored} of {counts['configs']} configs are stored in {location.uri}"
+    except (UserError, OSError):
+        told = f"nothing is stored in {location.uri} yet"
+    return f"iclscale: interrupted: {told}; run the same command to resume"
