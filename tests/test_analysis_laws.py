@@ -2,7 +2,6 @@
 
 import math
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -13,6 +12,7 @@ from iclscale.analysis.reader import Results, add_derived
 from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, OUTSIDE
 from iclscale.cli import main
 from iclscale.errors import UserError
+from iclscale.paper import sweep_files
 
 SIGMAS = (0.12, 0.18, 0.27, 0.4, 0.6, 0.9)
 EMPTY_CURVES = pd.DataFrame({c: [] for c in ("run_id", "sweep", "step", "metric", "value", "eval_key")})
@@ -377,7 +377,7 @@ def test_every_law_named_in_the_sweep_catalogue_exists_for_that_study():
     """A sweep file's `laws:` is checked by the report only; catch a misspelt or misplaced name here."""
     import yaml
 
-    files = sorted(Path(__file__).parent.parent.joinpath("sweeps").glob("*.yaml"))
+    files = sweep_files()
     named = 0
     for path in files:
         sweep = yaml.safe_load(path.read_text())

@@ -1,4 +1,4 @@
-"""`iclscale report` end to end: sweeps/demo.yaml (shrunk) run inline into a tmp dir, then its report:
+"""`iclscale report` end to end: the demo sweep (shrunk) run inline into a tmp dir, then its report:
 index.html, fits.csv, PNGs, no torch in the report's process, and rendering in headless Chromium."""
 
 import csv
@@ -33,9 +33,9 @@ print(json.dumps({"status": status, "imported": [m for m in ("torch", "ray") if 
 
 @pytest.fixture(scope="module")
 def demo_store(tmp_path_factory):
-    """sweeps/demo.yaml with fewer steps, grid values and seeds (same study, fixed params and laws)."""
+    """the demo sweep with fewer steps, grid values and seeds (same study, fixed params and laws)."""
     folder = tmp_path_factory.mktemp("demo")
-    raw = yaml.safe_load((ROOT / "sweeps" / "demo.yaml").read_text())
+    raw = yaml.safe_load((ROOT / "iclscale/papers/softmax_window/the demo sweep").read_text())
     raw["fixed"].update(steps=40, tasks_per_iter=4)
     raw["grid"] = {"n": [50, 200], "sigma": [0.5, 1.0, 2.0]}
     raw["seeds"] = 2

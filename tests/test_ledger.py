@@ -28,9 +28,9 @@ N_CLAIMS = sum(len(p.package.CLAIMS) for p in papers())
 
 @pytest.fixture(scope="module")
 def demo_root(tmp_path_factory):
-    """A results root holding one sweep: sweeps/demo.yaml shrunk to one pack (n = 50, 2 seeds, 300 steps), inline."""
+    """A results root holding one sweep: the demo sweep shrunk to one pack (n = 50, 2 seeds, 300 steps), inline."""
     root = tmp_path_factory.mktemp("root")
-    code = main(["sweep", "run", str(ROOT / "sweeps/demo.yaml"), "--out", str(root / "demo"), "--executor", "inline",
+    code = main(["sweep", "run", "demo", "--out", str(root / "demo"), "--executor", "inline",
                  "--quiet", "seeds=2", "n=50", "steps=300", "pack_size=12"])  # fmt: skip
     assert code == 0
     return root
@@ -67,7 +67,7 @@ def test_the_run_claim_carries_its_fits_and_provenance(demo_root, demo_ledger):
     assert (out / report).resolve() == (demo_root / "demo/report/index.html").resolve()
     assert f'id="{section}"' in (out / report).read_text(encoding="utf-8")
     assert (
-        claim["command"].startswith("iclscale sweep run sweeps/demo.yaml --out ")
+        claim["command"].startswith("iclscale sweep run demo --out ")
         and " seeds=2 n=50" in claim["command"]
     )
 

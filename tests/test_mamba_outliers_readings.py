@@ -74,7 +74,7 @@ def test_a_reading_at_its_default_leaves_the_run_id_of_configs_stored_before_it(
     every_task, _ = info.resolve({"layers": 3, "model": "lt", "train_tasks": "all"}, 0, "t")
     assert len({config.run_id, full.run_id, every_task.run_id}) == 3
     # a sweep's configs (copied per seed) keep it too
-    sweep = load_sweep("sweeps/mamba_outliers_table1_placement.yaml")
+    sweep = load_sweep("mamba_outliers_table1_placement")
     ids = {c.run_id for c in sweep.configs() if c["model"] == "lt" and c["lt_attention"] == "causal_mean"}
     assert info.resolve({"layers": 3, "model": "lt", "p_a": 0.4}, 0, "t")[0].run_id in ids
 
@@ -237,7 +237,7 @@ def test_the_l_tr_window_sets_aside_prompts_too_short_for_theorem_1():
 # Remark 4 ---------------------------------------------------------------------------------------------------------
 def batch_rows(required) -> list[dict]:
     """Both models on a batch grid around a planted smallest batch B*(model, p_a): hinge 0 from B* on, 0.5 below;
-    each model at its own η, δ and budget; p_a at the levels of sweeps/mamba_outliers_law_batch_lt_vs_mamba.yaml (the
+    each model at its own η, δ and budget; p_a at the levels of the sweep mamba_outliers_law_batch_lt_vs_mamba (the
     verdict rule needs 4 x values)."""
     rows = []
     for model, lr, delta in (("mamba", 0.1, 0.2), ("lt", 0.002, 0.02)):

@@ -111,7 +111,7 @@ def small_disk(tmp_path):
 @pytest.mark.slow
 def test_a_full_disk_ends_in_one_line_and_the_sweep_resumes_once_there_is_room(tmp_path, ray_tmpdir, small_disk):
     out = small_disk / "out"
-    command = [*ICLSCALE, "sweep", "run", str(ROOT / "sweeps" / "demo.yaml"), "--out", str(out), "steps=100"]
+    command = [*ICLSCALE, "sweep", "run", "demo", "--out", str(out), "steps=100"]
     full = subprocess.run(command, env=ray_env(ray_tmpdir), capture_output=True, text=True, timeout=300)
     assert full.returncode == 2, full.stderr[-3000:]
     errors = [line for line in full.stderr.splitlines() if not line.startswith("progress: ")]

@@ -28,7 +28,7 @@ def ray_tmpdir():
 
 def test_demo_sweep_runs_through_ray_and_every_config_is_ok(tmp_path, ray_tmpdir):
     out = tmp_path / "demo"
-    run = subprocess.run([*ICLSCALE, "sweep", "run", str(ROOT / "sweeps" / "demo.yaml"), "--out", str(out)],
+    run = subprocess.run([*ICLSCALE, "sweep", "run", "demo", "--out", str(out)],
                          env=ray_env(ray_tmpdir), capture_output=True, text=True, timeout=600)  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     assert "packs ran on nodes: 127.0.0.1" in run.stdout

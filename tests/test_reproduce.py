@@ -22,7 +22,7 @@ def test_the_quick_rule_shrinks_seeds_and_trials_only():
 
 
 def tiny_sweep(folder: Path, name: str, sigmas: list[float]) -> str:
-    raw = yaml.safe_load((ROOT / "sweeps/demo.yaml").read_text(encoding="utf-8"))
+    raw = yaml.safe_load((ROOT / "iclscale/papers/softmax_window/sweeps/demo.yaml").read_text(encoding="utf-8"))
     raw.update(name=name, seeds=4, grid={"n": [50], "sigma": sigmas})
     raw["fixed"]["steps"] = 100
     path = folder / f"{name}.yaml"

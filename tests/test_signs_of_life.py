@@ -136,7 +136,7 @@ def test_train_takes_key_value_like_sweep_run_and_the_same_as_set():
     [
         (["train", "softmax_window", "sigma=0.5,1,2"], "a comma list is Hydra's multirun syntax"),
         (["train", "softmax_window", "steps=20", "--set", "steps=30"], "given both as --set and as steps=…"),
-        (["sweep", "plan", "sweeps/demo.yaml", "sigma=0.5,1,2"], "write the list as sigma=[0.5,1,2]"),
+        (["sweep", "plan", "demo", "sigma=0.5,1,2"], "write the list as sigma=[0.5,1,2]"),
     ],
 )
 def test_a_hydra_comma_list_gets_a_one_line_hint(args, hint):

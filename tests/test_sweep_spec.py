@@ -9,6 +9,7 @@ import yaml
 
 from iclscale.cli import main
 from iclscale.errors import UserError
+from iclscale.paper import sweep_files
 from iclscale.sweeps.limits import Limits
 from iclscale.sweeps.spec import load_sweep
 
@@ -103,7 +104,7 @@ def test_the_command_line_prints_no_traceback(tmp_path):
 
 
 def test_every_catalogue_sweep_file_is_valid(capsys):
-    files = sorted(Path(__file__).parent.parent.joinpath("sweeps").glob("*.yaml"))
+    files = sweep_files()
     assert files, "the sweep catalogue is empty"
     for path in files:
         assert main(["sweep", "plan", str(path), "--out", "/nonexistent/results"]) == 0, capsys.readouterr().err

@@ -40,7 +40,7 @@ def test_no_nan_interval_is_printed_and_outside_says_which_conditions():
 
 def test_laws_names_each_laws_sweep_files_and_the_claims_without_a_law(capsys):
     files = sweep_files_by_law()
-    assert "sweeps/demo.yaml" in files["softmax_window.M_norm_vs_Lambda"]
+    assert "iclscale/papers/softmax_window/sweeps/demo.yaml" in files["softmax_window.M_norm_vs_Lambda"]
     assert main(["laws", "--study", "mamba_outliers"]) == 0
     out = capsys.readouterr().out
     from iclscale.analysis.catalogue import PAPERS

@@ -385,7 +385,7 @@ def run_command(files: list[SweepFile], root: Path, overrides: dict[str, list[st
     for file in files:
         out = root / file.name
         extra = "".join(f" {o}" for o in overrides.get(file.name, ()))
-        parts.append(f"iclscale sweep run {file.path} --out {out}{extra} && iclscale report {out}")
+        parts.append(f"iclscale sweep run {Path(file.path).stem} --out {out}{extra} && iclscale report {out}")
     return " && ".join(parts)
 
 

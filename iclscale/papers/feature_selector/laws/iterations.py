@@ -352,8 +352,8 @@ T_VS_ALPHA_CURVE = Law(
     claim="iterations to zero in-domain error follow A/(1 − 1/(Cα)), blowing up as α falls to 1/C",
     citation=f"{LW23} Theorem 1, Eq. (6) (Eq. 53 prints C/(C − α⁻¹))",
     conditions="A and C fitted on log axes (iclscale.analysis.kinds.Curve), C bounded below by 1/min α so that "
-    "the curve is finite on the grid (so C > 1 holds by construction whenever min α < 1: the fit's R² and the trend law beside "
-    f"it carry the content); runs never reaching ε are left out and counted. {THEOREM_1}",
+    "the curve is finite on the grid (so C > 1 holds by construction whenever min α < 1: the fit's R² and the trend "
+    f"law beside it carry the content); runs never reaching ε are left out and counted. {THEOREM_1}",
     prediction_text="C of the fitted curve > 1 (the whole interval)",
     measure=T_MEASURE,
     x="alpha",
