@@ -1,9 +1,23 @@
-"""DESIGN.md's layering, held by reading the source: the trainer (`iclscale`) imports neither `sweeps` nor
-`analysis` (only the command line, iclscale/cli.py, composes the three); `analysis` imports neither the
-trainer nor torch, not even inside a function; and importing analysis's modules loads neither."""
+"""The architecture, held by reading the source (docs/design.md, "Layering").
+
+One import name, `iclscale`, and one direction:
+
+    iclscale.errors, iclscale.paper        neutral: import nothing of the project but errors
+    iclscale.trainer                       the packed trainer; finds studies through iclscale.paper
+    iclscale.sweeps                        sweep files, plans, executors, the store; runs the trainer
+    iclscale.analysis                      reads the store, judges laws; never the trainer, never torch
+    iclscale.papers.<paper>                a paper's studies (trainer side) and laws (analysis side)
+    iclscale.cli                           the command line: the one module that composes them all
+
+The framework (trainer, sweeps, analysis, paper, errors) names no paper: a study's name appears outside its
+paper's folder only in the list of built-in papers. In a paper's folder, the declarations, the laws and the
+package itself stay torch-free (listing studies, planning a sweep and judging laws import no torch); the
+study, model and data modules are the trainer side.
+"""
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,50 +25,123 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-COMPOSER = ROOT / "iclscale" / "cli.py"  # the one module allowed to import all three packages
+PACKAGE = ROOT / "iclscale"
+PAPERS = PACKAGE / "papers"
+FRAMEWORK = ("iclscale.trainer", "iclscale.sweeps", "iclscale.analysis", "iclscale.paper", "iclscale.errors")
 
 
 def imported_modules(path: Path) -> set[str]:
-    """Every module an `import` or `from … import` statement in the file names, at any depth."""
+    """Every module an `import` or `from … import` statement in the file names, at any depth (inside functions
+    too); `from package import module` names both."""
     names = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names.add(node.module)
+            names |= {f"{node.module}.{alias.name}" for alias in node.names}
     return names
 
 
-def forbidden_imports(package: str, forbidden: tuple[str, ...], skip: tuple[Path, ...] = ()) -> list[str]:
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def within(name: str, prefixes) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def files_of(*prefixes: str) -> list[Path]:
+    return [p for p in sorted(PACKAGE.rglob("*.py")) if within(module_name(p), prefixes)]
+
+
+def imports_from(prefixes, forbidden) -> list[str]:
+    """`file imports module` for every import of a module under `forbidden` by a file under `prefixes`."""
     found = []
-    for path in sorted((ROOT / package).rglob("*.py")):
-        if path in skip:
-            continue
-        for name in imported_modules(path):
-            if name.split(".")[0] in forbidden:
+    for path in files_of(*prefixes):
+        for name in sorted(imported_modules(path)):
+            if within(name, forbidden):
                 found.append(f"{path.relative_to(ROOT)} imports {name}")
     return found
 
 
-def test_the_trainer_imports_neither_sweeps_nor_analysis():
-    assert forbidden_imports("iclscale", ("sweeps", "analysis"), skip=(COMPOSER,)) == []
+def paper_modules() -> list[str]:
+    return [f"iclscale.papers.{p.name}" for p in sorted(PAPERS.iterdir()) if (p / "__init__.py").exists()]
+
+
+def test_one_import_name():
+    """Installing the distribution adds `iclscale` to site-packages and nothing else."""
+    text = (ROOT / "pyproject.toml").read_text()
+    assert re.search(r'include = \["iclscale\*"\]', text)
+    assert [p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()] == ["iclscale"]
+
+
+def test_the_neutral_modules_import_nothing_of_the_project_but_errors_and_the_list_of_papers():
+    assert imports_from(("iclscale.errors",), ("iclscale",)) == []
+    found = imports_from(("iclscale.paper",), ("iclscale",))
+    assert [line for line in found if not within(line.split(" imports ")[1], ("iclscale.errors", "iclscale.papers"))
+            or within(line.split(" imports ")[1], tuple(paper_modules()))] == []  # fmt: skip
+
+
+def test_the_trainer_imports_neither_sweeps_nor_analysis_nor_the_command_line():
+    assert imports_from(("iclscale.trainer",), ("iclscale.sweeps", "iclscale.analysis", "iclscale.cli")) == []
+
+
+def test_sweeps_import_neither_analysis_nor_the_command_line():
+    assert imports_from(("iclscale.sweeps",), ("iclscale.analysis", "iclscale.cli")) == []
 
 
 def test_analysis_imports_neither_the_trainer_nor_torch():
-    assert forbidden_imports("analysis", ("iclscale", "torch")) == []
+    assert imports_from(("iclscale.analysis",), ("iclscale.trainer", "torch", "iclscale.cli")) == []
 
 
-def test_the_reader_that_analysis_uses_does_not_import_the_trainer():
-    """analysis reads the store through iclscale.sweeps.store: that module must not pull the trainer in either."""
-    assert {n for n in imported_modules(ROOT / "sweeps" / "store.py") if n.split(".")[0] == "iclscale"} <= {
-        "iclscale"  # only `from iclscale import __version__`, inside the function that writes provenance
-    }
+def test_the_framework_imports_no_paper():
+    """Papers are found through iclscale.paper (the built-in list and entry points), never imported by name."""
+    assert imports_from(FRAMEWORK, tuple(paper_modules())) == []
+
+
+def test_a_papers_declarations_laws_and_package_stay_torch_free():
+    found = []
+    for paper in paper_modules():
+        torch_free = (paper, f"{paper}.declaration", f"{paper}.laws")
+        for path in files_of(*torch_free):
+            if module_name(path) == paper or within(module_name(path), torch_free[1:]):
+                found += [f"{path.relative_to(ROOT)} imports {n}" for n in imported_modules(path)
+                          if within(n, ("torch", "iclscale.trainer.study", "iclscale.trainer.training"))]  # fmt: skip
+    assert found == []
+
+
+def test_a_papers_laws_do_not_import_its_trainer_side():
+    found = []
+    for paper in paper_modules():
+        trainer_side = [m for m in map(module_name, files_of(paper)) if not within(m, (f"{paper}.laws",))]
+        trainer_side = [m for m in trainer_side if m not in (paper, f"{paper}.declaration")]
+        found += imports_from((f"{paper}.laws",), tuple(trainer_side))
+    assert found == []
+
+
+def test_a_study_is_named_outside_its_folder_only_in_the_list_of_papers():
+    """`grep -rl <study> --include=*.py iclscale`: only its paper's folder and iclscale/papers/__init__.py."""
+    from iclscale.paper import papers
+
+    found = []
+    for paper in papers():
+        folder = PAPERS / paper.name
+        for study in paper.studies:
+            pattern = re.compile(rf"\b{re.escape(study)}\b")
+            for path in sorted(PACKAGE.rglob("*.py")):
+                if folder in path.parents or path == PAPERS / "__init__.py":
+                    continue
+                if pattern.search(path.read_text()):
+                    found.append(f"{path.relative_to(ROOT)} names {study}")
+    assert found == []
 
 
 def test_the_checks_see_a_forbidden_import(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from iclscale.errors import UserError\n    import torch.nn as nn\n")
-    assert imported_modules(module) == {"iclscale.errors", "torch.nn"}
+    assert imported_modules(module) == {"iclscale.errors", "iclscale.errors.UserError", "torch.nn"}
 
 
 @pytest.mark.parametrize(
@@ -62,8 +149,8 @@ def test_the_checks_see_a_forbidden_import(tmp_path):
     ["iclscale.analysis.laws", "iclscale.analysis.reader", "iclscale.analysis.report", "iclscale.analysis.cli"],
 )
 def test_importing_analysis_loads_neither_the_trainer_nor_torch(module):
-    code = f"import json, sys, {module}; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-    code += "('iclscale', 'torch'))))"
+    code = f"import json, sys, {module}; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'torch' "
+    code += "or m.startswith('iclscale.trainer'))))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
@@ -80,7 +167,8 @@ def test_reading_a_results_directory_loads_neither_the_trainer_nor_torch(tmp_pat
     code = (
         "import json, sys\nfrom iclscale.analysis.reader import load_results\n"
         f"assert len(load_results({str(tmp_path)!r}).runs) == 1\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('iclscale', 'torch'))))"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'torch' "
+        "or m.startswith('iclscale.trainer'))))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
