@@ -66,10 +66,7 @@ def test_the_run_claim_carries_its_fits_and_provenance(demo_root, demo_ledger):
     report, section = claim["estimates"][0]["report"].split("#")
     assert (out / report).resolve() == (demo_root / "demo/report/index.html").resolve()
     assert f'id="{section}"' in (out / report).read_text(encoding="utf-8")
-    assert (
-        claim["command"].startswith("iclscale sweep run demo --out ")
-        and " seeds=2 n=50" in claim["command"]
-    )
+    assert claim["command"].startswith("iclscale sweep run demo --out ") and " seeds=2 n=50" in claim["command"]
 
 
 def test_counts_and_not_run_claims_carry_the_command(demo_root, demo_ledger):
