@@ -10,6 +10,7 @@ from iclscale.analysis.catalogue import PAPERS
 from iclscale.analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis, VersusPrinted
 from iclscale.analysis.laws import LAWS
 from iclscale.cli import main
+from iclscale.papers import BUILT_IN
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -62,12 +63,20 @@ def test_every_diagnosis_names_laws_of_its_claim_and_the_diagnosed_papers_have_s
 
 
 def test_the_readmes_diagnosis_blocks_are_the_generated_ones():
-    """The README's tables are the catalogue's: `iclscale laws --diagnoses` prints the blocks to paste."""
-    readme = README.read_text()
+    """The READMEs' tables are the catalogue's: the counts in the project's README, each built-in paper's list in
+    its folder's README (`python scripts/readme_diagnoses.py` writes them)."""
+    assert diagnoses.readme_of(diagnoses.COUNTS_BLOCK) == README
     for name, text in diagnoses.blocks().items():
-        assert diagnoses.readme_block(readme, name) == text, (
-            f"README block {name!r} differs from the catalogue: paste `iclscale laws --diagnoses`"
+        readme = diagnoses.readme_of(name)
+        if readme is None:  # a paper installed from outside the repository
+            continue
+        assert readme == README or readme.parent.parent == README.parent / "iclscale" / "papers", readme
+        assert diagnoses.readme_block(readme.read_text(), name) == text, (
+            f"{readme}: block {name!r} differs from the catalogue: run `python scripts/readme_diagnoses.py`"
         )
+    for paper in BUILT_IN:
+        text = (README.parent / "iclscale" / "papers" / paper / "README.md").read_text()
+        assert diagnoses.BEGIN.split("{}")[0] in text, f"{paper}'s README has no diagnosis block"
 
 
 def test_iclscale_laws_shows_the_diagnoses_and_the_versus_printed_labels(capsys):

@@ -127,7 +127,7 @@ def test_a_chain_along_the_grid_axis_recovers_the_thresholds_with_fewer_training
     """warm_start: alpha starts each seed's searches from a neighbouring α's threshold; the stated trend orders
     the chain and is checked, never taken for an outcome: a wrong trend costs trainings, not answers. (Which
     warm start trains least depends on the data: here seeds differ by exactly one step, which favours
-    warm_start: true; on nonlinear_icl's l_tr vs α the chain trains fewer, see the README.)"""
+    warm_start: true; on nonlinear_icl's l_tr vs α the chain trains fewer: its README.)"""
     install(monkeypatch)
     counts = {}
     for name, block in {

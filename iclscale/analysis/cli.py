@@ -27,7 +27,7 @@ def add_commands(commands) -> None:
         "--diagnoses",
         action="store_true",
         help="print only why claims do not reproduce: the counts per category and paper, and the per-claim lists "
-        "(the markdown blocks the README holds)",
+        "(the markdown blocks README.md and each paper's README hold)",
     )
     laws.set_defaults(handler=cmd_laws)
 

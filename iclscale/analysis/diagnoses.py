@@ -1,11 +1,15 @@
 """Why claims do not reproduce, gathered from the catalogue: the diagnoses kept with each claim (iclscale.analysis.law's
-Diagnosis), counted per category and paper, and written as the markdown the README holds
-(`iclscale laws --diagnoses` prints it; a test holds the README's copy equal to it)."""
+Diagnosis), counted per category and paper, and written as the markdown the READMEs hold: the counts in the
+project's README, each paper's list in its folder's README (`iclscale laws --diagnoses` prints them all;
+scripts/readme_diagnoses.py writes them in; a test holds each README's copy equal to it)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from iclscale.analysis.catalogue import PAPERS
 from iclscale.analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis
+from iclscale.paper import REPOSITORY, papers
 
 BEGIN, END = "<!-- diagnoses: {} -->", "<!-- /diagnoses: {} -->"  # markers around a generated README block
 COUNTS_BLOCK = "counts"
@@ -67,6 +71,16 @@ def claims_markdown(paper: str) -> str:
 def blocks() -> dict[str, str]:
     """Every generated README block by its marker name: the counts, then each paper's per-claim list."""
     return {COUNTS_BLOCK: counts_markdown(), **{paper_key(p): claims_markdown(p) for p in PAPERS}}
+
+
+def readme_of(name: str) -> Path | None:
+    """The README that holds the block `name`: the counts in the project's, a paper's list in its folder's
+    (beside its sweeps/); None for a paper installed from outside the repository, whose README is its own."""
+    if name == COUNTS_BLOCK:
+        return REPOSITORY / "README.md"
+    paper = next(p for p in papers() if paper_key(p.citation) == name)
+    folder = paper.sweeps.resolve().parent
+    return folder / "README.md" if folder.is_relative_to(REPOSITORY) else None
 
 
 def wrapped(name: str, text: str) -> str:

@@ -69,7 +69,7 @@ CLAIMS = (
           _named("T1_vs_lr") + tuple(law.name for law in conserved.LAWS)),
 )  # fmt: skip
 
-# Why what does not reproduce does not (numbers: the catalogue's sweeps, README seed 003)
+# Why what does not reproduce does not (numbers: the catalogue's sweeps, this paper's README.md)
 GROWS = "‖Wᵀa‖² grows through Phase 1 at spec §8's c1 = 0.3 (4.8–6.4 → 16–21 at m = 64), not Θ(σ1² m m1) (Thm E.27)"
 DIAGNOSES = {
     "C1": (

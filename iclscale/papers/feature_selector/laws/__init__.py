@@ -8,7 +8,7 @@ from iclscale.papers.feature_selector.laws.common import STUDY
 from iclscale.papers.feature_selector.laws.figure1_section import figure1_section
 
 S = f"{STUDY}."
-# Diagnoses of what does not reproduce: numbers from the catalogue's sweeps at the study's defaults (README, seed 001)
+# Diagnoses of what does not reproduce: numbers from the catalogue's sweeps at the study's defaults (its README.md)
 T_SUFFICIENT = (
     "Thm 1's T is a number of iterations after which the error is zero, so the printed claim is the bound reading "
     "(the required T grows no faster than Eq. (6))"

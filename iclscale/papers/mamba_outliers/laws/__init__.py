@@ -97,7 +97,7 @@ GAP2 = (
     "Lemma 3's Eq. (25) says W_B, W_C do not move on those pairs, but the trained ones do (L19), so the proof's "
     "generalisation to unseen tasks has a gap"
 )
-# Why what does not reproduce does not: numbers from the catalogue's sweeps (README, seed 002)
+# Why what does not reproduce does not: numbers from the catalogue's sweeps (this paper's README.md)
 # the window sweeps train at B = 64 (or 256): Thms 1/3 (i) ask B ≥ B_M ≥ ε⁻²·ln ε⁻¹ ≈ 4.6·10⁴ at ε = 0.01 and
 # constants 1, so their laws call those runs "outside"; what the runs show is kept as evidence, not as a test
 BATCH_BUDGET = (

@@ -44,7 +44,7 @@ CLAIMS = (
           (S + "random_pruning_hurts_earlier",)),
 )  # fmt: skip
 
-# Why what does not reproduce does not (numbers: the catalogue's sweeps, README seed 000)
+# Why what does not reproduce does not (numbers: the catalogue's sweeps, this paper's README.md)
 SUFFICIENT = "Thm 3.3 (iv)'s T is a number of iterations that suffices, so the printed claim is the bound reading"
 DIAGNOSES = {
     "L2": (Diagnosis("reading", f"T ∝ β^(−1.9): inside the theorem's bound, not on its −2/3; {SUFFICIENT}."),),

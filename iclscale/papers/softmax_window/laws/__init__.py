@@ -32,7 +32,7 @@ CLAIMS = (
           (f"{STUDY}.subspace_recovery",)),
 )  # fmt: skip
 
-# Why what does not reproduce does not (numbers: the catalogue's sweeps, README seed 004)
+# Why what does not reproduce does not (numbers: the catalogue's sweeps, this paper's README.md)
 DIAGNOSES = {
     "C1": (
         Diagnosis(
