@@ -103,3 +103,17 @@ def test_the_installed_paper_sweeps_through_ray_whose_workers_import_it(site, tm
     assert "15 configs: 15 ok, 0 diverged, 0 failed, 0 missing" in ran
     runs = read_store(out).runs
     assert (runs["node"] == "127.0.0.1").all() and (runs["status"] == "ok").all()
+
+
+def test_an_installed_paper_cannot_silently_replace_a_study_or_a_sweep_of_another(monkeypatch):
+    from iclscale import paper
+    from iclscale.errors import UserError
+    from iclscale.papers.softmax_window import PAPER
+    from iclscale.trainer.registry import study_info
+
+    copy = paper.Paper(**{**PAPER.__dict__, "name": "copy"})  # the same studies and sweep files under another name
+    monkeypatch.setattr(paper, "papers", lambda: (PAPER, copy))
+    with pytest.raises(UserError, match="two papers declare a study called 'softmax_window'"):
+        study_info("softmax_window")
+    with pytest.raises(UserError, match=r"two catalogue sweeps are called 'demo'.*give its path"):
+        paper.find_sweep("demo")
