@@ -90,9 +90,13 @@ def find_sweep(name: str) -> Path:
     """The catalogue sweep file called `name` (its file name without .yaml), in any installed paper."""
     from iclscale.errors import did_you_mean
 
-    by_name = {path.stem: path for path in sweep_files()}
-    if name.removesuffix(".yaml") in by_name:
-        return by_name[name.removesuffix(".yaml")]
+    files = sweep_files()
+    found = [path for path in files if path.stem == name.removesuffix(".yaml")]
+    if len(found) > 1:  # two installed papers' files of one name: neither is chosen behind the user's back
+        raise UserError(f"two catalogue sweeps are called {name!r}: {', '.join(map(shown, found))}; give its path")
+    if found:
+        return found[0]
+    by_name = {path.stem: path for path in files}
     raise UserError(
         f"no sweep file {name!r} and no catalogue sweep of that name{did_you_mean(name, by_name)} "
         f"(`iclscale sweeps` lists them)"

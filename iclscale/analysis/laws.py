@@ -8,8 +8,9 @@ from iclscale.analysis.law import Law
 from iclscale.errors import UserError
 
 LAWS: dict[str, Law] = {law.name: law for law in ALL_LAWS}
-if len(LAWS) != len(ALL_LAWS):
-    raise RuntimeError("two laws in iclscale.analysis.catalogue share a name")
+if len(LAWS) != len(ALL_LAWS):  # an installed paper's law must not silently replace another's
+    twice = sorted({law.name for law in ALL_LAWS if sum(other.name == law.name for other in ALL_LAWS) > 1})
+    raise UserError(f"two papers declare a law called {', '.join(twice)}")
 
 
 def get_law(name: str, where: str = "law") -> Law:

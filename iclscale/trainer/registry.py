@@ -120,7 +120,13 @@ class StudyInfo:
 def _declarations() -> dict[str, StudyInfo]:
     from iclscale.paper import papers
 
-    return {info.name: info for paper in papers() for info in paper.load_declarations()}
+    found: dict[str, StudyInfo] = {}
+    for paper in papers():
+        for info in paper.load_declarations():
+            if info.name in found:  # an installed paper must not silently replace another's study
+                raise UserError(f"two papers declare a study called {info.name!r} (the second: {paper.name})")
+            found[info.name] = info
+    return found
 
 
 def study_names() -> list[str]:
