@@ -91,7 +91,7 @@ class VersusPrinted:
 
 @dataclass(frozen=True)
 class Law:
-    name: str  # "<study>.<claim>", e.g. softmax_window.w_star_vs_Lambda
+    name: str  # "<study>.<claim>", e.g. my_study.exponent_vs_n
     study: str  # the study whose results it reads
     claim: str  # one sentence
     citation: str  # paper, theorem, equation
