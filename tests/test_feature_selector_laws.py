@@ -7,8 +7,9 @@ import math
 import pytest
 
 from iclscale.analysis.laws import get_law
-from iclscale.analysis.reader import DERIVED, Results
+from iclscale.analysis.reader import Results
 from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.papers.feature_selector.laws import DERIVED
 
 STUDY = "feature_selector"
 EVAL = ("domain", "ood_relevant", "ood_label", "alpha_test", "l_ts", "eval_prompts")
