@@ -5,8 +5,9 @@ the list of papers imports neither torch nor the trainer nor the laws:
 
 - `declarations`: a torch-free module with `DECLARATIONS`, the paper's `StudyInfo`s (their params; each names
   its implementation class as "module:Class", loaded only to train);
-- `laws`: a module with `LAWS`, `CLAIMS` and `SECTIONS` (and optionally `CONTROL_CONFIG`, `RUN_SUMMARY`,
-  `DERIVED`), read by iclscale.analysis;
+- `laws`: a module with `LAWS`, `CLAIMS` and `SECTIONS` (and optionally `CONTROL_CONFIG`, `RUN_SUMMARY`, and
+  `DERIVED`: the combinations of params its laws' x may name, {name: iclscale.analysis.derived.DerivedVariable},
+  meaning what this paper says they mean), read by iclscale.analysis;
 - `sweeps`: the folder of its sweep files, found by name (`iclscale sweep run demo`).
 
 The built-in papers are listed in `iclscale.papers.BUILT_IN`; an installed distribution adds its own through

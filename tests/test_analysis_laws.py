@@ -434,7 +434,8 @@ def test_the_trained_window_law_states_theorem_3_4s_conditions_as_a_predicate():
 
 def test_axis_titles_come_from_the_params_symbol_and_meaning():
     params = {"sigma": {"role": "train", "symbol": "σ", "meaning": "label-noise std σ ([C24] §3.2: 0.01)"}}
-    results = Results("x", {"params": params}, pd.DataFrame({"sigma": [0.1]}), None)
+    results = Results("x", {"params": params, "study": "softmax_window"}, pd.DataFrame({"sigma": [0.1]}), None)
     assert results.title("sigma") == "σ (sigma): label-noise std σ"
     assert results.title("n") == "n"  # no symbol or meaning in the sweep: the column name
-    assert results.title("Lambda").startswith("Λ = nL²/σ²")
+    assert results.title("Lambda").startswith("Λ = nL²/σ²")  # the study's paper's derived variable
+    assert Results("x", {"params": params, "study": "cooccurrence"}, results.runs, None).title("Lambda") == "Lambda"

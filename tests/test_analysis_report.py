@@ -35,7 +35,7 @@ print(json.dumps({"status": status, "imported": [m for m in ("torch", "ray") if 
 def demo_store(tmp_path_factory):
     """the demo sweep with fewer steps, grid values and seeds (same study, fixed params and laws)."""
     folder = tmp_path_factory.mktemp("demo")
-    raw = yaml.safe_load((ROOT / "iclscale/papers/softmax_window/the demo sweep").read_text())
+    raw = yaml.safe_load((ROOT / "iclscale/papers/softmax_window/sweeps/demo.yaml").read_text())
     raw["fixed"].update(steps=40, tasks_per_iter=4)
     raw["grid"] = {"n": [50, 200], "sigma": [0.5, 1.0, 2.0]}
     raw["seeds"] = 2

@@ -7,8 +7,9 @@ import math
 import pytest
 
 from iclscale.analysis.laws import get_law
-from iclscale.analysis.reader import DERIVED, Results
+from iclscale.analysis.reader import Results
 from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT
+from iclscale.papers.feature_selector.laws import DERIVED
 
 STUDY = "feature_selector"
 EVAL = ("domain", "ood_relevant", "ood_label", "alpha_test", "l_ts", "eval_prompts")
@@ -206,7 +207,7 @@ def test_the_width_and_batch_laws_find_the_smallest_value_per_M1_and_seed():
 
 
 def test_every_law_of_the_study_tests_a_claim():
-    from iclscale.analysis.catalogue import feature_selector
+    from iclscale.papers.feature_selector import laws as feature_selector
 
     named = {name for claim in feature_selector.CLAIMS for name in claim.laws}
     assert named == {law.name for law in feature_selector.LAWS}

@@ -6,7 +6,8 @@ results, so that study-specific pages (pruning curves, classical learners) live 
 Optionally CONTROL_CONFIG: {study: params}, one config inside every theorem's conditions of the study, a
 tuple giving a param's levels, for the negative controls (iclscale.analysis.controls). Optionally RUN_SUMMARY:
 {study: function(one run's curves, one row per record) -> dict}, what `iclscale train` prints about the
-run's course beside its final metrics (a training-dynamics paper's phases, say)."""
+run's course beside its final metrics (a training-dynamics paper's phases, say). Optionally DERIVED: the paper's
+derived variables, which iclscale.analysis.derived looks up by study."""
 
 from iclscale.paper import papers
 

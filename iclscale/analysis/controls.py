@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from iclscale.analysis.derived import add_derived, derived_variables
 from iclscale.analysis.measures import FinalValue
-from iclscale.analysis.reader import DERIVED, Results, add_derived
+from iclscale.analysis.reader import Results
 from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT, Band
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def swept_param(law: Law, config: Mapping[str, Any]) -> str:
     """The one param the control sweeps for the law's x: x itself, or the first ingredient with levels that the
     law does not group by."""
     candidates = list(law.axes) if law.axes else []
-    if law.x and law.x not in DERIVED and law.x in config and isinstance(config[law.x], tuple):
+    if law.x and law.x not in derived_variables(law.study) and law.x in config and isinstance(config[law.x], tuple):
         return law.x
     for param in candidates:
         if isinstance(config.get(param), tuple) and param not in law.group_by:
@@ -150,7 +151,7 @@ def swept_param(law: Law, config: Mapping[str, Any]) -> str:
 
 def x_values(law: Law, table: pd.DataFrame) -> np.ndarray:
     """The law's x for planted rows (a derived variable or a kind's transform, computed as the law does)."""
-    prepared = law.kind.prepare(law, add_derived(table))
+    prepared = law.kind.prepare(law, add_derived(table, law.study))
     return np.asarray(prepared[law.x], dtype=float)
 
 
@@ -434,7 +435,9 @@ def planted_results(law: Law, statistic: float, random_state: int = 0) -> Result
     params = [c for c in runs.columns if c not in {"run_id", "sweep", "study", "seed", "eval_key", "status", PLANTED}]
     params = [p for p in params if p not in flags and p != getattr(law.kind, "edge_metric", None)]
     spec = {"name": "control", "study": law.study, "laws": [law.name], "params": {p: {"role": "train"} for p in params}}
-    return Results("control", spec, add_derived(runs), pd.DataFrame(columns=["run_id", "step", "metric", "value"]))
+    return Results(
+        "control", spec, add_derived(runs, law.study), pd.DataFrame(columns=["run_id", "step", "metric", "value"])
+    )
 
 
 def controlled(law: Law) -> Law:

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from iclscale.analysis.derived import ingredients, symbol
 from iclscale.analysis.measures import Measure
-from iclscale.analysis.reader import ingredients, symbol
 from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
 
 if TYPE_CHECKING:
@@ -91,14 +91,14 @@ class VersusPrinted:
 
 @dataclass(frozen=True)
 class Law:
-    name: str  # "<study>.<claim>", e.g. softmax_window.w_star_vs_Lambda
+    name: str  # "<study>.<claim>", e.g. my_study.exponent_vs_n
     study: str  # the study whose results it reads
     claim: str  # one sentence
     citation: str  # paper, theorem, equation
     conditions: str  # when the theory applies, in words
     prediction_text: str  # the prediction in words, for `iclscale laws`
     measure: Measure
-    x: str | None  # a param or a derived variable (iclscale.analysis.reader.DERIVED); None: no swept variable
+    x: str | None  # a param or a derived variable of its study (iclscale.analysis.derived); None: no swept variable
     predict: Callable[[Mapping[str, Any]], Prediction | None]
     kind: Kind
     group_by: tuple[str, ...] = ()
@@ -156,11 +156,11 @@ class Law:
 
 
 def default_axes(law: Law) -> tuple[str, ...]:
-    return tuple(ingredients(law.x)) if law.x else ()
+    return tuple(ingredients(law.x, law.study)) if law.x else ()
 
 
 def default_symbol(law: Law) -> str:
-    return symbol(law.x) if law.x else ""
+    return symbol(law.x, law.study) if law.x else ""
 
 
 def inside_rule(**overrides) -> VerdictRule:

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from iclscale.analysis.reader import symbol
+from iclscale.analysis.derived import symbol
 from iclscale.analysis.select import label
 
 if TYPE_CHECKING:
@@ -133,16 +133,17 @@ class LawFit(Estimate):
         implied intervals share a value): if not, the measure does not depend on x's combination alone."""
         if not self.combination:
             return ""
+        x = symbol(self.law.x, self.law.study)
         parts = [
             f"{name}^{c['exponent']:.3g} [{c['ci_low']:.3g}, {c['ci_high']:.3g}] "
-            f"(per {symbol(self.law.x)}: {c['implied']:.3g} [{c['implied_low']:.3g}, {c['implied_high']:.3g}])"
+            f"(per {x}: {c['implied']:.3g} [{c['implied_low']:.3g}, {c['implied_high']:.3g}])"
             for name, c in self.combination.items()
         ]
         common = max(c["implied_low"] for c in self.combination.values()) <= min(
             c["implied_high"] for c in self.combination.values()
         )
         verdict = "they agree" if common else "they differ: not a function of the combination alone"
-        return "; ".join(parts) + f" — implied exponents per {symbol(self.law.x)}: {verdict}"
+        return "; ".join(parts) + f" — implied exponents per {x}: {verdict}"
 
 
 def _describe(found, *args) -> str:

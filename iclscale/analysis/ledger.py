@@ -77,7 +77,7 @@ def papers() -> list[Paper]:
 
 
 def find_papers(names: list[str]) -> list[Paper]:
-    """Papers by tag (C24), seed (004 or "seed 004"), study name (softmax_window) or full name; UserError otherwise."""
+    """Papers by tag (C24), seed (004 or "seed 004"), a study's name or its full name; UserError otherwise."""
     known = papers()
     chosen: list[Paper] = []
     for name in names:

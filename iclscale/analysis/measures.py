@@ -137,27 +137,6 @@ class FinalValue(Measure):
 
 
 @dataclass(frozen=True)
-class OracleMinimiser(Measure):
-    """w*, the minimiser of the Monte-Carlo loss over a log-grid of w (study softmax_window_oracle);
-    censored when it sits at an end of the grid (the true minimiser lies beyond it: below w_min, above
-    w_max)."""
-
-    metric: str = "w_star"
-    edge_flag: str = "w_star_at_grid_edge"
-
-    def describe(self) -> str:
-        return f"oracle minimiser {self.metric} (censored at the grid's edge)"
-
-    def per_run(self, results, rows):
-        out = final_value(rows, self.metric)
-        if self.edge_flag in rows:
-            out["censored"] = rows[self.edge_flag].fillna(0).astype(float) > 0
-            if "w_min" in rows:  # at the grid's low end w* ≤ w_min; at its high end w* ≥ w_max
-                out["left_censored"] = out["censored"] & (out["value"] <= rows["w_min"].astype(float) * (1 + 1e-6))
-        return out
-
-
-@dataclass(frozen=True)
 class MeanOfLast(Measure):
     """Mean of the last k records of a curve (smooths the end of a noisy curve)."""
 

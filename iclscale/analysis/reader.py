@@ -1,7 +1,7 @@
 """A results directory as pandas DataFrames, with the variables that laws are stated in.
 
-Reads through `iclscale.sweeps.store.read_store` (which raises `usererror.UserError` for a missing directory or one
-without runs) and adds derived variables such as Λ = nL²/σ² as columns of `runs`.
+Reads through `iclscale.sweeps.store.read_store` (which raises `iclscale.errors.UserError` for a missing directory or
+one without runs) and adds the study's derived variables (iclscale.analysis.derived) as columns of `runs`.
 """
 
 from __future__ import annotations
@@ -9,82 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
+from iclscale.analysis.derived import add_derived, derived_variables
 from iclscale.sweeps.store import KEY_COLUMNS as ID_COLUMNS
 from iclscale.sweeps.store import PROVENANCE_COLUMNS, STATUS_COLUMNS
-
-
-@dataclass(frozen=True)
-class DerivedVariable:
-    """A product of powers of params, e.g. Λ = n¹ L² σ⁻² (the powers tell a multi-variable fit which
-    combination the law claims the measure depends on), or with `sum`, a weighted sum, e.g. M = M1 + M2 (the
-    weights in `powers`), or with `terms`, a sum of products of powers, e.g. c0²m1/L + c1²m (no multi-variable
-    power-law fit for either: a sum is not a product of powers)."""
-
-    name: str  # column name
-    symbol: str
-    powers: dict[str, float]
-    meaning: str
-    sum: bool = False
-    terms: tuple[dict[str, float], ...] = ()
-
-    @property
-    def params(self) -> list[str]:
-        return list(dict.fromkeys(p for term in self.terms for p in term)) if self.terms else list(self.powers)
-
-    @property
-    def is_product(self) -> bool:
-        return not self.sum and not self.terms
-
-    def compute(self, table) -> np.ndarray:
-        if self.terms:
-            return sum(_product(table, term) for term in self.terms)
-        if self.sum:
-            return sum(weight * np.asarray(table[param], dtype=float) for param, weight in self.powers.items())
-        return _product(table, self.powers)
-
-
-def _product(table, powers: dict[str, float]) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.ones(len(table))
-        for param, power in powers.items():
-            value = value * np.asarray(table[param], dtype=float) ** power
-    return value
-
-
-DERIVED = {
-    # Λ := nL²/σ², the scaling variable of [C24] Theorem 3.4 (σ = 0 gives Λ = inf, left out of fits)
-    "Lambda": DerivedVariable("Lambda", "Λ", {"n": 1, "L": 2, "sigma": -2}, "Λ = nL²/σ² ([C24] Thm 3.4)"),
-    # M := M1 + M2, the number of patterns of [LW23] Thm 1 (relevant plus irrelevant)
-    "M": DerivedVariable("M", "M", {"M1": 1, "M2": 1}, "M = M1 + M2 ([LW23] §3.2)", sum=True),
-    # r := α·l_ts/(p_a·l_tr): [LM25] Thm 2 (c)'s α < min(1, p_a·l_tr/l_ts) is r < 1 (α < 1 throughout)
-    "outlier_ratio": DerivedVariable(
-        "outlier_ratio", "r", {"alpha": 1, "l_ts": 1, "p_a": -1, "l_tr": -1}, "r = α·l_ts/(p_a·l_tr) ([LM25] Thm 2)"
-    ),
-    # [Y24] Lemma 4.1 / §4.1: the Phase-1 rate scale (σ0² + σ1²)·m·m1 with the theory init's σ0 = c0/√(Lm),
-    # σ1 = c1/√m1 (a = ±1, ‖a‖² = m1): c0²·m1/L + c1²·m
-    "phase1_rate": DerivedVariable(
-        "phase1_rate",
-        "(σ0²+σ1²)m·m1",
-        {},
-        "(σ0² + σ1²)·m·m1 = c0²m1/L + c1²m, theory init ([Y24] Lemma 4.1, §4.1)",
-        terms=({"c0": 2, "m1": 1, "L": -1}, {"c1": 2, "m": 1}),
-    ),
-}
-
-
-def ingredients(variable: str) -> dict[str, float]:
-    """The params a variable is made of, with their powers (a plain param: itself, power 1; the params of a
-    sum of terms: power 1, as they enter no product)."""
-    if variable not in DERIVED:
-        return {variable: 1.0}
-    derived = DERIVED[variable]
-    return {p: 1.0 for p in derived.params} if derived.terms else dict(derived.powers)
-
-
-def symbol(variable: str) -> str:
-    return DERIVED[variable].symbol if variable in DERIVED else variable
 
 
 @dataclass
@@ -119,8 +46,9 @@ class Results:
     def title(self, variable: str) -> str:
         """A chart axis title: the param's symbol and meaning where the frozen sweep's params block gives
         them (keys `symbol`, `meaning`), a derived variable's definition, else the column name."""
-        if variable in DERIVED:
-            return DERIVED[variable].meaning
+        derived = derived_variables(self._study_or_none()).get(variable)
+        if derived is not None:
+            return derived.meaning
         spec = (self.sweep.get("params") or {}).get(variable) or {}
         name, meaning = spec.get("symbol"), short_meaning(spec.get("meaning") or "")
         head = f"{name} ({variable})" if name and name != variable else variable
@@ -132,8 +60,11 @@ class Results:
 
     def metrics(self) -> list[str]:
         """Numeric final-metric columns of runs (neither params, ids, status, provenance nor derived)."""
-        skip = set(self.params()) | set(_RESERVED) | set(DERIVED)
+        skip = set(self.params()) | set(_RESERVED) | set(derived_variables(self._study_or_none()))
         return [c for c in self.runs.columns if c not in skip and _numeric(self.runs[c])]
+
+    def _study_or_none(self) -> str | None:
+        return self.study if self.sweep.get("study") or ("study" in self.runs and len(self.runs)) else None
 
     def _non_metric_columns(self) -> set[str]:
         metrics = set(self.curves["metric"].unique()) if len(self.curves) else set()
@@ -161,7 +92,7 @@ def load_results(directory: str) -> Results:
     from iclscale.sweeps.store import read_store
 
     data = read_store(directory)
-    runs = add_derived(data.runs)
+    runs = add_derived(data.runs, (data.sweep or {}).get("study"))
     return Results(str(directory), data.sweep or {}, runs, data.curves, read_thresholds(directory))
 
 
@@ -177,15 +108,6 @@ def read_thresholds(directory: str):
     if not location.exists("thresholds.csv"):
         return None
     return pd.read_csv(io.StringIO(location.read_text("thresholds.csv")), keep_default_na=False, na_values=[""])
-
-
-def add_derived(runs):
-    """Add each derived variable whose params are all columns of `runs`."""
-    runs = runs.copy()
-    for variable in DERIVED.values():
-        if all(p in runs.columns for p in variable.params):
-            runs[variable.name] = variable.compute(runs)
-    return runs
 
 
 def curves_with_params(results: Results, metric: str | None = None):

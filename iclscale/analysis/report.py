@@ -2,7 +2,7 @@
 under OUT/charts/.
 
 Besides the laws and the sweep's curves, a study's catalogue package may add sections of its own (hooks in
-`iclscale.analysis.catalogue`, e.g. nonlinear_icl's pruning and classical-learner sections); the generic report only
+`iclscale.analysis.catalogue`, e.g. a paper's pruning curves and classical-learner baselines); the generic report only
 calls them and lays them out (iclscale.analysis.page).
 """
 

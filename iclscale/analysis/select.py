@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from iclscale.analysis.reader import DERIVED, add_derived
+from iclscale.analysis.derived import add_derived, derived_variables
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -88,7 +88,7 @@ def inside_regime(law: Law, results: Results, runs: pd.DataFrame) -> pd.Series:
     if regime is None or not len(runs):
         return inside
     if regime.inside is not None:
-        inside &= pd.Series(regime.inside(add_derived(runs)), index=runs.index).fillna(False).astype(bool)
+        inside &= pd.Series(regime.inside(add_derived(runs, law.study)), index=runs.index).fillna(False).astype(bool)
     flags = [f for f in regime.flags if f in runs]
     if flags or regime.measured is not None:
         flagged = (runs[flags].fillna(0) >= 1).all(axis=1)
@@ -104,7 +104,7 @@ def inside_regime(law: Law, results: Results, runs: pd.DataFrame) -> pd.Series:
 
 
 def group_columns(law: Law, results: Results, rows: pd.DataFrame) -> list[str]:
-    ignored = set(law.axes) | set(law.pool) | {"seed"} | set(DERIVED)
+    ignored = set(law.axes) | set(law.pool) | {"seed"} | set(derived_variables(law.study))
     if law.one_row_per_run:
         ignored |= set(results.params("eval"))
     varying = [
@@ -121,7 +121,7 @@ def groups(law: Law, results: Results) -> list[Group]:
 
     measured, not_ok = select(law, results)
     if law.x and law.x not in measured and all(p in measured for p in law.axes):
-        measured = add_derived(measured)
+        measured = add_derived(measured, law.study)
     if law.x and law.x not in measured and len(measured):  # the swept variable is not in these results
         return []
     both = pd.concat([measured, not_ok.assign(in_regime=False, not_ok=True)], ignore_index=True)

@@ -99,10 +99,10 @@ def fit_files(paths: list[str], law=None, x: str | None = None, y: str | None = 
     tables = [(path, read_table(path)) for path in paths]
     x_column = x or _x_column(law)
     y_column = y or "value"
-    from iclscale.analysis.reader import add_derived
+    from iclscale.analysis.derived import add_derived
 
     for path, table in tables:
-        have = set(table) | set(add_derived(table.head(1)))  # a derived x (Λ = nL²/σ²) from its params
+        have = set(table) | set(add_derived(table.head(1), law.study))  # a derived x from its params
         missing = [c for c in (x_column, y_column, "seed") if c not in have]
         if missing:
             raise UserError(f"{path}: no column {', '.join(map(repr, missing))}; it has {', '.join(map(str, table))}")
@@ -138,9 +138,9 @@ def _judge(path: str, table, law, x_column: str, y_column: str) -> FileVerdict:
     import numpy as np
     import pandas as pd
 
+    from iclscale.analysis.derived import add_derived
     from iclscale.analysis.evaluate import alternatives, decide
     from iclscale.analysis.lawfit import Estimate, LawFit
-    from iclscale.analysis.reader import add_derived
     from iclscale.analysis.select import Group
 
     notes = []
@@ -148,13 +148,13 @@ def _judge(path: str, table, law, x_column: str, y_column: str) -> FileVerdict:
     rows = table.assign(value=table[y_column].astype(float), censored=censored, left_censored=False)
     rows = law.kind.prepare(law, rows)
     if law.x and law.x not in rows:
-        rows = add_derived(rows)
+        rows = add_derived(rows, law.study)
     rows = rows.assign(stratum=rows[law.x].astype(str) if law.x else "")
     constant = {c: _plain(rows[c].iloc[0]) for c in table if c not in ("seed", y_column) and rows[c].nunique() == 1}
     inside = pd.Series(True, index=rows.index)
     if law.regime is not None and law.regime.inside is not None:
         try:
-            inside = pd.Series(np.asarray(law.regime.inside(add_derived(rows)), bool), index=rows.index)
+            inside = pd.Series(np.asarray(law.regime.inside(add_derived(rows, law.study)), bool), index=rows.index)
         except KeyError as error:
             raise UserError(f"{path}: law {law.name}'s conditions read column {error}, which the file lacks") from None
     if law.regime is not None and law.regime.flags:

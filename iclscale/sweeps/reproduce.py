@@ -4,8 +4,8 @@ write each sweep's report and the claims ledger (iclscale.analysis.ledger).
     iclscale reproduce C24 --out results/C24 --budget quick
 
 The sweeps are the paper's catalogue sweep files (iclscale.paper.sweep_files) whose study is one of the paper's
-studies (a paper may have several:
-softmax_window and softmax_window_oracle). Each runs through `iclscale.sweeps.run.run_sweep`, as `iclscale sweep run
+studies (a paper may have several, e.g. a trained model and an oracle that measures its optimum without
+training). Each runs through `iclscale.sweeps.run.run_sweep`, as `iclscale sweep run
 FILE --out ROOT/<name> KEY=VALUE...` would, so the store's resume holds: re-running the same command trains
 only what is missing, and Ctrl-C or a kill loses nothing finished. They run cheapest first (by planned
 model-steps: configs × steps, times the trials of a search and the bisection rounds of a threshold search, an

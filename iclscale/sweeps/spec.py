@@ -3,7 +3,7 @@
 A sweep file is YAML:
 
     name: fig3_relu_L            # output goes to results/<name>/ unless --out says otherwise
-    study: softmax_window
+    study: my_study              # a study of an installed paper (`iclscale studies`)
     description: what it reproduces, and which values are not from the paper
     fixed: {d: 5, n: 20}         # shape/train params held at one value
     cases: [{...}, {...}]        # optional: alternatives that are not a product (each a dict of params)

@@ -30,9 +30,9 @@ value and a holding one next to it), so the saving is in reaching that bracket a
   not grow with n): a hint h then costs two trainings when the threshold is h or the next value (h fails,
   h+1 holds). Seeds are not chained: their thresholds scatter both ways. The stated trend is checked on the
   thresholds found, cell against neighbouring cell (a step against it is reported in thresholds.csv's
-  `trend` column and the summary), and not otherwise used. On nonlinear_icl's l_tr vs α (seed 000 Eq. 9:
-  l_tr ∝ 1/α, decreasing in α), replayed on the dense grid's outcomes: seed warm starts train 86 configs in
-  8 rounds and 11 packs, a plain chain (each cell after its neighbour) 67 in 18 rounds and 34 packs, the
+  `trend` column and the summary), and not otherwise used. On a catalogue paper's threshold law l_tr ∝ 1/α
+  (the prompt length needed, decreasing in α), replayed on the dense grid's outcomes: seed warm starts train
+  86 configs in 8 rounds and 11 packs, a plain chain (each cell after its neighbour) 67 in 18 rounds and 34 packs, the
   tree 66 in 10 rounds and 16 packs; the grid trains 320. Every threshold equal to the grid's in the latter two.
 A hint is a predecessor's final threshold, never "the searches done so far", so a resumed search proposes
 what the killed one would have; a search whose predecessor has not ended is `waiting`.

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from iclscale.analysis import censored as tobit
+from iclscale.analysis.derived import derived_variables, ingredients
 from iclscale.analysis.fits import fit_power_law, fit_power_law_multi
 from iclscale.analysis.forms import (
     FORM_TOLERANCE,
@@ -33,7 +34,6 @@ from iclscale.analysis.forms import (
 )
 from iclscale.analysis.kinds.base import TransformedX
 from iclscale.analysis.lawfit import Estimate
-from iclscale.analysis.reader import DERIVED, ingredients
 from iclscale.analysis.select import groups, label
 from iclscale.analysis.verdict import CONSISTENT, EXPONENT_TOLERANCE, Verdict
 
@@ -164,9 +164,10 @@ def _summary(fit, points: int) -> dict[str, float]:
 def _combination(law, rows) -> dict[str, dict[str, float]]:
     """Fit measure ∝ Π param^a over x's ingredients that vary here; `implied` = a / power is the
     exponent per unit of x each ingredient implies (equal for all if x is the right combination)."""
-    if law.x in DERIVED and not DERIVED[law.x].is_product:  # a sum is not a product of powers
+    derived = derived_variables(law.study).get(law.x)
+    if derived is not None and not derived.is_product:  # a sum is not a product of powers
         return {}
-    powers = ingredients(law.x)
+    powers = ingredients(law.x, law.study)
     varying = [p for p in powers if p in rows and rows[p].nunique() > 1]
     if len(varying) < 2:
         return {}

@@ -272,7 +272,8 @@ def features(
 
     Both rows come from one lookup (`embedding`: a row lookup, many times faster on CPU than advanced
     indexing) in the table [u_1 … u_M1; v_1 … v_M2]: compiled, x is then written straight into the prompt,
-    where two lookups left an intermediate of the prompts' size (nonlinear_icl's CPU step: 30% less time)."""
+    where two lookups left an intermediate of the prompts' size (a training step on these prompts, on the CPU: 30%
+    less time)."""
     units = torch.cat([relevant_units, irrelevant_units], dim=-2)
     rows = torch.stack([draw.relevant, draw.irrelevant + relevant_units.shape[-2]], dim=-1)
     picked = torch.nn.functional.embedding(rows, units)  # (n, l + 1, 2, d_X): u_j, v_k

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import torch
 
+from iclscale.papers.common.one_layer_transformer import attention_weights
 from iclscale.papers.common.patterns import Prompts
-from iclscale.papers.nonlinear_icl.model import attention_weights
 
 IN_REGIME = 0.9
 """A_* at or above this is the selection regime (spec §6.3 robustness protocol; not from the paper)."""

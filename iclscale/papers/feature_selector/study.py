@@ -1,7 +1,7 @@
 """Study `feature_selector`: Li, Wang et al. 2023 [LW23], one config.
 
     data   x = λμ_j + κν_k + n, ‖n‖ ≤ τ; y = ±q, ‖q‖ = β; tasks (a, b) from T (Eq. 1, 3; §3.2)
-    model  F(Ψ; P) = aᵀ ReLU(W_O Σ_{i≤l} W_V p_i softmax_i((W_K p_i)ᵀ W_Q p_{l+1}))   (Eq. 2: nonlinear_icl's model)
+    model  F(Ψ; P) = aᵀ ReLU(W_O Σ_{i≤l} W_V p_i softmax_i((W_K p_i)ᵀ W_Q p_{l+1}))   (Eq. 2: [L24]'s model)
     init   W_Q, W_K = δ on the first d_X diagonal entries, W_V = δ·I, W_O ~ N(0, ξ²), a ~ U{±1/m} fixed (§2)
     loss   ℓ = max{0, 1 − y·F(Ψ; P)}, mini-batch SGD on B fresh prompts per step, N = BT (§2, Thm 1)
 
@@ -20,6 +20,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from iclscale.papers.common.hinge import hinge, misclassified
 from iclscale.papers.common.noisy_patterns import (
     FeatureNoise,
     cone_blocks,
@@ -27,12 +28,15 @@ from iclscale.papers.common.noisy_patterns import (
     sample_noisy_prompts,
     spare_axes,
 )
+from iclscale.papers.common.one_layer_transformer import OneLayerTransformer, attention_weights
 from iclscale.papers.common.patterns import Prompts, TaskSet, all_tasks, label_embedding, training_tasks, unit_patterns
 from iclscale.papers.feature_selector import probes
 from iclscale.papers.feature_selector.declaration import attention_widths
-from iclscale.papers.nonlinear_icl.model import OneLayerTransformer, attention_weights
-from iclscale.papers.nonlinear_icl.study import EVAL_CHUNK_PROMPTS, hinge, misclassified
 from iclscale.trainer.study import Batch, Net, Study
+
+EVAL_CHUNK_PROMPTS = 256
+"""Test prompts drawn and evaluated together. Fixed rather than sized by the pack, so that a config's test set
+(chunk c is the draw of step c) does not depend on the pack it runs in."""
 
 
 @dataclass

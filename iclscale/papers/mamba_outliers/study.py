@@ -23,6 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from iclscale.papers.common.hinge import hinge, misclassified
 from iclscale.papers.common.outliers import (
     OutlierDraw,
     add_outliers,
@@ -47,7 +48,6 @@ from iclscale.papers.common.patterns import (
 )
 from iclscale.papers.mamba_outliers.model import OneLayer, Stack, layer_inputs
 from iclscale.papers.mamba_outliers.probes import layer_prefix, prompt_metrics, prompt_sums, weight_probes
-from iclscale.papers.nonlinear_icl.study import hinge, misclassified
 from iclscale.trainer.study import Batch, Net, Study
 
 EVAL_CHUNK_PROMPTS = 256

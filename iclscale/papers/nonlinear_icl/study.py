@@ -24,6 +24,7 @@ import torch
 from torch import nn
 from torch.func import vmap
 
+from iclscale.papers.common.hinge import hinge, misclassified
 from iclscale.papers.common.patterns import (
     OOD_RELEVANT,
     Prompts,
@@ -51,16 +52,6 @@ EVAL_CHUNK_PROMPTS = 256
 
 FIG2_OOD = {"S1": 1.28, "odr_split": "equal", "K_ood": 5.0}
 """The out-of-domain data of [L24] Fig. 2 A–B (a = b = 0.64), used by the probes."""
-
-
-def hinge(margin: torch.Tensor) -> torch.Tensor:
-    """ℓ = max{0, 1 − z·F} ([L24] §2.1), from the margin z·F."""
-    return torch.clamp(1.0 - margin, min=0.0)
-
-
-def misclassified(margin: torch.Tensor) -> torch.Tensor:
-    """1{z·F < 0}, and ½ for a tie z·F = 0 (not from the paper: the expected error of a coin-flip tie-break)."""
-    return (margin < 0).double() + 0.5 * (margin == 0).double()
 
 
 @dataclass

@@ -3,6 +3,7 @@ Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605). Spec
 (C1–C21) and §6 (Figure 1). Every claim with the laws that test it (CLAIMS), the Figure 1 report section and the
 run summary `iclscale train` prints."""
 
+from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
 from iclscale.papers.cooccurrence.laws import (
     attention,
@@ -194,6 +195,17 @@ LAWS = (
     *conserved.LAWS,
 )
 SECTIONS = (figure1_section,)  # Figure 1 of its own (iclscale.analysis.report calls it)
+DERIVED = {
+    # [Y24] Lemma 4.1 / §4.1: the Phase-1 rate scale (σ0² + σ1²)·m·m1 with the theory init's σ0 = c0/√(Lm),
+    # σ1 = c1/√m1 (a = ±1, ‖a‖² = m1): c0²·m1/L + c1²·m
+    "phase1_rate": DerivedVariable(
+        "phase1_rate",
+        "(σ0²+σ1²)m·m1",
+        {},
+        "(σ0² + σ1²)·m·m1 = c0²m1/L + c1²m, theory init ([Y24] Lemma 4.1, §4.1)",
+        terms=({"c0": 2, "m1": 1, "L": -1}, {"c1": 2, "m": 1}),
+    ),
+}
 RUN_SUMMARY = {STUDY: run_summary}  # T1, the peaks before it, T_attn: what `iclscale train` prints
 
 # The negative controls' config (iclscale.analysis.controls): the theory's init inside Condition 1 (m ≥ m1, m ≥ L², n

@@ -2,6 +2,7 @@
 Analysis of In-Context Learning", M3L workshop at NeurIPS 2023. Spec: shared/specs/seed-001.md §5 (S1–S17).
 Every claim of the paper and the laws that test it; claims with no law say why in their text."""
 
+from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis
 from iclscale.papers.feature_selector.laws import iterations, mechanism, ood
 from iclscale.papers.feature_selector.laws.common import STUDY
@@ -267,6 +268,10 @@ CLAIMS = (
 
 LAWS = (*iterations.LAWS, *mechanism.LAWS, *ood.LAWS)
 SECTIONS = (figure1_section,)
+DERIVED = {
+    # M := M1 + M2, the number of patterns of [LW23] Thm 1 (relevant plus irrelevant)
+    "M": DerivedVariable("M", "M", {"M1": 1, "M2": 1}, "M = M1 + M2 ([LW23] §3.2)", sum=True),
+}
 
 # The negative controls' config (iclscale.analysis.controls): inside Thm 1's conditions with constants 1 at every level
 # (M1 ≤ 64: m ≥ 4·M1²·ln(B·steps) ≈ 2.2·10⁵, B ≥ M1 ln M1 ≈ 266, τ ≤ 1/M1, l_tr ≥ 2 ln M/α) and in the selection

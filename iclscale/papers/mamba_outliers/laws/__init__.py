@@ -3,6 +3,7 @@ Generalization Analysis" (arXiv 2510.00399, 2025). Spec: shared/specs/seed-002.m
 claim of the paper, the laws that test it (empty where no law is written yet), and the report's sections (Table 1,
 Figures 3–6)."""
 
+from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
 from iclscale.papers.mamba_outliers.laws import (
     batch,
@@ -364,6 +365,12 @@ LAWS = labelled(
     )
 )
 SECTIONS = (table1_section, figures3_6_section)
+DERIVED = {
+    # r := α·l_ts/(p_a·l_tr): [LM25] Thm 2 (c)'s α < min(1, p_a·l_tr/l_ts) is r < 1 (α < 1 throughout)
+    "outlier_ratio": DerivedVariable(
+        "outlier_ratio", "r", {"alpha": 1, "l_ts": 1, "p_a": -1, "l_tr": -1}, "r = α·l_ts/(p_a·l_tr) ([LM25] Thm 2)"
+    ),
+}
 
 # The negative controls' config (iclscale.analysis.controls): trained inside Thms 1/3 (B ≥ B_M ≈ 1.3·10⁵ at the
 # smallest κ_a,

@@ -2,6 +2,7 @@
 Transformers: Softmax Attention Adapts to Function Lipschitzness", NeurIPS 2024 (arXiv 2402.11639).
 Spec: shared/specs/seed-004.md §5–6. Every claim of the paper, and the laws that test it."""
 
+from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
 from iclscale.papers.softmax_window.laws import transfer, window
 from iclscale.papers.softmax_window.laws.common import STUDY
@@ -78,6 +79,10 @@ CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
 
 LAWS = (*window.LAWS, *transfer.LAWS)
 SECTIONS = ()  # no report sections of its own
+DERIVED = {
+    # Λ := nL²/σ², the scaling variable of [C24] Theorem 3.4 (σ = 0 gives Λ = inf, left out of fits)
+    "Lambda": DerivedVariable("Lambda", "Λ", {"n": 1, "L": 2, "sigma": -2}, "Λ = nL²/σ² ([C24] Thm 3.4)"),
+}
 
 # The negative controls' config (iclscale.analysis.controls): inside Thm 3.4's conditions with the ≳ constants 1 (d = 2,
 # σ = 1, n = 100 at every L, L = 1 at every n: n ≥ (L²/σ²)^{d/2} and n^{−2/d} ≤ σ² ≤ nL²); a tuple is a param's

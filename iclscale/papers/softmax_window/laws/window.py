@@ -9,15 +9,37 @@ exponents are unaffected.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from iclscale.analysis.kinds import Bound, PowerLaw, Trend
 from iclscale.analysis.law import Hypothesis, Law, Prediction, Regime, inside_rule
-from iclscale.analysis.measures import FinalValue, OracleMinimiser
+from iclscale.analysis.measures import FinalValue, Measure, final_value
 from iclscale.analysis.verdict import INSIDE, OVERLAP, Band
 from iclscale.papers.softmax_window.laws.common import C24, EXPONENT_RULE, ORACLE, STUDY, THEORY_CLASSES
+
+
+@dataclass(frozen=True)
+class OracleMinimiser(Measure):
+    """w*, the minimiser of the Monte-Carlo loss over a log-grid of w (the oracle study, ORACLE);
+    censored when it sits at an end of the grid (the true minimiser lies beyond it: below w_min, above
+    w_max)."""
+
+    metric: str = "w_star"
+    edge_flag: str = "w_star_at_grid_edge"
+
+    def describe(self) -> str:
+        return f"oracle minimiser {self.metric} (censored at the grid's edge)"
+
+    def per_run(self, results, rows):
+        out = final_value(rows, self.metric)
+        if self.edge_flag in rows:
+            out["censored"] = rows[self.edge_flag].fillna(0).astype(float) > 0
+            if "w_min" in rows:  # at the grid's low end w* ≤ w_min; at its high end w* ≥ w_max
+                out["left_censored"] = out["censored"] & (out["value"] <= rows["w_min"].astype(float) * (1 + 1e-6))
+        return out
 
 
 def window_scale_prediction(params: Mapping[str, Any]) -> Prediction | None:
