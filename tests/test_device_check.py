@@ -50,7 +50,9 @@ def test_the_trainer_and_the_benchmarks_import_without_ray_optuna_or_altair():
         import importlib, importlib.util, pkgutil
         import iclscale
         sys.path.insert(0, "benchmarks")
-        names = [m.name for m in pkgutil.walk_packages(iclscale.__path__, "iclscale.") if m.name != "iclscale.cli"]
+        # the trainer and the papers' trainer side (not sweeps, analysis, the laws or the command line)
+        names = [m.name for m in pkgutil.walk_packages(iclscale.__path__, "iclscale.")
+                 if m.name.startswith(("iclscale.trainer", "iclscale.papers")) and ".laws" not in m.name]
         names += ["peers", "peers.harness", "peers.settings", "peers.torch_loop", "peers.iclscale_run",
                   "device_check", "peer_throughput", "packing_throughput"]
         if importlib.util.find_spec("jax") is not None:  # the JAX peer needs jax (the bench extra; a GPU window has it)

@@ -21,6 +21,7 @@ from iclscale.analysis.ledger import (
     papers,
 )
 from iclscale.cli import main
+from iclscale.paper import find_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 N_CLAIMS = sum(len(p.package.CLAIMS) for p in papers())
@@ -79,7 +80,8 @@ def test_counts_and_not_run_claims_carry_the_command(demo_root, demo_ledger):
     assert len(not_run) == N_CLAIMS - 1 - sum(c["verdict"] == NO_LAW for c in data["claims"])
     for claim in not_run:
         assert claim["estimates"] == [] and claim["root"] == "" and claim["budget"] == ""
-        assert claim["command"].startswith("iclscale sweep run sweeps/"), claim["claim_id"]
+        assert claim["command"].startswith("iclscale sweep run "), claim["claim_id"]
+        assert find_sweep(claim["command"].split()[3]).exists()  # a catalogue sweep, run by name
         assert f"--out {demo_root.resolve()}/" in claim["command"]
     lawless = [c for c in data["claims"] if c["verdict"] == NO_LAW]
     from iclscale.analysis.catalogue import PAPERS

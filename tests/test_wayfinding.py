@@ -61,4 +61,4 @@ def test_laws_names_each_laws_sweep_files_and_the_claims_without_a_law(capsys):
     assert missing == sum(
         int(line.rsplit(":", 1)[1]) for line in everything.splitlines() if "claims without a law (not tested" in line
     )
-    assert "  sweep files: sweeps/mamba_outliers_law_T_vs_lr.yaml" in out or "sweep files: sweeps/mamba" in out
+    assert "sweep files: iclscale/papers/mamba_outliers/sweeps/mamba_outliers_law_T_vs_lr.yaml" in out
