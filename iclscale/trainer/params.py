@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from iclscale.errors import UserError, did_you_mean, shorten
 
@@ -29,6 +29,18 @@ SEED_MAX = 2**31 - 1  # seeds feed the int32 counter-based streams of iclscale.t
 FLOAT_MAX = 1.7976931348623157e308  # an integer past this cannot become a float param's value
 
 _TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+
+
+class Options(TypedDict, total=False):
+    """What a param may add to its name, default, role and meaning (see `Param`)."""
+
+    low: float | None
+    high: float | None
+    low_open: bool
+    choices: tuple[str, ...] | None
+    nullable: bool
+    symbol: str | None
+    added_later: bool
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,36 @@ class Param:
             raise ValueError(f"param {self.name}: a train-role param must be a non-null number (or bool)")
         if self.default is not None or not self.nullable:
             self.coerce(self.default, f"default of {self.name}")
+
+    @classmethod
+    def shape(
+        cls, name: str, default: Any, meaning: str, type: type | None = None, **options: Unpack[Options]
+    ) -> Param:
+        """A shape-role param in one line: its type is the default's (give `type` where the default is None,
+        which makes it nullable)."""
+        return cls._declare("shape", name, default, meaning, type, options)
+
+    @classmethod
+    def train(
+        cls, name: str, default: Any, meaning: str, type: type | None = None, **options: Unpack[Options]
+    ) -> Param:
+        """A train-role param in one line, typed like `Param.shape`."""
+        return cls._declare("train", name, default, meaning, type, options)
+
+    @classmethod
+    def eval(cls, name: str, default: Any, meaning: str, type: type | None = None, **options: Unpack[Options]) -> Param:
+        """An eval-role param in one line, typed like `Param.shape`."""
+        return cls._declare("eval", name, default, meaning, type, options)
+
+    @classmethod
+    def _declare(cls, role: Role, name: str, default: Any, meaning: str, kind: type | None, options: Options) -> Param:
+        if kind is None:
+            if default is None:
+                raise ValueError(f"param {name}: a null default needs its type given (type=int, ...)")
+            kind = default.__class__
+        if default is None:
+            options = {**options, "nullable": True}
+        return cls(name, kind, default, role, meaning, **options)
 
     def allowed(self) -> str:
         """What values are allowed, in words, for messages and `iclscale studies`."""
