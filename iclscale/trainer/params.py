@@ -256,46 +256,26 @@ def recipe_params(
     like any param. `source` says where the defaults come from (paper section, or "not from the paper");
     `optimizers` are those the study supports ("gd", full-batch gradient descent on a fixed training set,
     needs the study's `training_set`)."""
+    optimizer_meaning = (
+        "optimizer: sgd and adam on a fresh batch every step, gd = full-batch gradient descent on the fixed "
+        "training set"
+    )
+    schedule_meaning = (
+        "learning-rate schedule: constant η; exponential η·γ^t (torch's ExponentialLR stepped every iteration); "
+        "cosine η·(1 + cos(πt/T))/2"
+    )
+    decay_meaning = "γ of the exponential schedule, per iteration; must be 1 for the others"
+    dtype_meaning = "float type of parameters, data and optimizer state, end to end"
+    # types given, not read from the defaults: a caller's lr=1 is still a float param
     return (
-        Param("steps", int, steps, "shape", f"training iterations T ({source})", low=0, high=10**8, symbol="T"),
-        Param(
-            "optimizer",
-            str,
-            optimizer,
-            "shape",
-            f"optimizer: sgd and adam on a fresh batch every step, gd = full-batch gradient descent on the fixed "
-            f"training set ({source})",
-            choices=optimizers,
+        Param.shape("steps", steps, f"training iterations T ({source})", int, low=0, high=10**8, symbol="T"),
+        Param.shape("optimizer", optimizer, f"{optimizer_meaning} ({source})", str, choices=optimizers),
+        Param.train("lr", lr, f"initial learning rate η ({source})", float, low=0, low_open=True, symbol="η"),
+        Param.shape("schedule", schedule, f"{schedule_meaning} ({source})", str, choices=SCHEDULES),
+        Param.train(
+            "lr_decay", lr_decay, f"{decay_meaning} ({source})", float, low=0, high=1, low_open=True, symbol="γ"
         ),
-        Param("lr", float, lr, "train", f"initial learning rate η ({source})", low=0, low_open=True, symbol="η"),
-        Param(
-            "schedule",
-            str,
-            schedule,
-            "shape",
-            f"learning-rate schedule: constant η; exponential η·γ^t (torch's ExponentialLR stepped every "
-            f"iteration); cosine η·(1 + cos(πt/T))/2 ({source})",
-            choices=SCHEDULES,
-        ),
-        Param(
-            "lr_decay",
-            float,
-            lr_decay,
-            "train",
-            f"γ of the exponential schedule, per iteration; must be 1 for the others ({source})",
-            low=0,
-            high=1,
-            low_open=True,
-            symbol="γ",
-        ),
-        Param(
-            "dtype",
-            str,
-            dtype,
-            "shape",
-            f"float type of parameters, data and optimizer state, end to end ({source})",
-            choices=DTYPES,
-        ),
+        Param.shape("dtype", dtype, f"{dtype_meaning} ({source})", str, choices=DTYPES),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from iclscale.papers.nonlinear_icl.config import NonlinearICLConfig, NonlinearICLGPT2Config
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -260,6 +261,7 @@ NONLINEAR_ICL = StudyInfo(
     title="A one-layer nonlinear Transformer learns binary ICL tasks in T ∝ α^(-2/3) and generalizes out of domain",
     paper=PAPER,
     implementation="iclscale.papers.nonlinear_icl.study:NonlinearICL",
+    config=NonlinearICLConfig,
     checks=(_check_data, _check_one_layer),
     metrics=ONE_LAYER_METRICS,
     params=(
@@ -284,6 +286,7 @@ NONLINEAR_ICL_GPT2 = StudyInfo(
     title="A 3-layer, 2-head GPT-2 trained from scratch on the binary ICL prompts of Li et al. 2024 (Fig. 3)",
     paper=PAPER,
     implementation="iclscale.papers.nonlinear_icl.study:NonlinearICLGPT2",
+    config=NonlinearICLGPT2Config,
     checks=(_check_data, _check_gpt2),
     metrics=TASK_METRICS,
     params=(
