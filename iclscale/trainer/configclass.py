@@ -71,7 +71,7 @@ def check_reads(study_class: type, config: type) -> None:
     modules = {cls.__module__ for cls in study_class.__mro__ if cls.__module__ in sys.modules}
     problems = [problem for name in sorted(modules) for problem in _bad_reads(sys.modules[name], classes)]
     if problems:
-        raise AttributeError("; ".join(problems))
+        raise AttributeError("\n".join(problems))
 
 
 @functools.cache
@@ -93,7 +93,7 @@ def _bad_reads(module, classes: dict[str, type]) -> list[str]:
         if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         arguments = function.args.posonlyargs + function.args.args + function.args.kwonlyargs
-        typed = {a.arg: classes[_annotation(a)] for a in arguments if _annotation(a) in classes}
+        typed = {a.arg: classes[name] for a in arguments if (name := _class_name(module, a)) in classes}
         for node in ast.walk(function):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in typed:
                 cls = typed[node.value.id]
@@ -106,11 +106,15 @@ def _bad_reads(module, classes: dict[str, type]) -> list[str]:
     return problems
 
 
-def _annotation(argument: ast.arg) -> str | None:
+def _class_name(module, argument: ast.arg) -> str | None:
+    """The name of the class an argument is annotated with; for a type variable, its bound's."""
     annotation = argument.annotation
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        return annotation.value
-    return ast.unparse(annotation).rsplit(".", 1)[-1] if annotation is not None else None
+    if annotation is None:
+        return None
+    text = annotation.value if isinstance(annotation, ast.Constant) else ast.unparse(annotation)
+    name = str(text).rsplit(".", 1)[-1]
+    bound = getattr(getattr(module, name, None), "__bound__", None)
+    return bound.__name__ if isinstance(bound, type) else name
 
 
 if __name__ == "__main__":  # python -m iclscale.trainer.configclass STUDY [CLASS_NAME]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import torch
 from torch import nn
@@ -80,11 +80,15 @@ class Domain:
         return self.tasks.count > 0
 
 
-class PatternICL(Study):
+ConfigT = TypeVar("ConfigT", bound=PatternConfig)
+"""The config class of a study on these prompts: the shared functions read only what PatternConfig holds."""
+
+
+class PatternICL(Study, Generic[ConfigT]):
     """What both studies share: task sets, prompts, the hinge loss and the test error."""
 
     # Data ---------------------------------------------------------------------------------------
-    def constants(self, c: PatternConfig) -> dict[str, torch.Tensor]:
+    def constants(self, c: ConfigT) -> dict[str, torch.Tensor]:
         train = training_tasks(c.rng, "train_tasks", c.M1, c.U, c.n_train_tasks)
         unseen = unseen_tasks(train, c.M1)
         return {
@@ -94,13 +98,11 @@ class PatternICL(Study):
             "unseen_count": unseen.count,
         }
 
-    def tasks(self, c: PatternConfig, which: str) -> TaskSet:
+    def tasks(self, c: ConfigT, which: str) -> TaskSet:
         """The "train" (T_tr) or "unseen" (T \\ T_tr) tasks."""
         return TaskSet(c.const[f"{which}_pairs"], c.const[f"{which}_count"])
 
-    def domain(
-        self, c: PatternConfig, name: str, K_ood: float = 0.0, S1: float = 0.0, odr_split: str = "solve"
-    ) -> Domain:
+    def domain(self, c: ConfigT, name: str, K_ood: float = 0.0, S1: float = 0.0, odr_split: str = "solve") -> Domain:
         """ "train" and "id_train" (T_tr), "id" (T \\ T_tr, [L24] §5), "ood" (T' on μ'_j, [L24] Eq. 8, §5)."""
         relevant, irrelevant = unit_patterns(c.d_x, c.M1, c.M2)
         if name == "ood":  # κ' ~ U(−K', K'); ODI ν'_i = ν_i ([L24] §5)
@@ -108,9 +110,7 @@ class PatternICL(Study):
             return Domain(tasks, ood_relevant_units(ood_split(S1, odr_split), relevant), irrelevant, K_ood)
         return Domain(self.tasks(c, "unseen" if name == "id" else "train"), relevant, irrelevant, c.K)
 
-    def prompts(
-        self, c: PatternConfig, domain: Domain, purpose: str, step, *, count: int, length: int, fraction
-    ) -> Prompts:
+    def prompts(self, c: ConfigT, domain: Domain, purpose: str, step, *, count: int, length: int, fraction) -> Prompts:
         """`count` prompts of `length` demonstrations from `domain` (draw `step` of `purpose`)."""
         return sample_prompts(
             c.rng,
@@ -127,10 +127,10 @@ class PatternICL(Study):
             q=label_embedding(c.d_y, c.q_norm),
         )
 
-    def test_domain(self, c: PatternConfig, point: Mapping[str, Any]) -> Domain:
+    def test_domain(self, c: ConfigT, point: Mapping[str, Any]) -> Domain:
         return self.domain(c, point["domain"], point["K_ood"], point["S1"], point["odr_split"])
 
-    def test_chunk(self, c: PatternConfig, point: Mapping[str, Any], count: int, chunk: int) -> Prompts:
+    def test_chunk(self, c: ConfigT, point: Mapping[str, Any], count: int, chunk: int) -> Prompts:
         """Chunk `chunk` of the first `count` test prompts of an eval point: step `chunk` of purpose
         "test/<domain>", so the same prompts at every record, and the same random numbers at another α' or S1
         (common random numbers across the eval grid)."""
@@ -141,23 +141,23 @@ class PatternICL(Study):
             c, domain, f"test/{point['domain']}", chunk, count=size, length=point["l_ts"], fraction=fraction
         )
 
-    def test_chunks(self, c: PatternConfig, point: Mapping[str, Any], count: int) -> Iterator[Prompts]:
+    def test_chunks(self, c: ConfigT, point: Mapping[str, Any], count: int) -> Iterator[Prompts]:
         for chunk in range(math.ceil(count / EVAL_CHUNK_PROMPTS)):
             yield self.test_chunk(c, point, count, chunk)
 
     # Training -----------------------------------------------------------------------------------
-    def batch(self, c: PatternConfig, step) -> Batch:
+    def batch(self, c: ConfigT, step) -> Batch:
         prompts = self.prompts(
             c, self.domain(c, "train"), "train", step, count=c.batch_size, length=c.l_tr, fraction=c.alpha
         )
         return prompts.tokens, prompts.z
 
-    def loss(self, net: Net, batch: Batch, c: PatternConfig) -> torch.Tensor:
+    def loss(self, net: Net, batch: Batch, c: ConfigT) -> torch.Tensor:
         P, z = batch
         return hinge(z * net(P)).mean()  # (1/B) Σ_n max{0, 1 − z^n F(Ψ; P^n)} ([L24] Eq. 3, 23)
 
     # Measurements ---------------------------------------------------------------------------------
-    def probes(self, net: Net, c: PatternConfig, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net: Net, c: ConfigT, final: bool) -> dict[str, torch.Tensor]:
         dtype = torch.get_default_dtype()
         train = self.tasks(c, "train")
         return {
@@ -169,16 +169,14 @@ class PatternICL(Study):
     test_data_params = ("domain", "alpha_test", "l_ts", "K_ood", "S1", "odr_split", "eval_prompts")
     """What decides the test prompts: points that differ only in pruning or learner share them."""
 
-    def test_data(self, c: PatternConfig, point: Mapping[str, Any]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    def test_data(self, c: ConfigT, point: Mapping[str, Any]) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """The first `eval_prompts` test prompts of the point, chunk by chunk: (tokens, z)."""
         return [(prompts.tokens, prompts.z) for prompts in self.test_chunks(c, point, point["eval_prompts"])]
 
-    def evaluate(
-        self, net: Net, c: PatternConfig, point: Mapping[str, Any], final: bool, data
-    ) -> dict[str, torch.Tensor]:
+    def evaluate(self, net: Net, c: ConfigT, point: Mapping[str, Any], final: bool, data) -> dict[str, torch.Tensor]:
         return self.test_metrics(net, c, point, data)
 
-    def test_metrics(self, net: Net, c: PatternConfig, point: Mapping[str, Any], data) -> dict[str, torch.Tensor]:
+    def test_metrics(self, net: Net, c: ConfigT, point: Mapping[str, Any], data) -> dict[str, torch.Tensor]:
         """`test_error` and `test_hinge` of a (possibly pruned) model; NaN for a config with no test task."""
         count = point["eval_prompts"]
         wrong = torch.zeros((), dtype=torch.float64)
@@ -198,7 +196,7 @@ class PatternICL(Study):
         return metrics
 
 
-class NonlinearICL(PatternICL):
+class NonlinearICL(PatternICL[NonlinearICLConfig]):
     """The one-layer Transformer of [L24] Eq. 2."""
 
     def module(self, c: NonlinearICLConfig) -> nn.Module:
@@ -276,7 +274,7 @@ def pack_prompts(study: PatternICL, pack: Pack, point: Mapping[str, Any], count:
     return vmap(one)(pack.hp, pack.rng.base, pack.const)
 
 
-class NonlinearICLGPT2(PatternICL):
+class NonlinearICLGPT2(PatternICL[NonlinearICLGPT2Config]):
     """The 3-layer, 2-head GPT-2 of [L24] Fig. 3, from random initialisation (see gpt2.py)."""
 
     def module(self, c: NonlinearICLGPT2Config) -> nn.Module:
