@@ -2,7 +2,9 @@
 
 A paper declares it once, as a frozen dataclass with one field per shape param (its Python type), one per train
 param (`Tensor`: 0-d under vmap), then `rng: Stream` and `const: dict[str, Tensor]`, and names it in its
-`StudyInfo(config=...)`; `python -m iclscale.trainer.configclass STUDY` prints it from the declared params. Two
+`StudyInfo(config=...)`; `python -m iclscale.trainer.configclass STUDY` prints it from the declared params (its
+module has `from __future__ import annotations`: annotations are compared as written, and torch is imported for
+editors only, under TYPE_CHECKING, so that the declarations stay torch-free). Two
 checks keep it honest, both torch-free: the declaration (`check_fields`, when the StudyInfo is made) and every
 `c.<name>` a study function reads (`check_reads`, when the study is loaded), so that a misspelt attribute fails
 then, not under vmap.
@@ -65,8 +67,9 @@ def source(info: StudyInfo, name: str) -> str:
 
 
 def check_reads(study_class: type, config: type) -> None:
-    """Every `c.<name>` read by a function whose parameter `c` is annotated with `config` (or one of its bases),
-    in the modules that define the study class and its bases, names a field or attribute of that class."""
+    """Every `c.<name>` read by a function whose parameter `c` is annotated with `config` (or one of its bases, or
+    a type variable bound to one), in the modules that define the study class and its bases, names a field or
+    attribute of that class."""
     classes = {cls.__name__: cls for cls in config.__mro__ if dataclasses.is_dataclass(cls)}
     modules = {cls.__module__ for cls in study_class.__mro__ if cls.__module__ in sys.modules}
     problems = [problem for name in sorted(modules) for problem in _bad_reads(sys.modules[name], classes)]
