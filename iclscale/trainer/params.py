@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from iclscale.errors import UserError, did_you_mean, shorten
 
@@ -29,6 +29,18 @@ SEED_MAX = 2**31 - 1  # seeds feed the int32 counter-based streams of iclscale.t
 FLOAT_MAX = 1.7976931348623157e308  # an integer past this cannot become a float param's value
 
 _TYPE_NAMES = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}
+
+
+class Options(TypedDict, total=False):
+    """What a param may add to its name, default, role and meaning (see `Param`)."""
+
+    low: float | None
+    high: float | None
+    low_open: bool
+    choices: tuple[str, ...] | None
+    nullable: bool
+    symbol: str | None
+    added_later: bool
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,36 @@ class Param:
             raise ValueError(f"param {self.name}: a train-role param must be a non-null number (or bool)")
         if self.default is not None or not self.nullable:
             self.coerce(self.default, f"default of {self.name}")
+
+    @classmethod
+    def shape(
+        cls, name: str, default: Any, meaning: str, type: type | None = None, **options: Unpack[Options]
+    ) -> Param:
+        """A shape-role param in one line: its type is the default's (give `type` where the default is None,
+        which makes it nullable)."""
+        return cls._declare("shape", name, default, meaning, type, options)
+
+    @classmethod
+    def train(
+        cls, name: str, default: Any, meaning: str, type: type | None = None, **options: Unpack[Options]
+    ) -> Param:
+        """A train-role param in one line, typed like `Param.shape`."""
+        return cls._declare("train", name, default, meaning, type, options)
+
+    @classmethod
+    def eval(cls, name: str, default: Any, meaning: str, type: type | None = None, **options: Unpack[Options]) -> Param:
+        """An eval-role param in one line, typed like `Param.shape`."""
+        return cls._declare("eval", name, default, meaning, type, options)
+
+    @classmethod
+    def _declare(cls, role: Role, name: str, default: Any, meaning: str, kind: type | None, options: Options) -> Param:
+        if kind is None:
+            if default is None:
+                raise ValueError(f"param {name}: a null default needs its type given (type=int, ...)")
+            kind = default.__class__
+        if default is None:
+            options = {**options, "nullable": True}
+        return cls(name, kind, default, role, meaning, **options)
 
     def allowed(self) -> str:
         """What values are allowed, in words, for messages and `iclscale studies`."""
@@ -214,46 +256,26 @@ def recipe_params(
     like any param. `source` says where the defaults come from (paper section, or "not from the paper");
     `optimizers` are those the study supports ("gd", full-batch gradient descent on a fixed training set,
     needs the study's `training_set`)."""
+    optimizer_meaning = (
+        "optimizer: sgd and adam on a fresh batch every step, gd = full-batch gradient descent on the fixed "
+        "training set"
+    )
+    schedule_meaning = (
+        "learning-rate schedule: constant η; exponential η·γ^t (torch's ExponentialLR stepped every iteration); "
+        "cosine η·(1 + cos(πt/T))/2"
+    )
+    decay_meaning = "γ of the exponential schedule, per iteration; must be 1 for the others"
+    dtype_meaning = "float type of parameters, data and optimizer state, end to end"
+    # types given, not read from the defaults: a caller's lr=1 is still a float param
     return (
-        Param("steps", int, steps, "shape", f"training iterations T ({source})", low=0, high=10**8, symbol="T"),
-        Param(
-            "optimizer",
-            str,
-            optimizer,
-            "shape",
-            f"optimizer: sgd and adam on a fresh batch every step, gd = full-batch gradient descent on the fixed "
-            f"training set ({source})",
-            choices=optimizers,
+        Param.shape("steps", steps, f"training iterations T ({source})", int, low=0, high=10**8, symbol="T"),
+        Param.shape("optimizer", optimizer, f"{optimizer_meaning} ({source})", str, choices=optimizers),
+        Param.train("lr", lr, f"initial learning rate η ({source})", float, low=0, low_open=True, symbol="η"),
+        Param.shape("schedule", schedule, f"{schedule_meaning} ({source})", str, choices=SCHEDULES),
+        Param.train(
+            "lr_decay", lr_decay, f"{decay_meaning} ({source})", float, low=0, high=1, low_open=True, symbol="γ"
         ),
-        Param("lr", float, lr, "train", f"initial learning rate η ({source})", low=0, low_open=True, symbol="η"),
-        Param(
-            "schedule",
-            str,
-            schedule,
-            "shape",
-            f"learning-rate schedule: constant η; exponential η·γ^t (torch's ExponentialLR stepped every "
-            f"iteration); cosine η·(1 + cos(πt/T))/2 ({source})",
-            choices=SCHEDULES,
-        ),
-        Param(
-            "lr_decay",
-            float,
-            lr_decay,
-            "train",
-            f"γ of the exponential schedule, per iteration; must be 1 for the others ({source})",
-            low=0,
-            high=1,
-            low_open=True,
-            symbol="γ",
-        ),
-        Param(
-            "dtype",
-            str,
-            dtype,
-            "shape",
-            f"float type of parameters, data and optimizer state, end to end ({source})",
-            choices=DTYPES,
-        ),
+        Param.shape("dtype", dtype, f"{dtype_meaning} ({source})", str, choices=DTYPES),
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iclscale.errors import UserError, did_you_mean, shorten
+from iclscale.trainer import configclass
 from iclscale.trainer.params import Config, EvalPoint, Param, Role, check_recipe, coerce_seed, eval_point
 
 if TYPE_CHECKING:
@@ -55,12 +56,16 @@ class StudyInfo:
     implementation: str
     checks: tuple[Check, ...] = ()
     metrics: tuple[Metric, ...] = ()  # every final metric's meaning (`iclscale studies NAME` lists them)
+    config: type | None = None
+    """The config class its study functions receive (iclscale.trainer.configclass); None: one made at run time."""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]
         duplicated = {n for n in names if names.count(n) > 1}
         if duplicated:
             raise ValueError(f"study {self.name}: params declared twice: {sorted(duplicated)}")
+        if self.config is not None:
+            configclass.check_fields(self)
 
     def param(self, name: str, where: str) -> Param:
         for p in self.params:
@@ -114,7 +119,10 @@ class StudyInfo:
 
     def load(self) -> Study:
         module_name, _, attr = self.implementation.partition(":")
-        return getattr(importlib.import_module(module_name), attr)(self)
+        study_class = getattr(importlib.import_module(module_name), attr)
+        if self.config is not None:  # a misspelt `c.<name>` fails here, not under vmap
+            configclass.check_reads(study_class, self.config)
+        return study_class(self)
 
 
 def _declarations() -> dict[str, StudyInfo]:

@@ -1,7 +1,7 @@
 """What a study implements: plain functions of ONE config, which the trainer vectorises over a pack.
 
 A study is written the way the paper is: for a single model. Each function takes `c`, one config as
-the study sees it (`config_view`):
+the study sees it (`config_view`), an instance of the study's config class (iclscale.trainer.configclass):
 
 - every param as an attribute: shape params as Python values (`c.d`, `c.task_class`), train params as
   0-d tensors (`c.L`, `c.sigma`: under `vmap` each config has its own);
@@ -76,8 +76,11 @@ class PackNet(Net):
 
 @functools.cache
 def config_view_class(info: StudyInfo) -> type:
-    """A frozen dataclass with one field per shape/train param of the study, plus `rng` and `const`. It is
-    an attribute of this module, so that pickle finds it by name (a saved compiled step refers to it)."""
+    """The study's declared config class (iclscale.trainer.configclass), or for a study that declares none a
+    frozen dataclass made here with one field per shape/train param, plus `rng` and `const`. A made one is an
+    attribute of this module, so that pickle finds it by name (a saved compiled step refers to it)."""
+    if info.config is not None:
+        return info.config
     fields = [(name, Any) for name in info.names("shape", "train")]
     fields += [("rng", Stream), ("const", dict, field(default_factory=dict))]
     view_class = dataclasses.make_dataclass(_view_class_name(info.name), fields, frozen=True)

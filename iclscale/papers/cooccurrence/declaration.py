@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from iclscale.papers.cooccurrence.config import CooccurrenceConfig
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -143,79 +144,47 @@ METRICS = (
 )
 
 
+MEANING = {
+    "d": "vocabulary size = token dimension d; tokens are the one-hot μ_i = e_i (App. A: 64)",
+    "L": "tokens per sequence L (App. A: 5); L ≥ 3, since a type-1 sequence holds μ1, μ2 and μ3 (Def. 2.1)",
+    "n": "training sequences n, a multiple of 6 for the exact type counts n/2, n/6, n/6, n/6 (App. A: 60 = 30 + 10 + "
+    "10 + 10)",
+    "tokens": "random tokens: iid = uniform over R with repeats (Def. 2.1; App. A's d = 64 < nL forces it), distinct = "
+    "every random token of the training set a different word (Assumption 2.3(ii))",
+    "init": "initialisation preset: theory = N(0, s0²) for W_Q, W_K, W_V and N(0, s1²) for W with s0 = c0/√(Lm), s1 = "
+    "c1/√m1 (§2.2, Condition 1); kaiming_normal = N(0, 2/fan_in); torch_default = nn.Linear's U(±1/√fan_in). App. A "
+    "says only 'Kaiming'. The default torch_default is a 'Kaiming' reading whose runs show Fig. 1's phases on its "
+    "epoch axis (T1 ≈ 1400–2000 of 30000 epochs, the type-2/3 losses peaking at ≈ 550 epochs; spec §9.2); theory "
+    "meets all four of spec §6.3's criteria but ends Phase 1 after ≈ 80 epochs; kaiming_normal with a = ±1 after ≈ 15 "
+    "(README). Not from the paper",
+    "readout": "MLP output weights a: pm1_fixed = a_j ~ U{±1}, fixed (the theory, §2.2); init_fixed = drawn by the "
+    "init preset (±1 for theory), fixed; trainable = that draw, trained. The default init_fixed is not from the paper "
+    "(App. A does not say)",
+    "c0": "init theory: s0 = c0/√(Lm) (Condition 1 has s0 = 1/Θ̃(√(Lm)); c0 = 0.1, keeping |F(0)| ≈ c0·c1 ≤ 0.01 as "
+    "Lemma D.8 needs, is not from the paper)",
+    "c1": "init theory: s1 = c1/√m1 (Condition 1 has s1 = 1/Θ̃(√m1); c1 = 0.1 not from the paper)",
+    "n_test": "fresh test sequences from D (Def. 2.1, random tokens iid), exact type proportions; the paper reports no "
+    "test set (3000 from spec §2.3, not from the paper)",
+}
+"""The meanings of the params whose meaning does not fit on their declaration's line."""
+
 COOCCURRENCE = StudyInfo(
     name="cooccurrence",
     title="A one-layer transformer learns word co-occurrence by gradient flow in two phases",
     paper=PAPER,
     implementation="iclscale.papers.cooccurrence.study:Cooccurrence",
+    config=CooccurrenceConfig,
     checks=(_check_type_counts, _check_vocabulary),
     metrics=METRICS,
     params=(
-        Param(
-            "d",
-            int,
-            64,
-            "shape",
-            "vocabulary size = token dimension d; tokens are the one-hot μ_i = e_i (App. A: 64)",
-            low=4,
-            high=65536,
-            symbol="d",
-        ),
-        Param(
-            "L",
-            int,
-            5,
-            "shape",
-            "tokens per sequence L (App. A: 5); L ≥ 3, since a type-1 sequence holds μ1, μ2 and μ3 (Def. 2.1)",
-            low=3,
-            high=1024,
-            symbol="L",
-        ),
-        Param(
-            "n",
-            int,
-            60,
-            "shape",
-            "training sequences n, a multiple of 6 for the exact type counts n/2, n/6, n/6, n/6 (App. A: 60 = "
-            "30 + 10 + 10 + 10)",
-            low=6,
-            high=10**6,
-            symbol="n",
-        ),
-        Param("m", int, 128, "shape", "width m of W_Q, W_K, W_V; scores scale 1/√m (App. A: 128)", low=1, high=65536),
-        Param("m1", int, 256, "shape", "MLP neurons m1 (App. A: 256)", low=1, high=65536, symbol="m₁"),
-        Param(
-            "tokens",
-            str,
-            "iid",
-            "shape",
-            "random tokens: iid = uniform over R with repeats (Def. 2.1; App. A's d = 64 < nL forces it), "
-            "distinct = every random token of the training set a different word (Assumption 2.3(ii))",
-            choices=TOKEN_MODES,
-        ),
-        Param(
-            "init",
-            str,
-            "torch_default",
-            "shape",
-            "initialisation preset: theory = N(0, s0²) for W_Q, W_K, W_V and N(0, s1²) for W with s0 = c0/√(Lm), "
-            "s1 = c1/√m1 (§2.2, Condition 1); kaiming_normal = N(0, 2/fan_in); torch_default = nn.Linear's "
-            "U(±1/√fan_in). App. A says only 'Kaiming'. The default torch_default is a 'Kaiming' reading whose "
-            "runs show Fig. 1's phases on its epoch axis (T1 ≈ 1400–2000 of 30000 epochs, the type-2/3 losses "
-            "peaking at ≈ 550 epochs; spec §9.2); theory meets all four of spec §6.3's criteria but ends Phase 1 "
-            "after ≈ 80 epochs; kaiming_normal with a = ±1 after ≈ 15 (README). Not from the paper",
-            choices=INIT_PRESETS,
-        ),
-        Param(
-            "readout",
-            str,
-            "init_fixed",
-            "shape",
-            "MLP output weights a: pm1_fixed = a_j ~ U{±1}, fixed (the theory, §2.2); init_fixed = drawn by the "
-            "init preset (±1 for theory), fixed; trainable = that draw, trained. The default init_fixed is "
-            "not from the paper (App. A does not say)",
-            choices=READOUTS,
-        ),
+        Param.shape("d", 64, MEANING["d"], low=4, high=65536, symbol="d"),
+        Param.shape("L", 5, MEANING["L"], low=3, high=1024, symbol="L"),
+        Param.shape("n", 60, MEANING["n"], low=6, high=10**6, symbol="n"),
+        Param.shape("m", 128, "width m of W_Q, W_K, W_V; scores scale 1/√m (App. A: 128)", low=1, high=65536),
+        Param.shape("m1", 256, "MLP neurons m1 (App. A: 256)", low=1, high=65536, symbol="m₁"),
+        Param.shape("tokens", "iid", MEANING["tokens"], choices=TOKEN_MODES),
+        Param.shape("init", "torch_default", MEANING["init"], choices=INIT_PRESETS),
+        Param.shape("readout", "init_fixed", MEANING["readout"], choices=READOUTS),
         *_dtype_param(
             recipe_params(
                 steps=30_000,
@@ -226,37 +195,9 @@ COOCCURRENCE = StudyInfo(
                 source="App. A: full-batch gradient descent, learning rate 0.01, 30000 epochs",
             )
         ),
-        Param(
-            "c0",
-            float,
-            0.1,
-            "train",
-            "init theory: s0 = c0/√(Lm) (Condition 1 has s0 = 1/Θ̃(√(Lm)); c0 = 0.1, keeping |F(0)| ≈ c0·c1 "
-            "≤ 0.01 as Lemma D.8 needs, is not from the paper)",
-            low=0,
-            low_open=True,
-            symbol="c₀",
-        ),
-        Param(
-            "c1",
-            float,
-            0.1,
-            "train",
-            "init theory: s1 = c1/√m1 (Condition 1 has s1 = 1/Θ̃(√m1); c1 = 0.1 not from the paper)",
-            low=0,
-            low_open=True,
-            symbol="c₁",
-        ),
-        Param(
-            "n_test",
-            int,
-            3000,
-            "eval",
-            "fresh test sequences from D (Def. 2.1, random tokens iid), exact type proportions; the paper "
-            "reports no test set (3000 from spec §2.3, not from the paper)",
-            low=6,
-            high=10**6,
-        ),
+        Param.train("c0", 0.1, MEANING["c0"], low=0, low_open=True, symbol="c₀"),
+        Param.train("c1", 0.1, MEANING["c1"], low=0, low_open=True, symbol="c₁"),
+        Param.eval("n_test", 3000, MEANING["n_test"], low=6, high=10**6),
     ),
 )
 

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from iclscale.papers.cooccurrence.config import CooccurrenceConfig
 from iclscale.papers.cooccurrence.data import FIRST_RANDOM, random_sample, sample_sequences
 from iclscale.papers.cooccurrence.model import CooccurrenceTransformer, initial_weights, signs
 from iclscale.papers.cooccurrence.probes import (
@@ -36,7 +37,7 @@ RANDOM_SAMPLE = 61  # random tokens whose score and Gram drifts are tracked (wit
 
 
 class Cooccurrence(Study):
-    def constants(self, c) -> dict[str, torch.Tensor]:
+    def constants(self, c: CooccurrenceConfig) -> dict[str, torch.Tensor]:
         """The fixed training set (App. A), which random tokens occur in it, and a sample of those."""
         train = sample_sequences(c.rng, "train", c.n, c.L, c.d, distinct=c.tokens == "distinct")
         seen = torch.zeros(c.d).index_add(0, train.tokens.reshape(-1), torch.ones(train.tokens.numel())) > 0
@@ -48,26 +49,26 @@ class Cooccurrence(Study):
             "random_sample": random_sample(random_seen, RANDOM_SAMPLE),
         }
 
-    def module(self, c) -> nn.Module:
+    def module(self, c: CooccurrenceConfig) -> nn.Module:
         return CooccurrenceTransformer(c.d, c.m, c.m1, trainable_readout=c.readout == "trainable")
 
-    def init(self, c) -> dict[str, torch.Tensor]:
+    def init(self, c: CooccurrenceConfig) -> dict[str, torch.Tensor]:
         weights = initial_weights(c.rng, c.init, c.d, c.L, c.m, c.m1, c.c0, c.c1)
         if c.readout == "pm1_fixed":
             weights["a"] = signs(c.rng, c.m1)  # a_j ~ U{±1} whatever the preset ([Y24] §2.2)
         return weights
 
-    def training_set(self, c) -> Batch:
+    def training_set(self, c: CooccurrenceConfig) -> Batch:
         return c.const["tokens"], c.const["y"]
 
-    def loss(self, net: Net, batch: Batch, c) -> torch.Tensor:
+    def loss(self, net: Net, batch: Batch, c: CooccurrenceConfig) -> torch.Tensor:
         tokens, y = batch
         return logistic_loss(margins(net, tokens, y)).mean()  # L̂ = (1/n) Σ ℓ(y_iF_i) ([Y24] Eq. 2)
 
-    def trainable(self, c) -> tuple[str, ...]:
+    def trainable(self, c: CooccurrenceConfig) -> tuple[str, ...]:
         return ("W_Q", "W_K", "W_V", "W", "a") if c.readout == "trainable" else ("W_Q", "W_K", "W_V", "W")
 
-    def probes(self, net: Net, c, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net: Net, c: CooccurrenceConfig, final: bool) -> dict[str, torch.Tensor]:
         tokens, y, seen = c.const["tokens"], c.const["y"], c.const["random_seen"]
         margin = margins(net, tokens, y)
         initial = self.init(c)  # a pure function of the config: the weights at t = 0
@@ -83,12 +84,14 @@ class Cooccurrence(Study):
             "u_norm2_rate_identity": norm_identity(net.params, margin),
         }
 
-    def test_data(self, c, point: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
+    def test_data(self, c: CooccurrenceConfig, point: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor]:
         """n_test fresh sequences from D (Def. 2.1, random tokens iid), drawn once: the same at every record."""
         test = sample_sequences(c.rng, "test", point["n_test"], c.L, c.d, distinct=False)
         return test.tokens, test.y
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool, data=None) -> dict[str, torch.Tensor]:
+    def evaluate(
+        self, net: Net, c: CooccurrenceConfig, point: Mapping[str, Any], final: bool, data=None
+    ) -> dict[str, torch.Tensor]:
         """Loss and error on the test set (the paper reports none; C20's generalisation)."""
         tokens, y = data
         margin = margins(net, tokens, y)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from iclscale.papers.feature_selector.config import FeatureSelectorConfig
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -31,309 +32,99 @@ OOD_RELEVANT = ("cone", "negative", "irrelevant", "fresh", "cone_orthonormal")
 OOD_IRRELEVANT = ("spare", "train")
 OOD_LABELS = ("same", "orthogonal", "swapped")
 
+MEANING = {
+    "M1": f"training-relevant patterns μ_j, M1 ([LW23] §3.2: 2 ≤ M1; 3 here so that α < 1 has other patterns; {OURS})",
+    "M2": f"training-irrelevant patterns ν_k, M2 ([LW23] §3.2: 2 ≤ M2, M = M1 + M2 ≥ M1²; {OURS})",
+    "batch_size": f"SGD batch B, fresh prompts every iteration, N = BT ([LW23] Thm 1: B ≳ M1 log M1; {OURS})",
+    "task_set": "training tasks T: cyclic = {(i, i+1 mod M1)}, each μ_i +1 once and −1 once (the M1 tasks of [LW23] "
+    "Lemma 1); all = every ordered pair (not from the paper: the paper needs only Lemma 1's coverage)",
+    "lambda_mode": "relevant coefficient λ of Eq. 3: uniform = U[λ_*, 1], fixed = λ_* in every token (not from the "
+    "paper: it gives only λ ≥ λ_* > 0, Eq. 4)",
+    "kappa_mode": "irrelevant coefficient κ of Eq. 3: uniform = U(−1, 1) (Eq. 3's |κ| ≤ 1), one_minus_lambda = 1 − λ "
+    "(the proofs' x = λμ + (1 − λ)ν); the distribution is not from the paper",
+    "noise_mode": "noise n of Eq. 3, ‖n‖ ≤ τ: ball = uniform in the τ-ball, sphere = ‖n‖ = τ in a uniform direction "
+    "(not from the paper)",
+    "m": "MLP width m, rows of W_O ([LW23] Thm 1: m ≥ ε_m⁻² M1² log N, ≈ 750 at the defaults with ε_m → 1/2: 256 is "
+    f"below it; 1024 selected no more often in 20 seeds; {OURS})",
+    "m_a": f"query/key rows m_a ([LW23] §2: m_a > d_X + d_Y); null = d_X + d_Y + 4 ({OURS})",
+    "m_b": f"value rows m_b ([LW23] §2: m_b > d_X + d_Y); null = d_X + d_Y + 4 ({OURS})",
+    "attend_to_query": "softmax also over the query column (the appendix sums s = 1..l+1); false is Eq. 2 as printed",
+    "probe_prompts": "in-domain prompts (training α, l_tr) for the mechanism probes of spec §7, the same at every "
+    "record (not from the paper)",
+    "alpha": "fraction α of demonstrations on the task's two patterns, α/2 each ([LW23] §3.2: α = Θ(1) ∈ (0, 1); "
+    f"{OURS})",
+    "beta": "norm β of every μ_j, ν_k and of q ([LW23] §3.2: ‖μ‖ = ‖ν‖ = ‖q‖ = β = Θ(log log M1)); 2, not the spec's "
+    f"1, is {CHOSEN}",
+    "lambda_star": f"λ_*, the smallest relevant coefficient λ ([LW23] Eq. 4: λ_* > 0; λ ≤ 1 as in the proofs; {OURS})",
+    "delta": "init δ on the first d_X diagonal entries of W_Q, W_K and on all of W_V's ([LW23] §2: δ ∈ (0, 0.1); "
+    f"{OURS})",
+    "xi": f"W_O init scale ξ, W_O ~ N(0, ξ²) entrywise ([LW23] §2; the paper never gives ξ; {OURS}: 0.01 barely "
+    "trains)",
+    "n_train_tasks": "task-coverage ablation (spec §6.3 E-TASK): 0 trains on all of T; 1 … M1 − 1 trains on that many "
+    "random tasks of the cyclic T, so Lemma 1's coverage fails (not from the paper)",
+    "domain": "test data: id = the training tasks T ([LW23] Thm 1: 'zero generalization error on all training tasks'); "
+    "id_left_out = tasks of T left out by n_train_tasks (NaN when none is); ood = tasks on test-relevant patterns μ′ "
+    "([LW23] §3.5, Eq. 11)",
+    "alpha_test": "α′ of test prompts ([LW23] §3.5); null = the training α",
+    "l_ts": "test prompt length l_ts ([LW23] Thm 2: l_ts ≥ 2/α′); null = l_tr",
+    "ood_M1": "test-relevant patterns M1′ ([LW23] Thm 2: M1′ ≤ M1; ≥ 3 so that α′ < 1 has other patterns; not from the "
+    "paper)",
+    "ood_relevant": "μ′_j: cone = (μ_j + wμ_{j+1})/√(1+w²), in the non-negative cone (Thm 2); negative = (μ_j − "
+    "wμ_{j+1})/√(1+w²) (Remark 1 violated); irrelevant = ν_j (in span{ν}); fresh = new axes ⟂ span{μ, ν} "
+    "(combinations not from the paper). cone overlaps (μ′_1·μ′_2 = β²w/(1+w²)); cone_orthonormal is a reading: the "
+    "paper says (§3.5) the μ′, ν′ 'form another orthonormal basis', so μ′_j = normalised sums of disjoint blocks of "
+    "the μ (in the cone and orthonormal; the blocks are not from the paper)",
+    "ood_irrelevant": "test-irrelevant ν′: spare = new axes past M1 + M2 (Thm 2: ν′ ∉ span{μ}; needs spare d_X); train "
+    "= the ν",
+    "ood_M2": "number of spare-axis ν′ (the paper writes M2; spec §10.13; not from the paper)",
+    "ood_label": "test label embedding: same = ±q (Thm 2's condition); orthogonal = ±q′ with q′ ⟂ q, ‖q′‖ = β; swapped "
+    "= ∓q (Remark 1 violated)",
+    "eval_prompts": "test prompts per evaluation, one fixed set per config (not from the paper; spec §5: ≥ 2000)",
+}
+"""The meanings of the params whose meaning does not fit on their declaration's line."""
+
 DATA_SHAPE = (
-    Param("d_x", int, 20, "shape", f"feature-embedding dimension d_X ≥ M ({OURS})", low=1, high=4096, symbol="d_X"),
-    Param("d_y", int, 4, "shape", f"label-embedding dimension d_Y ({OURS})", low=1, high=4096, symbol="d_Y"),
-    Param(
-        "M1",
-        int,
-        4,
-        "shape",
-        f"training-relevant patterns μ_j, M1 ([LW23] §3.2: 2 ≤ M1; 3 here so that α < 1 has other patterns; {OURS})",
-        low=3,
-        high=64,
-        symbol="M₁",
-    ),
-    Param(
-        "M2",
-        int,
-        16,
-        "shape",
-        f"training-irrelevant patterns ν_k, M2 ([LW23] §3.2: 2 ≤ M2, M = M1 + M2 ≥ M1²; {OURS})",
-        low=2,
-        high=4096,
-        symbol="M₂",
-    ),
-    Param("l_tr", int, 20, "shape", f"training prompt length l_tr ([LW23] Eq. 5; {OURS})", low=1, high=10**4),
-    Param(
-        "batch_size",
-        int,
-        64,
-        "shape",
-        f"SGD batch B, fresh prompts every iteration, N = BT ([LW23] Thm 1: B ≳ M1 log M1; {OURS})",
-        low=1,
-        high=10**6,
-        symbol="B",
-    ),
-    Param(
-        "task_set",
-        str,
-        "cyclic",
-        "shape",
-        "training tasks T: cyclic = {(i, i+1 mod M1)}, each μ_i +1 once and −1 once (the M1 tasks of [LW23] Lemma 1); "
-        "all = every ordered pair (not from the paper: the paper needs only Lemma 1's coverage)",
-        choices=("cyclic", "all"),
-    ),
-    Param(
-        "lambda_mode",
-        str,
-        "uniform",
-        "shape",
-        "relevant coefficient λ of Eq. 3: uniform = U[λ_*, 1], fixed = λ_* in every token (not from the paper: it "
-        "gives only λ ≥ λ_* > 0, Eq. 4)",
-        choices=("uniform", "fixed"),
-    ),
-    Param(
-        "kappa_mode",
-        str,
-        "uniform",
-        "shape",
-        "irrelevant coefficient κ of Eq. 3: uniform = U(−1, 1) (Eq. 3's |κ| ≤ 1), one_minus_lambda = 1 − λ (the "
-        "proofs' x = λμ + (1 − λ)ν); the distribution is not from the paper",
-        choices=("uniform", "one_minus_lambda"),
-    ),
-    Param(
-        "noise_mode",
-        str,
-        "ball",
-        "shape",
-        "noise n of Eq. 3, ‖n‖ ≤ τ: ball = uniform in the τ-ball, sphere = ‖n‖ = τ in a uniform direction (not from "
-        "the paper)",
-        choices=("ball", "sphere"),
-    ),
+    Param.shape("d_x", 20, f"feature-embedding dimension d_X ≥ M ({OURS})", low=1, high=4096, symbol="d_X"),
+    Param.shape("d_y", 4, f"label-embedding dimension d_Y ({OURS})", low=1, high=4096, symbol="d_Y"),
+    Param.shape("M1", 4, MEANING["M1"], low=3, high=64, symbol="M₁"),
+    Param.shape("M2", 16, MEANING["M2"], low=2, high=4096, symbol="M₂"),
+    Param.shape("l_tr", 20, f"training prompt length l_tr ([LW23] Eq. 5; {OURS})", low=1, high=10**4),
+    Param.shape("batch_size", 64, MEANING["batch_size"], low=1, high=10**6, symbol="B"),
+    Param.shape("task_set", "cyclic", MEANING["task_set"], choices=("cyclic", "all")),
+    Param.shape("lambda_mode", "uniform", MEANING["lambda_mode"], choices=("uniform", "fixed")),
+    Param.shape("kappa_mode", "uniform", MEANING["kappa_mode"], choices=("uniform", "one_minus_lambda")),
+    Param.shape("noise_mode", "ball", MEANING["noise_mode"], choices=("ball", "sphere")),
 )
 
 MODEL_SHAPE = (
-    Param(
-        "m",
-        int,
-        256,
-        "shape",
-        f"MLP width m, rows of W_O ([LW23] Thm 1: m ≥ ε_m⁻² M1² log N, ≈ 750 at the defaults with ε_m → 1/2: 256 is "
-        f"below it; 1024 selected no more often in 20 seeds; {OURS})",
-        low=1,
-        high=10**5,
-        symbol="m",
-    ),
-    Param(
-        "m_a",
-        int,
-        None,
-        "shape",
-        f"query/key rows m_a ([LW23] §2: m_a > d_X + d_Y); null = d_X + d_Y + 4 ({OURS})",
-        low=1,
-        high=10**5,
-        nullable=True,
-    ),
-    Param(
-        "m_b",
-        int,
-        None,
-        "shape",
-        f"value rows m_b ([LW23] §2: m_b > d_X + d_Y); null = d_X + d_Y + 4 ({OURS})",
-        low=1,
-        high=10**5,
-        nullable=True,
-    ),
-    Param(
-        "attend_to_query",
-        bool,
-        False,
-        "shape",
-        "softmax also over the query column (the appendix sums s = 1..l+1); false is Eq. 2 as printed",
-    ),
-    Param(
-        "probe_prompts",
-        int,
-        512,
-        "shape",
-        "in-domain prompts (training α, l_tr) for the mechanism probes of spec §7, the same at every record (not from "
-        "the paper)",
-        low=1,
-        high=10**6,
-    ),
+    Param.shape("m", 256, MEANING["m"], low=1, high=10**5, symbol="m"),
+    Param.shape("m_a", None, MEANING["m_a"], type=int, low=1, high=10**5),
+    Param.shape("m_b", None, MEANING["m_b"], type=int, low=1, high=10**5),
+    Param.shape("attend_to_query", False, MEANING["attend_to_query"]),
+    Param.shape("probe_prompts", 512, MEANING["probe_prompts"], low=1, high=10**6),
 )
 
 TRAIN = (
-    Param(
-        "alpha",
-        float,
-        0.6,
-        "train",
-        f"fraction α of demonstrations on the task's two patterns, α/2 each ([LW23] §3.2: α = Θ(1) ∈ (0, 1); {OURS})",
-        low=0,
-        high=1,
-        low_open=True,
-        symbol="α",
-    ),
-    Param(
-        "beta",
-        float,
-        2.0,
-        "train",
-        "norm β of every μ_j, ν_k and of q ([LW23] §3.2: ‖μ‖ = ‖ν‖ = ‖q‖ = β = Θ(log log M1)); 2, not the spec's 1, is "
-        f"{CHOSEN}",
-        low=0,
-        low_open=True,
-        symbol="β",
-    ),
-    Param(
-        "lambda_star",
-        float,
-        0.5,
-        "train",
-        f"λ_*, the smallest relevant coefficient λ ([LW23] Eq. 4: λ_* > 0; λ ≤ 1 as in the proofs; {OURS})",
-        low=0,
-        high=1,
-        low_open=True,
-        symbol="λ_*",
-    ),
-    Param(
-        "tau",
-        float,
-        0.1,
-        "train",
-        f"noise bound τ, ‖n‖ ≤ τ ([LW23] Eq. 3; Thm 1: τ ≤ O(1/M1); {OURS})",
-        low=0,
-        symbol="τ",
-    ),
-    Param(
-        "delta",
-        float,
-        0.1,
-        "train",
-        f"init δ on the first d_X diagonal entries of W_Q, W_K and on all of W_V's ([LW23] §2: δ ∈ (0, 0.1); {OURS})",
-        low=0,
-        high=1,
-        low_open=True,
-        symbol="δ",
-    ),
-    Param(
-        "xi",
-        float,
-        0.1,
-        "train",
-        f"W_O init scale ξ, W_O ~ N(0, ξ²) entrywise ([LW23] §2; the paper never gives ξ; {OURS}: 0.01 barely trains)",
-        low=0,
-        low_open=True,
-        symbol="ξ",
-    ),
-    Param(
-        "n_train_tasks",
-        int,
-        0,
-        "train",
-        "task-coverage ablation (spec §6.3 E-TASK): 0 trains on all of T; 1 … M1 − 1 trains on that many random "
-        "tasks of the cyclic T, so Lemma 1's coverage fails (not from the paper)",
-        low=0,
-        high=63,
-        symbol="|T′|",
-    ),
+    Param.train("alpha", 0.6, MEANING["alpha"], low=0, high=1, low_open=True, symbol="α"),
+    Param.train("beta", 2.0, MEANING["beta"], low=0, low_open=True, symbol="β"),
+    Param.train("lambda_star", 0.5, MEANING["lambda_star"], low=0, high=1, low_open=True, symbol="λ_*"),
+    Param.train("tau", 0.1, f"noise bound τ, ‖n‖ ≤ τ ([LW23] Eq. 3; Thm 1: τ ≤ O(1/M1); {OURS})", low=0, symbol="τ"),
+    Param.train("delta", 0.1, MEANING["delta"], low=0, high=1, low_open=True, symbol="δ"),
+    Param.train("xi", 0.1, MEANING["xi"], low=0, low_open=True, symbol="ξ"),
+    Param.train("n_train_tasks", 0, MEANING["n_train_tasks"], low=0, high=63, symbol="|T′|"),
 )
 
 EVAL = (
-    Param(
-        "domain",
-        str,
-        "id",
-        "eval",
-        "test data: id = the training tasks T ([LW23] Thm 1: 'zero generalization error on all training tasks'); "
-        "id_left_out = tasks of T left out by n_train_tasks (NaN when none is); ood = tasks on test-relevant "
-        "patterns μ′ ([LW23] §3.5, Eq. 11)",
-        choices=DOMAINS,
-    ),
-    Param(
-        "alpha_test",
-        float,
-        None,
-        "eval",
-        "α′ of test prompts ([LW23] §3.5); null = the training α",
-        low=0,
-        high=1,
-        low_open=True,
-        nullable=True,
-        symbol="α′",
-    ),
-    Param(
-        "l_ts",
-        int,
-        None,
-        "eval",
-        "test prompt length l_ts ([LW23] Thm 2: l_ts ≥ 2/α′); null = l_tr",
-        low=1,
-        high=10**4,
-        nullable=True,
-        symbol="l_ts",
-    ),
-    Param(
-        "ood_M1",
-        int,
-        3,
-        "eval",
-        "test-relevant patterns M1′ ([LW23] Thm 2: M1′ ≤ M1; ≥ 3 so that α′ < 1 has other patterns; not from the "
-        "paper)",
-        low=3,
-        high=64,
-        symbol="M₁′",
-    ),
-    Param(
-        "ood_relevant",
-        str,
-        "cone",
-        "eval",
-        "μ′_j: cone = (μ_j + wμ_{j+1})/√(1+w²), in the non-negative cone (Thm 2); negative = (μ_j − wμ_{j+1})/√(1+w²) "
-        "(Remark 1 violated); irrelevant = ν_j (in span{ν}); fresh = new axes ⟂ span{μ, ν} (combinations not from "
-        "the paper). cone overlaps (μ′_1·μ′_2 = β²w/(1+w²)); cone_orthonormal is a reading: the paper says (§3.5) "
-        "the μ′, ν′ 'form another orthonormal basis', so μ′_j = normalised sums of disjoint blocks of the μ (in the "
-        "cone and orthonormal; the blocks are not from the paper)",
-        choices=OOD_RELEVANT,
-    ),
-    Param(
-        "ood_mix",
-        float,
-        1.0,
-        "eval",
-        "w in the cone/negative μ′_j above (not from the paper)",
-        low=0,
-        high=100,
-        symbol="w",
-    ),
-    Param(
-        "ood_irrelevant",
-        str,
-        "spare",
-        "eval",
-        "test-irrelevant ν′: spare = new axes past M1 + M2 (Thm 2: ν′ ∉ span{μ}; needs spare d_X); train = the ν",
-        choices=OOD_IRRELEVANT,
-    ),
-    Param(
-        "ood_M2",
-        int,
-        8,
-        "eval",
-        "number of spare-axis ν′ (the paper writes M2; spec §10.13; not from the paper)",
-        low=1,
-        high=4096,
-        symbol="M₂′",
-    ),
-    Param(
-        "ood_label",
-        str,
-        "same",
-        "eval",
-        "test label embedding: same = ±q (Thm 2's condition); orthogonal = ±q′ with q′ ⟂ q, ‖q′‖ = β; swapped = ∓q "
-        "(Remark 1 violated)",
-        choices=OOD_LABELS,
-    ),
-    Param(
-        "eval_prompts",
-        int,
-        2048,
-        "eval",
-        "test prompts per evaluation, one fixed set per config (not from the paper; spec §5: ≥ 2000)",
-        low=1,
-        high=10**7,
-    ),
+    Param.eval("domain", "id", MEANING["domain"], choices=DOMAINS),
+    Param.eval("alpha_test", None, MEANING["alpha_test"], type=float, low=0, high=1, low_open=True, symbol="α′"),
+    Param.eval("l_ts", None, MEANING["l_ts"], type=int, low=1, high=10**4, symbol="l_ts"),
+    Param.eval("ood_M1", 3, MEANING["ood_M1"], low=3, high=64, symbol="M₁′"),
+    Param.eval("ood_relevant", "cone", MEANING["ood_relevant"], choices=OOD_RELEVANT),
+    Param.eval("ood_mix", 1.0, "w in the cone/negative μ′_j above (not from the paper)", low=0, high=100, symbol="w"),
+    Param.eval("ood_irrelevant", "spare", MEANING["ood_irrelevant"], choices=OOD_IRRELEVANT),
+    Param.eval("ood_M2", 8, MEANING["ood_M2"], low=1, high=4096, symbol="M₂′"),
+    Param.eval("ood_label", "same", MEANING["ood_label"], choices=OOD_LABELS),
+    Param.eval("eval_prompts", 2048, MEANING["eval_prompts"], low=1, high=10**7),
 )
 
 
@@ -461,6 +252,7 @@ FEATURE_SELECTOR = StudyInfo(
     title="A one-layer Transformer selects features of noisy patterns: T ∝ √M/(λ_* η), OOD on the cone of μ",
     paper=PAPER,
     implementation="iclscale.papers.feature_selector.study:FeatureSelector",
+    config=FeatureSelectorConfig,
     checks=(_check_shapes, _check_ood),
     metrics=METRICS,
     params=(

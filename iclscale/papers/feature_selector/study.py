@@ -31,6 +31,7 @@ from iclscale.papers.common.noisy_patterns import (
 from iclscale.papers.common.one_layer_transformer import OneLayerTransformer, attention_weights
 from iclscale.papers.common.patterns import Prompts, TaskSet, all_tasks, label_embedding, training_tasks, unit_patterns
 from iclscale.papers.feature_selector import probes
+from iclscale.papers.feature_selector.config import FeatureSelectorConfig
 from iclscale.papers.feature_selector.declaration import attention_widths
 from iclscale.trainer.study import Batch, Net, Study
 
@@ -61,7 +62,7 @@ def ood_conditions(point: Mapping[str, Any], length: int, alpha_test: torch.Tens
 
 class FeatureSelector(Study):
     # Data -------------------------------------------------------------------------------------------
-    def constants(self, c) -> dict[str, torch.Tensor]:
+    def constants(self, c: FeatureSelectorConfig) -> dict[str, torch.Tensor]:
         """T (cyclic or every pair), the trained T′ ⊆ T (all of T unless n_train_tasks drops some) and T \\ T′."""
         offsets = torch.tensor(1 if c.task_set == "cyclic" else c.M1 - 1)
         full = training_tasks(c.rng, "train_tasks", c.M1, offsets, torch.tensor(0))
@@ -70,10 +71,10 @@ class FeatureSelector(Study):
         sets = {"all": full, "train": trained, "left_out": left_out}
         return {f"{name}_{part}": getattr(s, part) for name, s in sets.items() for part in ("pairs", "count")}
 
-    def tasks(self, c, which: str) -> TaskSet:
+    def tasks(self, c: FeatureSelectorConfig, which: str) -> TaskSet:
         return TaskSet(c.const[f"{which}_pairs"], c.const[f"{which}_count"])
 
-    def domain(self, c, name: str, point: Mapping[str, Any] | None = None) -> Domain:
+    def domain(self, c: FeatureSelectorConfig, name: str, point: Mapping[str, Any] | None = None) -> Domain:
         """ "train" (T′), "id" (T), "id_left_out" (T \\ T′) or "ood" (the construction named by `point`)."""
         relevant, irrelevant = unit_patterns(c.d_x, c.M1, c.M2)  # μ_j = βe_j, ν_k = βe_{M1+k} (spec §2.2)
         q = label_embedding(c.d_y, c.beta)  # ‖q‖ = β ([LW23] §3.2)
@@ -82,7 +83,7 @@ class FeatureSelector(Study):
         which = {"train": "train", "id": "all", "id_left_out": "left_out"}[name]
         return Domain(self.tasks(c, which), relevant, irrelevant, q)
 
-    def ood_domain(self, c, point, relevant, irrelevant, q) -> Domain:
+    def ood_domain(self, c: FeatureSelectorConfig, point, relevant, irrelevant, q) -> Domain:
         """[LW23] §3.5: tasks on every ordered pair of M1′ test-relevant μ′ (Eq. 11), ν′ and labels by `point`."""
         count, kind, used = point["ood_M1"], point["ood_relevant"], c.M1 + c.M2
         if kind in ("cone", "negative"):
@@ -98,7 +99,9 @@ class FeatureSelector(Study):
         q = label_embedding(c.d_y, c.beta, axis=1) if label == "orthogonal" else (-q if label == "swapped" else q)
         return Domain(TaskSet.of(all_tasks(count)), ood_relevant, ood_irrelevant, q)
 
-    def prompts(self, c, domain: Domain, purpose: str, step, *, count: int, length: int, fraction) -> Prompts:
+    def prompts(
+        self, c: FeatureSelectorConfig, domain: Domain, purpose: str, step, *, count: int, length: int, fraction
+    ) -> Prompts:
         noise = FeatureNoise(c.lambda_star, c.tau, c.lambda_mode, c.kappa_mode, c.noise_mode)
         return sample_noisy_prompts(
             c.rng,
@@ -116,11 +119,11 @@ class FeatureSelector(Study):
         )
 
     # Model and training -------------------------------------------------------------------------------
-    def module(self, c) -> nn.Module:
+    def module(self, c: FeatureSelectorConfig) -> nn.Module:
         m_a, m_b = attention_widths(vars(c))
         return OneLayerTransformer(c.d_x + c.d_y, m_a, m_b, c.m, c.attend_to_query)  # [LW23] Eq. 2
 
-    def init(self, c) -> dict[str, torch.Tensor]:
+    def init(self, c: FeatureSelectorConfig) -> dict[str, torch.Tensor]:
         D, (m_a, m_b) = c.d_x + c.d_y, attention_widths(vars(c))
         # W_Q, W_K: δ on the first d_X diagonal entries; W_V: δ on every diagonal entry ([LW23] §2)
         W_QK = c.delta * (torch.eye(m_a, D) * (torch.arange(D) < c.d_x).to(torch.get_default_dtype()))
@@ -128,17 +131,17 @@ class FeatureSelector(Study):
         a = torch.where(c.rng.uniform("init/a", 0, (c.m,)) < 0.5, 1.0 / c.m, -1.0 / c.m)  # U{±1/m}, fixed
         return {"W_Q": W_QK, "W_K": W_QK.clone(), "W_V": c.delta * torch.eye(m_b, D), "W_O": W_O, "a": a}
 
-    def batch(self, c, step) -> Batch:
+    def batch(self, c: FeatureSelectorConfig, step) -> Batch:
         train = self.domain(c, "train")
         prompts = self.prompts(c, train, "train", step, count=c.batch_size, length=c.l_tr, fraction=c.alpha)
         return prompts.tokens, prompts.z
 
-    def loss(self, net: Net, batch: Batch, c) -> torch.Tensor:
+    def loss(self, net: Net, batch: Batch, c: FeatureSelectorConfig) -> torch.Tensor:
         P, y = batch
         return hinge(y * net(P)).mean()  # R = (1/B) Σ_n max{0, 1 − y^n F(Ψ; P^n)} ([LW23] §2)
 
     # Measurements ------------------------------------------------------------------------------------
-    def probes(self, net: Net, c, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net: Net, c: FeatureSelectorConfig, final: bool) -> dict[str, torch.Tensor]:
         params, domain = net.params, self.domain(c, "id")
         prompts = self.prompts(c, domain, "probe", 0, count=c.probe_prompts, length=c.l_tr, fraction=c.alpha)
         initial = self.init(c)
@@ -150,7 +153,9 @@ class FeatureSelector(Study):
             **probes.lucky_neurons(params, initial, domain.q, c.d_x),
         }
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
+    def evaluate(
+        self, net: Net, c: FeatureSelectorConfig, point: Mapping[str, Any], final: bool
+    ) -> dict[str, torch.Tensor]:
         count, domain = point["eval_prompts"], self.domain(c, point["domain"], point)
         alpha = c.alpha if point["alpha_test"] is None else torch.tensor(float(point["alpha_test"]))
         length = c.l_tr if point["l_ts"] is None else point["l_ts"]

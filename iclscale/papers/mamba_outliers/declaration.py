@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from iclscale.papers.mamba_outliers.config import MambaOutliersConfig
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -26,221 +27,87 @@ OUTLIER_SETS = ("unseen", "v1", "v2", "v3", "train", "sum_L")
 LT_ATTENTIONS = ("causal_mean", "full_mean")
 TRAIN_TASK_SETS = ("cyclic", "all")
 
+MEANING = {
+    "batch_size": "SGD batch size B, fresh prompts every iteration (not from the paper: never given; spec §10's 64; "
+    "tuned by sweeps/mamba_outliers_tune.yaml: best 256 for both models, Mamba's objective flat over B)",
+    "model": "mamba = [LM25] Eq. 3 (Ψ = {W_B, W_C, w}); lt = the linear Transformer, the same with G ≡ 1 (§2, §3.4)",
+    "hidden": "rows h of W_B, W_C; null means d + 1 (not from the paper: its m = l + 1 = 21 rows cannot hold the first "
+    "d = 30 diagonal entries of the initialisation, spec §12.2)",
+    "residual": "residual p ← p + o between layers (not from the paper: §4.2 gives no architecture, spec §4.5); no "
+    "effect on one layer",
+    "lt_attention": "reading; the paper says only 'a three-layer single-head linear Transformer' ([LM25] §4.2, Table "
+    "1): causal_mean = position i averages p_jᵀW_BᵀW_C p_i over j ≤ i (order-dependent); full_mean = every position "
+    "averages over all l + 1 (order-invariant, so placement cannot matter at a fixed outlier count); no effect on "
+    "Mamba or on one layer",
+    "p_a": "fraction p_a of training demonstrations with an outlier κ_a·v*_s and a random label ([LM25] Eq. 6; §4.1: "
+    "0.6, §4.2: 0.4)",
+    "train_tasks": "reading; the paper says training tasks must satisfy Condition 1 and builds the M1 cyclic ones (μ_j "
+    "→ +1, μ_{j+1} → −1; [LM25] App. C), §4 does not say which it trains on: cyclic = App. C's, all = all M1(M1 − 1) "
+    "ordered pairs (the test tasks, Eq. 5)",
+    "K": "κ ~ U(−K, K) of the irrelevant pattern in training ([LM25] Eq. 6: K ≤ 1/2; 0.5 not from the paper)",
+    "delta": "initial value δ of the first d diagonal entries of W_B, W_C ([LM25] §2: δ ∈ (0, 0.2]; §4: 0.2)",
+    "alpha": "fraction α of test demonstrations with an outlier κ_a'·v'_s ([LM25] Eq. 7; Fig. 2 sweeps it, Fig. 4: "
+    "0.3, Table 1: 0.5)",
+    "kappa_a_test": "test outlier magnitude κ_a'; reading: the paper says only κ_a' ∈ [κ_a, "
+    "Θ(Vβp_a^(−1)κ_a^(−1)L^(−1)(1 − p_a)ε^(−1))] ([LM25] Thm 2 (b)), no value for Fig. 2 or Table 1; 2 = κ_a (spec "
+    "§10's reading), the window's lower end",
+    "K_test": "κ' ~ U(−K', K') of the irrelevant pattern at test ([LM25] Eq. 7: K' > 1; 1.5 not from the paper)",
+    "label_mode": "labels of test outliers ([LM25] §4.1, Fig. 2): flip (A), targeted (B, target_label), random (C); "
+    "for Table 1 a reading: the paper says none (§4.2), all three are run",
+    "target_label": "the label of targeted outliers, +1 or −1 (not from the paper: +1 after Fig. 1's 'James Bond' "
+    "example)",
+    "placement": "bernoulli: each demonstration an outlier with probability α (Eq. 7); farthest (FQ), random (R), "
+    "closest (CQ): exactly outlier_count outliers at those positions ([LM25] Table 1)",
+    "outlier_count": "outliers per prompt for the placements farthest/random/closest; null means round(α·l_ts) (spec "
+    "§3.4: 10 at α = 0.5, l_ts = 20)",
+    "outlier_set": "test outlier directions: unseen = the three v'_s of [LM25] §4 (L = 0.3), v1/v2/v3 = one of them "
+    "only, train = the training v*_s, sum_L = random unit λ with Σλ = outlier_sum (not from the paper)",
+    "outlier_sum": "Σλ = L of the sum_L outliers, the threshold of 𝒱' ([LM25] Eq. 11; needs L² ≤ V)",
+    "renormalise": "scale the three v'_s to norm 1 as Eq. 11 asks (their λ give 1.005, 1.005, 0.995; spec §12.12)",
+    "eval_prompts": "test prompts per evaluation, the same set at every record (not from the paper; spec §10 suggests "
+    "≥ 5000)",
+}
+"""The meanings of the params whose meaning does not fit on their declaration's line."""
+
 DATA = (
-    Param("d", int, 30, "shape", "input dimension d; tokens have d + 1 entries ([LM25] §4: 30)", low=2, high=4096),
-    Param("M1", int, 6, "shape", "number of relevant patterns μ_j ([LM25] §4: 6)", low=3, high=64, symbol="M₁"),
-    Param("M2", int, 10, "shape", "number of irrelevant patterns ν_k ([LM25] §4: 10)", low=1, high=4096, symbol="M₂"),
-    Param("V", int, 3, "shape", "number of training outlier directions v*_s ([LM25] §4: 3)", low=1, high=64),
-    Param("l_tr", int, 20, "shape", "training prompt length l_tr ([LM25] §4: 20)", low=1, high=10**4, symbol="l_tr"),
-    Param(
-        "batch_size",
-        int,
-        64,
-        "shape",
-        "SGD batch size B, fresh prompts every iteration (not from the paper: never given; spec §10's 64; tuned by "
-        "sweeps/mamba_outliers_tune.yaml: best 256 for both models, Mamba's objective flat over B)",
-        low=1,
-        high=10**6,
-        symbol="B",
-    ),
+    Param.shape("d", 30, "input dimension d; tokens have d + 1 entries ([LM25] §4: 30)", low=2, high=4096),
+    Param.shape("M1", 6, "number of relevant patterns μ_j ([LM25] §4: 6)", low=3, high=64, symbol="M₁"),
+    Param.shape("M2", 10, "number of irrelevant patterns ν_k ([LM25] §4: 10)", low=1, high=4096, symbol="M₂"),
+    Param.shape("V", 3, "number of training outlier directions v*_s ([LM25] §4: 3)", low=1, high=64),
+    Param.shape("l_tr", 20, "training prompt length l_tr ([LM25] §4: 20)", low=1, high=10**4, symbol="l_tr"),
+    Param.shape("batch_size", 64, MEANING["batch_size"], low=1, high=10**6, symbol="B"),
 )
 
 MODEL = (
-    Param(
-        "model",
-        str,
-        "mamba",
-        "shape",
-        "mamba = [LM25] Eq. 3 (Ψ = {W_B, W_C, w}); lt = the linear Transformer, the same with G ≡ 1 (§2, §3.4)",
-        choices=MODELS,
-    ),
-    Param("layers", int, 1, "shape", "layers ([LM25] §4.1: 1; §4.2: 3)", low=1, high=16),
-    Param(
-        "hidden",
-        int,
-        None,
-        "shape",
-        "rows h of W_B, W_C; null means d + 1 (not from the paper: its m = l + 1 = 21 rows cannot hold the "
-        "first d = 30 diagonal entries of the initialisation, spec §12.2)",
-        low=1,
-        high=10**5,
-        nullable=True,
-        symbol="h",
-    ),
-    Param(
-        "residual",
-        bool,
-        True,
-        "shape",
-        "residual p ← p + o between layers (not from the paper: §4.2 gives no architecture, spec §4.5); "
-        "no effect on one layer",
-    ),
-    Param(
-        "lt_attention",
-        str,
-        "causal_mean",
-        "shape",
-        "reading; the paper says only 'a three-layer single-head linear Transformer' ([LM25] §4.2, Table 1): "
-        "causal_mean = position i averages p_jᵀW_BᵀW_C p_i over j ≤ i (order-dependent); full_mean = every position "
-        "averages over all l + 1 (order-invariant, so placement cannot matter at a fixed outlier count); "
-        "no effect on Mamba or on one layer",
-        choices=LT_ATTENTIONS,
-        added_later=True,
-    ),
+    Param.shape("model", "mamba", MEANING["model"], choices=MODELS),
+    Param.shape("layers", 1, "layers ([LM25] §4.1: 1; §4.2: 3)", low=1, high=16),
+    Param.shape("hidden", None, MEANING["hidden"], type=int, low=1, high=10**5, symbol="h"),
+    Param.shape("residual", True, MEANING["residual"]),
+    Param.shape("lt_attention", "causal_mean", MEANING["lt_attention"], choices=LT_ATTENTIONS, added_later=True),
 )
 
 TRAIN = (
-    Param(
-        "p_a",
-        float,
-        0.6,
-        "train",
-        "fraction p_a of training demonstrations with an outlier κ_a·v*_s and a random label ([LM25] Eq. 6; "
-        "§4.1: 0.6, §4.2: 0.4)",
-        low=0,
-        high=1,
-        symbol="p_a",
-    ),
-    Param("beta", float, 3.0, "train", "norm β of every μ_j, ν_k ([LM25] §4: 3)", low=0, low_open=True, symbol="β"),
-    Param("kappa_a", float, 2.0, "train", "training outlier magnitude κ_a ([LM25] §4: 2)", low=0, symbol="κ_a"),
-    Param(
-        "train_tasks",
-        str,
-        "cyclic",
-        "shape",
-        "reading; the paper says training tasks must satisfy Condition 1 and builds the M1 cyclic ones (μ_j → +1, "
-        "μ_{j+1} → −1; [LM25] App. C), §4 does not say which it trains on: cyclic = App. C's, all = all M1(M1 − 1) "
-        "ordered pairs (the test tasks, Eq. 5)",
-        choices=TRAIN_TASK_SETS,
-        added_later=True,
-    ),
-    Param(
-        "K",
-        float,
-        0.5,
-        "train",
-        "κ ~ U(−K, K) of the irrelevant pattern in training ([LM25] Eq. 6: K ≤ 1/2; 0.5 not from the paper)",
-        low=0,
-        symbol="K",
-    ),
-    Param(
-        "delta",
-        float,
-        0.2,
-        "train",
-        "initial value δ of the first d diagonal entries of W_B, W_C ([LM25] §2: δ ∈ (0, 0.2]; §4: 0.2)",
-        low=0,
-        low_open=True,
-        symbol="δ",
-    ),
+    Param.train("p_a", 0.6, MEANING["p_a"], low=0, high=1, symbol="p_a"),
+    Param.train("beta", 3.0, "norm β of every μ_j, ν_k ([LM25] §4: 3)", low=0, low_open=True, symbol="β"),
+    Param.train("kappa_a", 2.0, "training outlier magnitude κ_a ([LM25] §4: 2)", low=0, symbol="κ_a"),
+    Param.shape("train_tasks", "cyclic", MEANING["train_tasks"], choices=TRAIN_TASK_SETS, added_later=True),
+    Param.train("K", 0.5, MEANING["K"], low=0, symbol="K"),
+    Param.train("delta", 0.2, MEANING["delta"], low=0, low_open=True, symbol="δ"),
 )
 
 EVAL = (
-    Param(
-        "alpha",
-        float,
-        0.0,
-        "eval",
-        "fraction α of test demonstrations with an outlier κ_a'·v'_s ([LM25] Eq. 7; Fig. 2 sweeps it, Fig. 4: "
-        "0.3, Table 1: 0.5)",
-        low=0,
-        high=1,
-        symbol="α",
-    ),
-    Param(
-        "kappa_a_test",
-        float,
-        2.0,
-        "eval",
-        "test outlier magnitude κ_a'; reading: the paper says only κ_a' ∈ [κ_a, Θ(Vβp_a^(−1)κ_a^(−1)L^(−1)(1 − p_a)"
-        "ε^(−1))] ([LM25] Thm 2 (b)), no value for Fig. 2 or Table 1; 2 = κ_a (spec §10's reading), the window's "
-        "lower end",
-        low=0,
-        symbol="κ_a′",
-    ),
-    Param(
-        "K_test",
-        float,
-        1.5,
-        "eval",
-        "κ' ~ U(−K', K') of the irrelevant pattern at test ([LM25] Eq. 7: K' > 1; 1.5 not from the paper)",
-        low=0,
-        symbol="K′",
-    ),
-    Param("l_ts", int, 20, "eval", "test prompt length l_ts ([LM25] §4: 20)", low=1, high=10**4, symbol="l_ts"),
-    Param(
-        "label_mode",
-        str,
-        "flip",
-        "eval",
-        "labels of test outliers ([LM25] §4.1, Fig. 2): flip (A), targeted (B, target_label), random (C); for "
-        "Table 1 a reading: the paper says none (§4.2), all three are run",
-        choices=LABEL_MODES,
-    ),
-    Param(
-        "target_label",
-        int,
-        1,
-        "eval",
-        "the label of targeted outliers, +1 or −1 (not from the paper: +1 after Fig. 1's 'James Bond' example)",
-        low=-1,
-        high=1,
-    ),
-    Param(
-        "placement",
-        str,
-        "bernoulli",
-        "eval",
-        "bernoulli: each demonstration an outlier with probability α (Eq. 7); farthest (FQ), random (R), closest (CQ):"
-        " exactly outlier_count outliers at those positions ([LM25] Table 1)",
-        choices=PLACEMENTS,
-    ),
-    Param(
-        "outlier_count",
-        int,
-        None,
-        "eval",
-        "outliers per prompt for the placements farthest/random/closest; null means round(α·l_ts) (spec §3.4: "
-        "10 at α = 0.5, l_ts = 20)",
-        low=0,
-        high=10**4,
-        nullable=True,
-    ),
-    Param(
-        "outlier_set",
-        str,
-        "unseen",
-        "eval",
-        "test outlier directions: unseen = the three v'_s of [LM25] §4 (L = 0.3), v1/v2/v3 = one of them only, "
-        "train = the training v*_s, sum_L = random unit λ with Σλ = outlier_sum (not from the paper)",
-        choices=OUTLIER_SETS,
-    ),
-    Param(
-        "outlier_sum",
-        float,
-        0.3,
-        "eval",
-        "Σλ = L of the sum_L outliers, the threshold of 𝒱' ([LM25] Eq. 11; needs L² ≤ V)",
-        low=-8,
-        high=8,
-        symbol="L",
-    ),
-    Param(
-        "renormalise",
-        bool,
-        True,
-        "eval",
-        "scale the three v'_s to norm 1 as Eq. 11 asks (their λ give 1.005, 1.005, 0.995; spec §12.12)",
-    ),
-    Param(
-        "eval_prompts",
-        int,
-        4096,
-        "eval",
-        "test prompts per evaluation, the same set at every record (not from the paper; spec §10 suggests ≥ 5000)",
-        low=1,
-        high=10**7,
-    ),
+    Param.eval("alpha", 0.0, MEANING["alpha"], low=0, high=1, symbol="α"),
+    Param.eval("kappa_a_test", 2.0, MEANING["kappa_a_test"], low=0, symbol="κ_a′"),
+    Param.eval("K_test", 1.5, MEANING["K_test"], low=0, symbol="K′"),
+    Param.eval("l_ts", 20, "test prompt length l_ts ([LM25] §4: 20)", low=1, high=10**4, symbol="l_ts"),
+    Param.eval("label_mode", "flip", MEANING["label_mode"], choices=LABEL_MODES),
+    Param.eval("target_label", 1, MEANING["target_label"], low=-1, high=1),
+    Param.eval("placement", "bernoulli", MEANING["placement"], choices=PLACEMENTS),
+    Param.eval("outlier_count", None, MEANING["outlier_count"], type=int, low=0, high=10**4),
+    Param.eval("outlier_set", "unseen", MEANING["outlier_set"], choices=OUTLIER_SETS),
+    Param.eval("outlier_sum", 0.3, MEANING["outlier_sum"], low=-8, high=8, symbol="L"),
+    Param.eval("renormalise", True, MEANING["renormalise"]),
+    Param.eval("eval_prompts", 4096, MEANING["eval_prompts"], low=1, high=10**7),
 )
 
 
@@ -348,6 +215,7 @@ MAMBA_OUTLIERS = StudyInfo(
     title="Mamba vs a linear Transformer in context with outliers: gates, thresholds in α, iterations vs l_tr",
     paper=PAPER,
     implementation="iclscale.papers.mamba_outliers.study:MambaOutliers",
+    config=MambaOutliersConfig,
     checks=(_check,),
     metrics=METRICS,
     params=(

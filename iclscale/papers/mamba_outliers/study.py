@@ -46,6 +46,7 @@ from iclscale.papers.common.patterns import (
     sample_prompt_draw,
     unit_patterns,
 )
+from iclscale.papers.mamba_outliers.config import MambaOutliersConfig
 from iclscale.papers.mamba_outliers.model import OneLayer, Stack, layer_inputs
 from iclscale.papers.mamba_outliers.probes import layer_prefix, prompt_metrics, prompt_sums, weight_probes
 from iclscale.trainer.study import Batch, Net, Study
@@ -83,13 +84,13 @@ class OutlierPrompts:
 
 class MambaOutliers(Study):
     # Model ------------------------------------------------------------------------------------
-    def module(self, c) -> nn.Module:
+    def module(self, c: MambaOutliersConfig) -> nn.Module:
         d0, hidden, gated = c.d + 1, c.hidden or c.d + 1, c.model == "mamba"
         if c.layers == 1:
             return OneLayer(d0, hidden, gated)
         return Stack(c.layers, d0, hidden, gated, c.residual, full=c.lt_attention == "full_mean")
 
-    def init(self, c) -> dict[str, torch.Tensor]:
+    def init(self, c: MambaOutliersConfig) -> dict[str, torch.Tensor]:
         d0, hidden = c.d + 1, c.hidden or c.d + 1
         # the first d diagonal entries of W_B, W_C are δ, the rest 0 ([LM25] §2, Alg. 1; spec §4.4)
         diagonal = c.delta * torch.eye(hidden, d0) * (torch.arange(d0) < c.d).to(torch.get_default_dtype())
@@ -104,7 +105,7 @@ class MambaOutliers(Study):
             params["W"] = c.rng.normal("init/W", 0, (c.layers, d0, d0)) / math.sqrt(d0)
         return params
 
-    def layer_weights(self, params: Mapping[str, torch.Tensor], c) -> list[tuple]:
+    def layer_weights(self, params: Mapping[str, torch.Tensor], c: MambaOutliersConfig) -> list[tuple]:
         """(W_B, W_C, w or None) of each layer; w is the label channel's gate column (spec §4.5)."""
         if c.layers == 1:
             return [(params["W_B"], params["W_C"], params.get("w"))]
@@ -112,7 +113,7 @@ class MambaOutliers(Study):
         return [(params["W_B"][k], params["W_C"][k], None if W is None else W[k][:, -1]) for k in range(c.layers)]
 
     # Data -------------------------------------------------------------------------------------
-    def units(self, c, renormalise: bool = True) -> dict[str, torch.Tensor]:
+    def units(self, c: MambaOutliersConfig, renormalise: bool = True) -> dict[str, torch.Tensor]:
         relevant, irrelevant = unit_patterns(c.d, c.M1, c.M2)
         train = outlier_units(c.d, c.M1, c.M2, c.V)
         found = {"relevant": relevant, "irrelevant": irrelevant, "train": train}
@@ -122,7 +123,7 @@ class MambaOutliers(Study):
 
     def prompts(
         self,
-        c,
+        c: MambaOutliersConfig,
         purpose: str,
         step,
         *,
@@ -184,7 +185,7 @@ class MambaOutliers(Study):
         x = add_outliers(clean_x, drawn.is_outlier, vectors, magnitude)  # + κ_a v (Eq. 6, 7)
         return OutlierPrompts(draw, drawn, labels, clean_x, magnitude, embed(x, labels, label_embedding(1)))
 
-    def batch(self, c, step) -> Batch:
+    def batch(self, c: MambaOutliersConfig, step) -> Batch:
         prompts = self.prompts(
             c,
             "train",
@@ -200,19 +201,19 @@ class MambaOutliers(Study):
         )
         return prompts.tokens, prompts.draw.z
 
-    def loss(self, net: Net, batch: Batch, c) -> torch.Tensor:
+    def loss(self, net: Net, batch: Batch, c: MambaOutliersConfig) -> torch.Tensor:
         P, z = batch
         return hinge(z * net(P)).mean()  # (1/B) Σ_n max{0, 1 − z^n F(Ψ; P^n)} ([LM25] Eq. 4, 19)
 
     # Measurements -------------------------------------------------------------------------------
-    def probes(self, net: Net, c, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net: Net, c: MambaOutliersConfig, final: bool) -> dict[str, torch.Tensor]:
         units = self.units(c)
         metrics = {}
         for layer, (W_B, W_C, w) in enumerate(self.layer_weights(net.params, c)):
             metrics.update(weight_probes(W_B, W_C, w, units, layer_prefix(layer)))
         return metrics
 
-    def test_chunk(self, c, point: Mapping[str, Any], size: int, chunk: int) -> OutlierPrompts:
+    def test_chunk(self, c: MambaOutliersConfig, point: Mapping[str, Any], size: int, chunk: int) -> OutlierPrompts:
         """Chunk `chunk` of the eval point's test prompts: draw `chunk` of purpose "test", so the same prompts at
         every record and the same random numbers at another α, κ_a', label mode or placement."""
         count = point["outlier_count"]
@@ -237,7 +238,9 @@ class MambaOutliers(Study):
             renormalise=point["renormalise"],
         )
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
+    def evaluate(
+        self, net: Net, c: MambaOutliersConfig, point: Mapping[str, Any], final: bool
+    ) -> dict[str, torch.Tensor]:
         total = point["eval_prompts"]
         per_v = point["outlier_set"] == "unseen"
         unseen = self.units(c, point["renormalise"]).get("unseen")
@@ -268,7 +271,9 @@ class MambaOutliers(Study):
             self.add_mechanism(net, c, prompts, per_v, final, add)
         return self.test_metrics(c, sums, total, per_v, point["l_ts"])
 
-    def add_mechanism(self, net: Net, c, prompts: OutlierPrompts, per_v: bool, final: bool, add) -> None:
+    def add_mechanism(
+        self, net: Net, c: MambaOutliersConfig, prompts: OutlierPrompts, per_v: bool, final: bool, add
+    ) -> None:
         """The probes' sums per layer, on the layer's input tokens (spec §4.5)."""
         weights = self.layer_weights(net.params, c)
         if c.layers == 1:
@@ -286,7 +291,7 @@ class MambaOutliers(Study):
             for name, value in sums.items():
                 add(f"{layer}/{name}", value)
 
-    def test_metrics(self, c, sums, total: int, per_v: bool, l_ts: int) -> dict[str, torch.Tensor]:
+    def test_metrics(self, c: MambaOutliersConfig, sums, total: int, per_v: bool, l_ts: int) -> dict[str, torch.Tensor]:
         dtype = torch.get_default_dtype()
         metrics = {
             "test_error": sums["wrong"] / total,  # [LM25] Eq. 5 over all tasks

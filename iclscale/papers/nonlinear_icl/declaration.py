@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from iclscale.papers.nonlinear_icl.config import NonlinearICLConfig, NonlinearICLGPT2Config
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -25,338 +26,119 @@ LEARNERS = ("transformer", *CLASSICAL_LEARNERS)
 PRUNE_METHODS = ("none", "random", "magnitude", "largest", "small")
 PRUNE_SCORES = ("wowv", "wo")
 
+MEANING = {
+    "d_x": "feature-embedding dimension d_X ([L24] §5: 30; the paper has d_X = M1 + M2, a larger d_X leaves spare axes)"
+    "",
+    "M2": "number of in-domain-irrelevant (IDI) patterns M2 ([L24] §5: 24)",
+    "l_tr": "training prompt length l_tr, demonstrations ([L24] §5: 20)",
+    "batch_size": "SGD batch size B, fresh prompts every iteration (not from the paper; spec §4 suggests 64)",
+    "domain": "test data: id = in-domain tasks unseen in training, T \\ T_tr ([L24] §5; NaN when T_tr = T); ood = the "
+    "M1'(M1'−1) tasks T' on the ODR patterns μ'_j with ODI = IDI ([L24] Eq. 8, §5); id_train = the training tasks "
+    "(not from the paper)",
+    "alpha_test": "fraction α' of test demonstrations on the decisive patterns, α'/2 each, (1 − α')/(M − 2) on each "
+    "other ([L24] §5; Figs 3–5 use 0.6–1.0)",
+    "l_ts": "test prompt length l_ts ([L24] Fig. 3: 0–20); F = 0 (as at l_ts = 0) is a tie counted as half an error "
+    "(not from the paper)",
+    "K_ood": "ODI coefficient range K', κ' ~ U(−K', K') ([L24] §5 prints 5; possibly a garbled 0.5, spec §10.6)",
+    "S1": "coefficient sum S1 = a + b of μ'_1 = 0.3(μ_1 − μ_2) + aμ_5 + bμ_6 ([L24] §5, Eq. 12; Fig. 3A: 1.3 … 0.5; "
+    "1.28 is Fig. 2's a = b = 0.64)",
+    "odr_split": "a, b from S1: solve keeps ‖μ'_1‖ = β (a² + b² = 0.82, a the larger root; past S1 = 1.2806 it falls "
+    "back to a = b = S1/2 unnormalised, spec §2.5); equal takes a = b = S1/2 (Fig. 2)",
+    "eval_prompts": "test prompts per evaluation, one fixed set per config across records (not from the paper; spec "
+    "§6: ≥ 2000)",
+    "m": "MLP width m, the rows of W_O (not from the paper: never given; theory m ≳ M1² log M1)",
+    "attend_to_query": "softmax also over the query column (the appendix proofs sum s = 1..l+1); false is Eq. 2 as "
+    "printed",
+    "a_scale": "|a_i| of the fixed output layer a ~ U{±|a_i|} ([L24] §2.3, Table 2: 1/m; Alg. 1 prints 1/√m, spec "
+    "§10.3)",
+    "probe_prompts": "prompts per mechanism probe (Fig. 2, spec §8): unseen-task ID and Fig. 2's OOD data (a = b = "
+    "0.64, K' = 5), at the training α and l_tr (not from the paper)",
+    "delta": "init δ on the first d_X diagonal entries of W_Q, W_K and all of W_V ([L24] §2.3: δ ∈ (0, 0.2]; 0.1 not "
+    "from the paper)",
+    "learner": "who predicts the query: the trained transformer, or a classical learner fit on the prompt's "
+    "demonstrations (x_i, ±1), scikit-learn defaults ([L24] Fig. 4; settings not from the paper; final record only)",
+    "baseline_prompts": "test prompts for a classical learner, one fit each (not from the paper; kept modest)",
+    "prune_method": "MLP neurons (rows of W_O, [L24] §2.4) removed: random; magnitude = smallest score first (Fig. "
+    "5A); largest = largest first (Thm 3.7 Eq. 16, not in a figure); small = exactly the small neurons L^c, "
+    "prune_ratio ignored (Thm 3.7 Eq. 15; L^c read as the lower 2-means group of log magnitudes, not from the paper); "
+    "final record only",
+    "prune_score": "neuron magnitude: wowv = ‖row i of W_O W_V‖ (Thm 3.7's r_i), wo = ‖row i of W_O‖ (Fig. 5's wording)"
+    "",
+    "prune_ratio": "pruning rate R: round(R·m) neurons removed ([L24] Thm 3.7, Fig. 5's x-axis)",
+    "n_embd": "GPT-2 width (not from the paper; spec §3 suggests 256, the default 128 keeps CPU sweeps affordable)",
+    "n_positions": "learned positional embeddings; must exceed the longest prompt (not from the paper)",
+    "positions": "token positions: from_query counts back from the query (query 0, last demonstration 1, …) so prompts "
+    "of another length reuse trained positions; from_start is GPT-2's 0, 1, … (both not from the paper)",
+    "alpha": "fraction α of training demonstrations on the task's decisive patterns, α/2 each ([L24] §3.2; §5: 0.8)",
+    "beta": "norm β of every pattern ([L24] §5: 3; theory β ≥ 1)",
+    "K": "IDI coefficient range K, κ ~ U(−K, K) in x = μ_j + κν_k ([L24] Eq. 6; §5: 0.5; theory K < 1/2)",
+    "q_norm": "norm of the label embedding q = ‖q‖·e_1, Embd(±1) = ±q (not from the paper: q is never given; the "
+    "proofs' β² + 1 terms imply ‖q‖ = 1)",
+    "n_train_tasks": "|T_tr| by [L24] App. A.2 (Fig. 7): below M1 a random subset of the U = 1 cyclic set T_tr0, from "
+    "M1 on T_tr0 plus random other tasks; 0 means the cyclic set with U offsets",
+}
+"""The meanings of the params whose meaning does not fit on their declaration's line."""
+
 # Data model ([L24] §3.2, §5), shared by both studies ---------------------------------------
 DATA_SHAPE = (
-    Param(
-        "d_x",
-        int,
-        30,
-        "shape",
-        "feature-embedding dimension d_X ([L24] §5: 30; the paper has d_X = M1 + M2, a larger d_X leaves spare axes)",
-        low=1,
-        high=4096,
-        symbol="d_X",
-    ),
-    Param("d_y", int, 30, "shape", "label-embedding dimension d_Y ([L24] §5: 30)", low=1, high=4096, symbol="d_Y"),
-    Param(
-        "M1",
-        int,
-        6,
-        "shape",
-        "number of in-domain-relevant (IDR) patterns M1 ([L24] §5: 6)",
-        low=3,
-        high=64,
-        symbol="M₁",
-    ),
-    Param(
-        "M2",
-        int,
-        24,
-        "shape",
-        "number of in-domain-irrelevant (IDI) patterns M2 ([L24] §5: 24)",
-        low=1,
-        high=4096,
-        symbol="M₂",
-    ),
-    Param(
-        "l_tr",
-        int,
-        20,
-        "shape",
-        "training prompt length l_tr, demonstrations ([L24] §5: 20)",
-        low=1,
-        high=10**4,
-        symbol="l_tr",
-    ),
-    Param(
-        "batch_size",
-        int,
-        64,
-        "shape",
-        "SGD batch size B, fresh prompts every iteration (not from the paper; spec §4 suggests 64)",
-        low=1,
-        high=10**6,
-        symbol="B",
-    ),
+    Param.shape("d_x", 30, MEANING["d_x"], low=1, high=4096, symbol="d_X"),
+    Param.shape("d_y", 30, "label-embedding dimension d_Y ([L24] §5: 30)", low=1, high=4096, symbol="d_Y"),
+    Param.shape("M1", 6, "number of in-domain-relevant (IDR) patterns M1 ([L24] §5: 6)", low=3, high=64, symbol="M₁"),
+    Param.shape("M2", 24, MEANING["M2"], low=1, high=4096, symbol="M₂"),
+    Param.shape("l_tr", 20, MEANING["l_tr"], low=1, high=10**4, symbol="l_tr"),
+    Param.shape("batch_size", 64, MEANING["batch_size"], low=1, high=10**6, symbol="B"),
 )
 
 
 def data_train_params(U: int, U_source: str) -> tuple[Param, ...]:
+    offsets = f"offsets of the cyclic training tasks (a_j → +1, a_{{j+k}} → −1, k ≤ U), |T_tr| = U·M1 ({U_source})"
     return (
-        Param(
-            "alpha",
-            float,
-            0.8,
-            "train",
-            "fraction α of training demonstrations on the task's decisive patterns, α/2 each ([L24] §3.2; §5: 0.8)",
-            low=0,
-            high=1,
-            low_open=True,
-            symbol="α",
-        ),
-        Param(
-            "beta",
-            float,
-            3.0,
-            "train",
-            "norm β of every pattern ([L24] §5: 3; theory β ≥ 1)",
-            low=0,
-            low_open=True,
-            symbol="β",
-        ),
-        Param(
-            "K",
-            float,
-            0.5,
-            "train",
-            "IDI coefficient range K, κ ~ U(−K, K) in x = μ_j + κν_k ([L24] Eq. 6; §5: 0.5; theory K < 1/2)",
-            low=0,
-            symbol="K",
-        ),
-        Param(
-            "q_norm",
-            float,
-            1.0,
-            "train",
-            "norm of the label embedding q = ‖q‖·e_1, Embd(±1) = ±q (not from the paper: q is never given; "
-            "the proofs' β² + 1 terms imply ‖q‖ = 1)",
-            low=0,
-            low_open=True,
-            symbol="‖q‖",
-        ),
-        Param(
-            "U",
-            int,
-            U,
-            "train",
-            f"offsets of the cyclic training tasks (a_j → +1, a_{{j+k}} → −1, k ≤ U), |T_tr| = U·M1 ({U_source})",
-            low=1,
-            high=63,
-            symbol="U",
-        ),
-        Param(
-            "n_train_tasks",
-            int,
-            0,
-            "train",
-            "|T_tr| by [L24] App. A.2 (Fig. 7): below M1 a random subset of the U = 1 cyclic set T_tr0, from M1 on "
-            "T_tr0 plus random other tasks; 0 means the cyclic set with U offsets",
-            low=0,
-            high=64 * 63,
-            symbol="|T_tr|",
-        ),
+        Param.train("alpha", 0.8, MEANING["alpha"], low=0, high=1, low_open=True, symbol="α"),
+        Param.train("beta", 3.0, MEANING["beta"], low=0, low_open=True, symbol="β"),
+        Param.train("K", 0.5, MEANING["K"], low=0, symbol="K"),
+        Param.train("q_norm", 1.0, MEANING["q_norm"], low=0, low_open=True, symbol="‖q‖"),
+        Param.train("U", U, offsets, low=1, high=63, symbol="U"),
+        Param.train("n_train_tasks", 0, MEANING["n_train_tasks"], low=0, high=64 * 63, symbol="|T_tr|"),
     )
 
 
 DATA_EVAL = (
-    Param(
-        "domain",
-        str,
-        "id",
-        "eval",
-        "test data: id = in-domain tasks unseen in training, T \\ T_tr ([L24] §5; NaN when T_tr = T); ood = the "
-        "M1'(M1'−1) tasks T' on the ODR patterns μ'_j with ODI = IDI ([L24] Eq. 8, §5); id_train = the training "
-        "tasks (not from the paper)",
-        choices=DOMAINS,
-    ),
-    Param(
-        "alpha_test",
-        float,
-        0.8,
-        "eval",
-        "fraction α' of test demonstrations on the decisive patterns, α'/2 each, (1 − α')/(M − 2) on each other "
-        "([L24] §5; Figs 3–5 use 0.6–1.0)",
-        low=0,
-        high=1,
-        symbol="α′",
-    ),
-    Param(
-        "l_ts",
-        int,
-        20,
-        "eval",
-        "test prompt length l_ts ([L24] Fig. 3: 0–20); F = 0 (as at l_ts = 0) is a tie counted as half an error "
-        "(not from the paper)",
-        low=0,
-        high=10**4,
-        symbol="l_ts",
-    ),
-    Param(
-        "K_ood",
-        float,
-        5.0,
-        "eval",
-        "ODI coefficient range K', κ' ~ U(−K', K') ([L24] §5 prints 5; possibly a garbled 0.5, spec §10.6)",
-        low=0,
-        symbol="K′",
-    ),
-    Param(
-        "S1",
-        float,
-        1.28,
-        "eval",
-        "coefficient sum S1 = a + b of μ'_1 = 0.3(μ_1 − μ_2) + aμ_5 + bμ_6 ([L24] §5, Eq. 12; Fig. 3A: 1.3 … 0.5; "
-        "1.28 is Fig. 2's a = b = 0.64)",
-        low=-3,
-        high=3,
-        symbol="S₁",
-    ),
-    Param(
-        "odr_split",
-        str,
-        "solve",
-        "eval",
-        "a, b from S1: solve keeps ‖μ'_1‖ = β (a² + b² = 0.82, a the larger root; past S1 = 1.2806 it falls back "
-        "to a = b = S1/2 unnormalised, spec §2.5); equal takes a = b = S1/2 (Fig. 2)",
-        choices=("solve", "equal"),
-    ),
-    Param(
-        "eval_prompts",
-        int,
-        2048,
-        "eval",
-        "test prompts per evaluation, one fixed set per config across records (not from the paper; spec §6: ≥ 2000)",
-        low=1,
-        high=10**7,
-    ),
+    Param.eval("domain", "id", MEANING["domain"], choices=DOMAINS),
+    Param.eval("alpha_test", 0.8, MEANING["alpha_test"], low=0, high=1, symbol="α′"),
+    Param.eval("l_ts", 20, MEANING["l_ts"], low=0, high=10**4, symbol="l_ts"),
+    Param.eval("K_ood", 5.0, MEANING["K_ood"], low=0, symbol="K′"),
+    Param.eval("S1", 1.28, MEANING["S1"], low=-3, high=3, symbol="S₁"),
+    Param.eval("odr_split", "solve", MEANING["odr_split"], choices=("solve", "equal")),
+    Param.eval("eval_prompts", 2048, MEANING["eval_prompts"], low=1, high=10**7),
 )
 
 # One-layer model ([L24] Eq. 2, §2.3) ----------------------------------------------------------
 ONE_LAYER_SHAPE = (
-    Param(
-        "m",
-        int,
-        60,
-        "shape",
-        "MLP width m, the rows of W_O (not from the paper: never given; theory m ≳ M1² log M1)",
-        low=1,
-        high=10**5,
-        symbol="m",
-    ),
-    Param("m_a", int, 60, "shape", "query/key dimension m_a ([L24] §5: 60)", low=1, high=10**5, symbol="m_a"),
-    Param("m_b", int, 60, "shape", "value dimension m_b ([L24] §5: 60)", low=1, high=10**5, symbol="m_b"),
-    Param(
-        "attend_to_query",
-        bool,
-        False,
-        "shape",
-        "softmax also over the query column (the appendix proofs sum s = 1..l+1); false is Eq. 2 as printed",
-    ),
-    Param(
-        "a_scale",
-        str,
-        "1/m",
-        "shape",
-        "|a_i| of the fixed output layer a ~ U{±|a_i|} ([L24] §2.3, Table 2: 1/m; Alg. 1 prints 1/√m, spec §10.3)",
-        choices=("1/m", "1/sqrt(m)"),
-    ),
-    Param(
-        "probe_prompts",
-        int,
-        256,
-        "shape",
-        "prompts per mechanism probe (Fig. 2, spec §8): unseen-task ID and Fig. 2's OOD data (a = b = 0.64, K' = 5), "
-        "at the training α and l_tr (not from the paper)",
-        low=1,
-        high=10**6,
-    ),
+    Param.shape("m", 60, MEANING["m"], low=1, high=10**5, symbol="m"),
+    Param.shape("m_a", 60, "query/key dimension m_a ([L24] §5: 60)", low=1, high=10**5, symbol="m_a"),
+    Param.shape("m_b", 60, "value dimension m_b ([L24] §5: 60)", low=1, high=10**5, symbol="m_b"),
+    Param.shape("attend_to_query", False, MEANING["attend_to_query"]),
+    Param.shape("a_scale", "1/m", MEANING["a_scale"], choices=("1/m", "1/sqrt(m)")),
+    Param.shape("probe_prompts", 256, MEANING["probe_prompts"], low=1, high=10**6),
 )
 
-ONE_LAYER_TRAIN = (
-    Param(
-        "delta",
-        float,
-        0.1,
-        "train",
-        "init δ on the first d_X diagonal entries of W_Q, W_K and all of W_V ([L24] §2.3: δ ∈ (0, 0.2]; 0.1 not "
-        "from the paper)",
-        low=0,
-        low_open=True,
-        symbol="δ",
-    ),
-)
+ONE_LAYER_TRAIN = (Param.train("delta", 0.1, MEANING["delta"], low=0, low_open=True, symbol="δ"),)
 
 ONE_LAYER_EVAL = (
-    Param(
-        "learner",
-        str,
-        "transformer",
-        "eval",
-        "who predicts the query: the trained transformer, or a classical learner fit on the prompt's demonstrations "
-        "(x_i, ±1), scikit-learn defaults ([L24] Fig. 4; settings not from the paper; final record only)",
-        choices=LEARNERS,
-    ),
-    Param(
-        "baseline_prompts",
-        int,
-        200,
-        "eval",
-        "test prompts for a classical learner, one fit each (not from the paper; kept modest)",
-        low=1,
-        high=10**6,
-    ),
-    Param(
-        "prune_method",
-        str,
-        "none",
-        "eval",
-        "MLP neurons (rows of W_O, [L24] §2.4) removed: random; magnitude = smallest score first (Fig. 5A); largest "
-        "= largest first (Thm 3.7 Eq. 16, not in a figure); small = exactly the small neurons L^c, prune_ratio "
-        "ignored (Thm 3.7 Eq. 15; L^c read as the lower 2-means group of log magnitudes, not from the paper); "
-        "final record only",
-        choices=PRUNE_METHODS,
-    ),
-    Param(
-        "prune_score",
-        str,
-        "wowv",
-        "eval",
-        "neuron magnitude: wowv = ‖row i of W_O W_V‖ (Thm 3.7's r_i), wo = ‖row i of W_O‖ (Fig. 5's wording)",
-        choices=PRUNE_SCORES,
-    ),
-    Param(
-        "prune_ratio",
-        float,
-        0.0,
-        "eval",
-        "pruning rate R: round(R·m) neurons removed ([L24] Thm 3.7, Fig. 5's x-axis)",
-        low=0,
-        high=1,
-        symbol="R",
-    ),
+    Param.eval("learner", "transformer", MEANING["learner"], choices=LEARNERS),
+    Param.eval("baseline_prompts", 200, MEANING["baseline_prompts"], low=1, high=10**6),
+    Param.eval("prune_method", "none", MEANING["prune_method"], choices=PRUNE_METHODS),
+    Param.eval("prune_score", "wowv", MEANING["prune_score"], choices=PRUNE_SCORES),
+    Param.eval("prune_ratio", 0.0, MEANING["prune_ratio"], low=0, high=1, symbol="R"),
 )
 
 # GPT-2 ([L24] §5, Fig. 3) -----------------------------------------------------------------------
 GPT2_SHAPE = (
-    Param("n_layer", int, 3, "shape", "GPT-2 blocks ([L24] §5: 3)", low=1, high=96),
-    Param("n_head", int, 2, "shape", "attention heads per block ([L24] §5: 2)", low=1, high=128),
-    Param(
-        "n_embd",
-        int,
-        128,
-        "shape",
-        "GPT-2 width (not from the paper; spec §3 suggests 256, the default 128 keeps CPU sweeps affordable)",
-        low=1,
-        high=8192,
-    ),
-    Param(
-        "n_positions",
-        int,
-        64,
-        "shape",
-        "learned positional embeddings; must exceed the longest prompt (not from the paper)",
-        low=2,
-        high=10**5,
-    ),
-    Param(
-        "positions",
-        str,
-        "from_query",
-        "shape",
-        "token positions: from_query counts back from the query (query 0, last demonstration 1, …) so prompts of "
-        "another length reuse trained positions; from_start is GPT-2's 0, 1, … (both not from the paper)",
-        choices=("from_query", "from_start"),
-    ),
+    Param.shape("n_layer", 3, "GPT-2 blocks ([L24] §5: 3)", low=1, high=96),
+    Param.shape("n_head", 2, "attention heads per block ([L24] §5: 2)", low=1, high=128),
+    Param.shape("n_embd", 128, MEANING["n_embd"], low=1, high=8192),
+    Param.shape("n_positions", 64, MEANING["n_positions"], low=2, high=10**5),
+    Param.shape("positions", "from_query", MEANING["positions"], choices=("from_query", "from_start")),
 )
 
 
@@ -479,6 +261,7 @@ NONLINEAR_ICL = StudyInfo(
     title="A one-layer nonlinear Transformer learns binary ICL tasks in T ∝ α^(-2/3) and generalizes out of domain",
     paper=PAPER,
     implementation="iclscale.papers.nonlinear_icl.study:NonlinearICL",
+    config=NonlinearICLConfig,
     checks=(_check_data, _check_one_layer),
     metrics=ONE_LAYER_METRICS,
     params=(
@@ -503,6 +286,7 @@ NONLINEAR_ICL_GPT2 = StudyInfo(
     title="A 3-layer, 2-head GPT-2 trained from scratch on the binary ICL prompts of Li et al. 2024 (Fig. 3)",
     paper=PAPER,
     implementation="iclscale.papers.nonlinear_icl.study:NonlinearICLGPT2",
+    config=NonlinearICLGPT2Config,
     checks=(_check_data, _check_gpt2),
     metrics=TASK_METRICS,
     params=(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import torch
 from torch import nn
@@ -40,6 +40,7 @@ from iclscale.papers.common.patterns import (
     unseen_tasks,
 )
 from iclscale.papers.nonlinear_icl.baselines import classical_error
+from iclscale.papers.nonlinear_icl.config import NonlinearICLConfig, NonlinearICLGPT2Config, PatternConfig
 from iclscale.papers.nonlinear_icl.gpt2 import GPT2Classifier, initial_params
 from iclscale.papers.nonlinear_icl.model import OneLayerTransformer
 from iclscale.papers.nonlinear_icl.probes import attention_probes, neuron_magnitude_table, neuron_probes
@@ -70,11 +71,15 @@ class Domain:
         return self.tasks.count > 0
 
 
-class PatternICL(Study):
+ConfigT = TypeVar("ConfigT", bound=PatternConfig)
+"""The config class of a study on these prompts: the shared functions read only what PatternConfig holds."""
+
+
+class PatternICL(Study, Generic[ConfigT]):
     """What both studies share: task sets, prompts, the hinge loss and the test error."""
 
     # Data ---------------------------------------------------------------------------------------
-    def constants(self, c) -> dict[str, torch.Tensor]:
+    def constants(self, c: ConfigT) -> dict[str, torch.Tensor]:
         train = training_tasks(c.rng, "train_tasks", c.M1, c.U, c.n_train_tasks)
         unseen = unseen_tasks(train, c.M1)
         return {
@@ -84,11 +89,11 @@ class PatternICL(Study):
             "unseen_count": unseen.count,
         }
 
-    def tasks(self, c, which: str) -> TaskSet:
+    def tasks(self, c: ConfigT, which: str) -> TaskSet:
         """The "train" (T_tr) or "unseen" (T \\ T_tr) tasks."""
         return TaskSet(c.const[f"{which}_pairs"], c.const[f"{which}_count"])
 
-    def domain(self, c, name: str, K_ood: float = 0.0, S1: float = 0.0, odr_split: str = "solve") -> Domain:
+    def domain(self, c: ConfigT, name: str, K_ood: float = 0.0, S1: float = 0.0, odr_split: str = "solve") -> Domain:
         """ "train" and "id_train" (T_tr), "id" (T \\ T_tr, [L24] §5), "ood" (T' on μ'_j, [L24] Eq. 8, §5)."""
         relevant, irrelevant = unit_patterns(c.d_x, c.M1, c.M2)
         if name == "ood":  # κ' ~ U(−K', K'); ODI ν'_i = ν_i ([L24] §5)
@@ -96,7 +101,7 @@ class PatternICL(Study):
             return Domain(tasks, ood_relevant_units(ood_split(S1, odr_split), relevant), irrelevant, K_ood)
         return Domain(self.tasks(c, "unseen" if name == "id" else "train"), relevant, irrelevant, c.K)
 
-    def prompts(self, c, domain: Domain, purpose: str, step, *, count: int, length: int, fraction) -> Prompts:
+    def prompts(self, c: ConfigT, domain: Domain, purpose: str, step, *, count: int, length: int, fraction) -> Prompts:
         """`count` prompts of `length` demonstrations from `domain` (draw `step` of `purpose`)."""
         return sample_prompts(
             c.rng,
@@ -113,10 +118,10 @@ class PatternICL(Study):
             q=label_embedding(c.d_y, c.q_norm),
         )
 
-    def test_domain(self, c, point: Mapping[str, Any]) -> Domain:
+    def test_domain(self, c: ConfigT, point: Mapping[str, Any]) -> Domain:
         return self.domain(c, point["domain"], point["K_ood"], point["S1"], point["odr_split"])
 
-    def test_chunk(self, c, point: Mapping[str, Any], count: int, chunk: int) -> Prompts:
+    def test_chunk(self, c: ConfigT, point: Mapping[str, Any], count: int, chunk: int) -> Prompts:
         """Chunk `chunk` of the first `count` test prompts of an eval point: step `chunk` of purpose
         "test/<domain>", so the same prompts at every record, and the same random numbers at another α' or S1
         (common random numbers across the eval grid)."""
@@ -127,23 +132,23 @@ class PatternICL(Study):
             c, domain, f"test/{point['domain']}", chunk, count=size, length=point["l_ts"], fraction=fraction
         )
 
-    def test_chunks(self, c, point: Mapping[str, Any], count: int) -> Iterator[Prompts]:
+    def test_chunks(self, c: ConfigT, point: Mapping[str, Any], count: int) -> Iterator[Prompts]:
         for chunk in range(math.ceil(count / EVAL_CHUNK_PROMPTS)):
             yield self.test_chunk(c, point, count, chunk)
 
     # Training -----------------------------------------------------------------------------------
-    def batch(self, c, step) -> Batch:
+    def batch(self, c: ConfigT, step) -> Batch:
         prompts = self.prompts(
             c, self.domain(c, "train"), "train", step, count=c.batch_size, length=c.l_tr, fraction=c.alpha
         )
         return prompts.tokens, prompts.z
 
-    def loss(self, net: Net, batch: Batch, c) -> torch.Tensor:
+    def loss(self, net: Net, batch: Batch, c: ConfigT) -> torch.Tensor:
         P, z = batch
         return hinge(z * net(P)).mean()  # (1/B) Σ_n max{0, 1 − z^n F(Ψ; P^n)} ([L24] Eq. 3, 23)
 
     # Measurements ---------------------------------------------------------------------------------
-    def probes(self, net: Net, c, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net: Net, c: ConfigT, final: bool) -> dict[str, torch.Tensor]:
         dtype = torch.get_default_dtype()
         train = self.tasks(c, "train")
         return {
@@ -155,14 +160,14 @@ class PatternICL(Study):
     test_data_params = ("domain", "alpha_test", "l_ts", "K_ood", "S1", "odr_split", "eval_prompts")
     """What decides the test prompts: points that differ only in pruning or learner share them."""
 
-    def test_data(self, c, point: Mapping[str, Any]) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    def test_data(self, c: ConfigT, point: Mapping[str, Any]) -> list[tuple[torch.Tensor, torch.Tensor]]:
         """The first `eval_prompts` test prompts of the point, chunk by chunk: (tokens, z)."""
         return [(prompts.tokens, prompts.z) for prompts in self.test_chunks(c, point, point["eval_prompts"])]
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool, data) -> dict[str, torch.Tensor]:
+    def evaluate(self, net: Net, c: ConfigT, point: Mapping[str, Any], final: bool, data) -> dict[str, torch.Tensor]:
         return self.test_metrics(net, c, point, data)
 
-    def test_metrics(self, net: Net, c, point: Mapping[str, Any], data) -> dict[str, torch.Tensor]:
+    def test_metrics(self, net: Net, c: ConfigT, point: Mapping[str, Any], data) -> dict[str, torch.Tensor]:
         """`test_error` and `test_hinge` of a (possibly pruned) model; NaN for a config with no test task."""
         count = point["eval_prompts"]
         wrong = torch.zeros((), dtype=torch.float64)
@@ -182,13 +187,13 @@ class PatternICL(Study):
         return metrics
 
 
-class NonlinearICL(PatternICL):
+class NonlinearICL(PatternICL[NonlinearICLConfig]):
     """The one-layer Transformer of [L24] Eq. 2."""
 
-    def module(self, c) -> nn.Module:
+    def module(self, c: NonlinearICLConfig) -> nn.Module:
         return OneLayerTransformer(c.d_x + c.d_y, c.m_a, c.m_b, c.m, c.attend_to_query)
 
-    def init(self, c) -> dict[str, torch.Tensor]:
+    def init(self, c: NonlinearICLConfig) -> dict[str, torch.Tensor]:
         D, m = c.d_x + c.d_y, c.m
         # W_Q = W_K = δ on the first d_X diagonal entries, W_V = δ on every diagonal entry ([L24] §2.3)
         feature_columns = (torch.arange(D) < c.d_x).to(torch.get_default_dtype())
@@ -200,7 +205,7 @@ class NonlinearICL(PatternICL):
         a = torch.where(c.rng.uniform("init/a", 0, (m,)) < 0.5, scale, -scale)
         return {"W_Q": W_QK, "W_K": W_QK.clone(), "W_V": W_V, "W_O": W_O, "a": a}
 
-    def probes(self, net: Net, c, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net: Net, c: NonlinearICLConfig, final: bool) -> dict[str, torch.Tensor]:
         metrics = super().probes(net, c, final)
         # (A), (B) on unseen-task ID prompts and on Fig. 2's OOD prompts, at the training α and l_tr
         for name in ("id", "ood") if c.M1 >= 6 else ("id",):  # the OOD patterns of [L24] §5 need μ_1..μ_6
@@ -216,7 +221,9 @@ class NonlinearICL(PatternICL):
             metrics.update(neuron_magnitude_table(net.params))  # Fig. 5A's bars
         return metrics
 
-    def evaluate(self, net: Net, c, point: Mapping[str, Any], final: bool, data) -> dict[str, torch.Tensor]:
+    def evaluate(
+        self, net: Net, c: NonlinearICLConfig, point: Mapping[str, Any], final: bool, data
+    ) -> dict[str, torch.Tensor]:
         if point["prune_method"] == "none":
             return self.test_metrics(net, c, point, data)
         if not final:
@@ -258,13 +265,13 @@ def pack_prompts(study: PatternICL, pack: Pack, point: Mapping[str, Any], count:
     return vmap(one)(pack.hp, pack.rng.base, pack.const)
 
 
-class NonlinearICLGPT2(PatternICL):
+class NonlinearICLGPT2(PatternICL[NonlinearICLGPT2Config]):
     """The 3-layer, 2-head GPT-2 of [L24] Fig. 3, from random initialisation (see gpt2.py)."""
 
-    def module(self, c) -> nn.Module:
+    def module(self, c: NonlinearICLGPT2Config) -> nn.Module:
         return GPT2Classifier(
             c.d_x + c.d_y, c.n_layer, c.n_head, c.n_embd, c.n_positions, from_query=c.positions == "from_query"
         )
 
-    def init(self, c) -> dict[str, torch.Tensor]:
+    def init(self, c: NonlinearICLGPT2Config) -> dict[str, torch.Tensor]:
         return initial_params(self.module(c), c.n_layer, lambda purpose, shape: c.rng.normal(purpose, 0, shape))

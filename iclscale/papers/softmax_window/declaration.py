@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from iclscale.papers.softmax_window.config import SoftmaxWindowConfig, SoftmaxWindowOracleConfig
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -27,57 +28,48 @@ TASK_CLASS_MEANING = (
     "lowrank_quadratic (aᵀBᵀx)², lowrank_cos cos(4aᵀBᵀx) (App J.1)"
 )
 
-D = Param(
-    "d", int, 5, "shape", "input dimension d; x ∈ S^{d−1} ([C24] §2; Figs 3–5 use 5)", low=1, high=4096, symbol="d"
-)
-N_CONTEXT = Param(
-    "n", int, 20, "shape", "context length n, labelled examples ([C24] §3.2: 20)", low=1, high=10**6, symbol="n"
-)
-COVARIATES = Param(
+MEANING = {
+    "covariates": "covariates: isotropic U^d, nonisotropic U^d_S with S_d = diag(1..d) (§3.2), lowrank_gaussian "
+    "J̃x̃/‖J̃x̃‖ with J̃ = (JᵀJ)^{1/2}, J drawn once per trial (App J.1, spec's reading), lowrank_gaussian_task the "
+    "same with J drawn anew for every task (App J.1: 'for each task')",
+    "attention": "attention activation: softmax (eq. ICL) or linear (Remark 2.2, Thm 3.6)",
+    "hills_mode": "reading of F_ν,hills (Fig 1; the OCR is garbled): frequency cos(ν(θ−b)) (default, not from the "
+    "paper) or amplitude ν·cos(θ−b) (the OCR's literal text)",
+    "L": "Lipschitz constant L of the task class (Def 3.2; the frequency for cos); low-rank classes use a ~ L·U^k, "
+    "which is the paper's a ~ U^k at L = 1 (L ≠ 1 not from the paper)",
+    "queries": "N query points per context in the loss; 0 means N = ⌊√n⌋ ([C24] App J; the OCR's '|/n]' read as "
+    "floor); Fig 4's n-sweep uses N = 1",
+    "tasks_per_iter": "tasks per iteration; the paper samples one task per iteration (§3.2, App J)",
+    "linear_norm": "linear attention scale: none (the paper) or n, dividing by n (not from the paper)",
+    "train_set_tasks": "tasks in the fixed training set of optimizer gd (full-batch gradient descent); not from the "
+    "paper, which draws fresh tasks every iteration",
+    "init_scale": "initialisation M_K = M_Q = c·I ([C24] App J: c = 0.001, OCR '0.0011')",
+    "L_test": "Lipschitz constant L' of the test tasks (Thm 3.5 transfer); null means the training L",
+    "test_class": "task class of the test tasks (Fig 5); null means the training class",
+    "test_tasks": "test tasks per evaluation, one fixed set per config across records (not from the paper: Fig 5 used "
+    "5 fresh tasks per iteration with EMA smoothing, Fig 9 used 500)",
+    "oracle task_class": "task class (see softmax_window); the oracle covers the full-rank ones",
+    "oracle covariates": "covariates: isotropic U^d (the theorem's setting) or nonisotropic U^d_S (§3.2)",
+    "mc_tasks": "Monte-Carlo tasks for ℒ(w), shared by every w (common random numbers; spec §5.1(b) suggests "
+    "10^4–10^6; default not from the paper)",
+}
+"""The meanings of the params whose meaning does not fit on their declaration's line."""
+
+D = Param.shape("d", 5, "input dimension d; x ∈ S^{d−1} ([C24] §2; Figs 3–5 use 5)", low=1, high=4096, symbol="d")
+N_CONTEXT = Param.shape("n", 20, "context length n, labelled examples ([C24] §3.2: 20)", low=1, high=10**6, symbol="n")
+
+COVARIATES = Param.shape(
     "covariates",
-    str,
     "isotropic",
-    "shape",
-    "covariates: isotropic U^d, nonisotropic U^d_S with S_d = diag(1..d) (§3.2), "
-    "lowrank_gaussian J̃x̃/‖J̃x̃‖ with J̃ = (JᵀJ)^{1/2}, J drawn once per trial (App J.1, spec's reading), "
-    "lowrank_gaussian_task the same with J drawn anew for every task (App J.1: 'for each task')",
+    MEANING["covariates"],
     choices=("isotropic", "nonisotropic", "lowrank_gaussian", "lowrank_gaussian_task"),
 )
-ATTENTION = Param(
-    "attention",
-    str,
-    "softmax",
-    "shape",
-    "attention activation: softmax (eq. ICL) or linear (Remark 2.2, Thm 3.6)",
-    choices=("softmax", "linear"),
-)
-HILLS_MODE = Param(
-    "hills_mode",
-    str,
-    "frequency",
-    "shape",
-    "reading of F_ν,hills (Fig 1; the OCR is garbled): frequency cos(ν(θ−b)) (default, not from the "
-    "paper) or amplitude ν·cos(θ−b) (the OCR's literal text)",
-    choices=("frequency", "amplitude"),
-)
-RANK = Param(
-    "k", int, 2, "shape", "rank k of the low-rank tasks' subspace B ([C24] App J.1: 2)", low=1, high=4096, symbol="k"
-)
-LIPSCHITZ = Param(
-    "L",
-    float,
-    1.0,
-    "train",
-    "Lipschitz constant L of the task class (Def 3.2; the frequency for cos); low-rank classes use "
-    "a ~ L·U^k, which is the paper's a ~ U^k at L = 1 (L ≠ 1 not from the paper)",
-    low=0,
-    low_open=True,
-    symbol="L",
-)
-SIGMA = Param("sigma", float, 0.01, "train", "label-noise std σ, ε ~ N(0, σ²) ([C24] §3.2: 0.01)", low=0, symbol="σ")
-NU = Param(
-    "nu", float, 1.5, "train", "ν of the hills tasks (Fig 1: 0, 1.5, 6); unused by other classes", low=0, symbol="ν"
-)
+ATTENTION = Param.shape("attention", "softmax", MEANING["attention"], choices=("softmax", "linear"))
+HILLS_MODE = Param.shape("hills_mode", "frequency", MEANING["hills_mode"], choices=("frequency", "amplitude"))
+RANK = Param.shape("k", 2, "rank k of the low-rank tasks' subspace B ([C24] App J.1: 2)", low=1, high=4096, symbol="k")
+LIPSCHITZ = Param.train("L", 1.0, MEANING["L"], low=0, low_open=True, symbol="L")
+SIGMA = Param.train("sigma", 0.01, "label-noise std σ, ε ~ N(0, σ²) ([C24] §3.2: 0.01)", low=0, symbol="σ")
+NU = Param.train("nu", 1.5, "ν of the hills tasks (Fig 1: 0, 1.5, 6); unused by other classes", low=0, symbol="ν")
 
 WINDOW_METRICS = (
     Metric(
@@ -157,55 +149,22 @@ SOFTMAX_WINDOW = StudyInfo(
     title="A softmax attention unit learns its window scale from Lipschitzness and noise",
     paper=PAPER,
     implementation="iclscale.papers.softmax_window.study:SoftmaxWindow",
+    config=SoftmaxWindowConfig,
     checks=(_check_classes,),
     metrics=WINDOW_METRICS,
     params=(
         D,
         N_CONTEXT,
-        Param(
-            "queries",
-            int,
-            0,
-            "shape",
-            "N query points per context in the loss; 0 means N = ⌊√n⌋ ([C24] App J; the OCR's "
-            "'|/n]' read as floor); Fig 4's n-sweep uses N = 1",
-            low=0,
-            high=10**6,
-            symbol="N",
-        ),
-        Param(
-            "tasks_per_iter",
-            int,
-            1,
-            "shape",
-            "tasks per iteration; the paper samples one task per iteration (§3.2, App J)",
-            low=1,
-            high=10**6,
-        ),
-        Param("task_class", str, "relu", "shape", TASK_CLASS_MEANING, choices=TASK_CLASSES),
+        Param.shape("queries", 0, MEANING["queries"], low=0, high=10**6, symbol="N"),
+        Param.shape("tasks_per_iter", 1, MEANING["tasks_per_iter"], low=1, high=10**6),
+        Param.shape("task_class", "relu", TASK_CLASS_MEANING, choices=TASK_CLASSES),
         COVARIATES,
         ATTENTION,
-        Param(
-            "linear_norm",
-            str,
-            "none",
-            "shape",
-            "linear attention scale: none (the paper) or n, dividing by n (not from the paper)",
-            choices=("none", "n"),
-        ),
-        Param("tied", bool, True, "shape", "tie M_K = M_Q, so M = M_Kᵀ M_K ([C24] App J)"),
+        Param.shape("linear_norm", "none", MEANING["linear_norm"], choices=("none", "n")),
+        Param.shape("tied", True, "tie M_K = M_Q, so M = M_Kᵀ M_K ([C24] App J)"),
         RANK,
         HILLS_MODE,
-        Param(
-            "train_set_tasks",
-            int,
-            256,
-            "shape",
-            "tasks in the fixed training set of optimizer gd (full-batch gradient descent); not from the paper, "
-            "which draws fresh tasks every iteration",
-            low=1,
-            high=10**6,
-        ),
+        Param.shape("train_set_tasks", 256, MEANING["train_set_tasks"], low=1, high=10**6),
         *recipe_params(
             steps=1500,
             lr=0.1,
@@ -218,45 +177,10 @@ SOFTMAX_WINDOW = StudyInfo(
         LIPSCHITZ,
         SIGMA,
         NU,
-        Param(
-            "init_scale",
-            float,
-            0.001,
-            "train",
-            "initialisation M_K = M_Q = c·I ([C24] App J: c = 0.001, OCR '0.0011')",
-            low=0,
-            symbol="c",
-        ),
-        Param(
-            "L_test",
-            float,
-            None,
-            "eval",
-            "Lipschitz constant L' of the test tasks (Thm 3.5 transfer); null means the training L",
-            low=0,
-            low_open=True,
-            nullable=True,
-            symbol="L′",
-        ),
-        Param(
-            "test_class",
-            str,
-            None,
-            "eval",
-            "task class of the test tasks (Fig 5); null means the training class",
-            choices=TASK_CLASSES,
-            nullable=True,
-        ),
-        Param(
-            "test_tasks",
-            int,
-            256,
-            "eval",
-            "test tasks per evaluation, one fixed set per config across records (not from the paper: "
-            "Fig 5 used 5 fresh tasks per iteration with EMA smoothing, Fig 9 used 500)",
-            low=1,
-            high=10**6,
-        ),
+        Param.train("init_scale", 0.001, MEANING["init_scale"], low=0, symbol="c"),
+        Param.eval("L_test", None, MEANING["L_test"], type=float, low=0, low_open=True, symbol="L′"),
+        Param.eval("test_class", None, MEANING["test_class"], type=str, choices=TASK_CLASSES),
+        Param.eval("test_tasks", 256, MEANING["test_tasks"], low=1, high=10**6),
     ),
 )
 
@@ -265,42 +189,20 @@ SOFTMAX_WINDOW_ORACLE = StudyInfo(
     title="The optimal window scale w* of M = w·I, by Monte Carlo with common random numbers",
     paper=PAPER,
     implementation="iclscale.papers.softmax_window.oracle:SoftmaxWindowOracle",
+    config=SoftmaxWindowOracleConfig,
     checks=(_check_classes, _check_w_grid),
     metrics=ORACLE_METRICS,
     params=(
         D,
         N_CONTEXT,
-        Param(
-            "task_class",
-            str,
-            "relu",
-            "shape",
-            "task class (see softmax_window); the oracle covers the full-rank ones",
-            choices=(*FULL_RANK_CLASSES, "hills"),
-        ),
-        Param(
-            "covariates",
-            str,
-            "isotropic",
-            "shape",
-            "covariates: isotropic U^d (the theorem's setting) or nonisotropic U^d_S (§3.2)",
-            choices=("isotropic", "nonisotropic"),
-        ),
+        Param.shape("task_class", "relu", MEANING["oracle task_class"], choices=(*FULL_RANK_CLASSES, "hills")),
+        Param.shape("covariates", "isotropic", MEANING["oracle covariates"], choices=("isotropic", "nonisotropic")),
         ATTENTION,
         HILLS_MODE,
-        Param(
-            "mc_tasks",
-            int,
-            4096,
-            "shape",
-            "Monte-Carlo tasks for ℒ(w), shared by every w (common random numbers; spec §5.1(b) suggests "
-            "10^4–10^6; default not from the paper)",
-            low=16,
-            high=10**8,
-        ),
-        Param("w_min", float, 0.1, "shape", "smallest w of the log-grid (not from the paper)", low=0, low_open=True),
-        Param("w_max", float, 1e4, "shape", "largest w of the log-grid (not from the paper)", low=0, low_open=True),
-        Param("w_points", int, 81, "shape", "points of the log-grid of w (not from the paper)", low=3, high=10**5),
+        Param.shape("mc_tasks", 4096, MEANING["mc_tasks"], low=16, high=10**8),
+        Param.shape("w_min", 0.1, "smallest w of the log-grid (not from the paper)", low=0, low_open=True),
+        Param.shape("w_max", 1e4, "largest w of the log-grid (not from the paper)", low=0, low_open=True),
+        Param.shape("w_points", 81, "points of the log-grid of w (not from the paper)", low=3, high=10**5),
         LIPSCHITZ,
         SIGMA,
         NU,

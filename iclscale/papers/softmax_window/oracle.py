@@ -16,6 +16,7 @@ import math
 
 import torch
 
+from iclscale.papers.softmax_window.config import SoftmaxWindowOracleConfig
 from iclscale.papers.softmax_window.data import sample_prompts
 from iclscale.trainer.study import Study
 
@@ -25,10 +26,10 @@ ELEMENTS_PER_CHUNK = 2**20  # Monte-Carlo tasks are drawn in chunks of about thi
 class SoftmaxWindowOracle(Study):
     trainable = False
 
-    def w_grid(self, c) -> torch.Tensor:
+    def w_grid(self, c: SoftmaxWindowOracleConfig) -> torch.Tensor:
         return torch.logspace(math.log10(c.w_min), math.log10(c.w_max), c.w_points, dtype=torch.float64)
 
-    def probes(self, net: None, c, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net: None, c: SoftmaxWindowOracleConfig, final: bool) -> dict[str, torch.Tensor]:
         sums = self.loss_sums(c) / c.mc_tasks
         if c.attention == "linear":
             # ℒ(w) = E f² − 2w E[a f] + w² E[a²] with a = Σ_i y_i x_iᵀx ([C24] Remark 2.2, M = w·I)
@@ -41,7 +42,7 @@ class SoftmaxWindowOracle(Study):
             metrics.update(regime_flags(w_star, c))
         return {name: value.to(c.L.dtype) for name, value in metrics.items()}
 
-    def loss_sums(self, c) -> torch.Tensor:
+    def loss_sums(self, c: SoftmaxWindowOracleConfig) -> torch.Tensor:
         """Softmax: Σ over tasks of the squared error at each grid w, (G,). Linear: the sums of f², a·f
         and a², (3,). Tasks come in chunks whose size depends only on (n, d), never on K, so that a
         config's Monte-Carlo sample is the same in any pack."""
@@ -94,7 +95,7 @@ def refine_minimum(grid: torch.Tensor, curve: torch.Tensor) -> tuple[torch.Tenso
     return log_w.exp(), (~interior).double()
 
 
-def regime_flags(w_star: torch.Tensor, c) -> dict[str, torch.Tensor]:
+def regime_flags(w_star: torch.Tensor, c: SoftmaxWindowOracleConfig) -> dict[str, torch.Tensor]:
     """The conditions of [C24] Thm 3.4's proof (spec §5.1), with w_KQ = w/2: the appendix writes the
     kernel as exp(−w_KQ‖x_i − x‖²), and on the sphere w·x_iᵀx = w − (w/2)‖x_i − x‖²."""
     d, n = c.d, c.n

@@ -15,6 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from iclscale.papers.softmax_window.config import SoftmaxWindowConfig
 from iclscale.papers.softmax_window.data import Prompts, covariate_transform, sample_prompts, subspace
 from iclscale.papers.softmax_window.model import LinearAttention, SoftmaxAttention, attention_matrix
 from iclscale.trainer.study import Batch, Net, Study
@@ -22,13 +23,13 @@ from iclscale.trainer.study import Batch, Net, Study
 TEST_ELEMENTS_PER_CONFIG = 2**14  # one test chunk holds about this many floats per config
 
 
-def query_count(c) -> int:
+def query_count(c: SoftmaxWindowConfig) -> int:
     """N = ⌊√n⌋ unless `queries` sets it ([C24] App J)."""
     return c.queries or math.isqrt(c.n)
 
 
 class SoftmaxWindow(Study):
-    def constants(self, c) -> dict[str, torch.Tensor]:
+    def constants(self, c: SoftmaxWindowConfig) -> dict[str, torch.Tensor]:
         drawn = {}
         if c.k < c.d:
             drawn["B"], drawn["B_perp"] = subspace(c.rng, c.d, c.k)
@@ -36,16 +37,18 @@ class SoftmaxWindow(Study):
             drawn["covariate_transform"] = covariate_transform(c.rng, c.d)
         return drawn
 
-    def module(self, c) -> nn.Module:
+    def module(self, c: SoftmaxWindowConfig) -> nn.Module:
         if c.attention == "softmax":
             return SoftmaxAttention(c.d, c.tied)
         return LinearAttention(c.d, c.tied, divide_by_n=c.linear_norm == "n")
 
-    def init(self, c) -> dict[str, torch.Tensor]:
+    def init(self, c: SoftmaxWindowConfig) -> dict[str, torch.Tensor]:
         init = c.init_scale * torch.eye(c.d)  # M_K = M_Q = c·I ([C24] App J: c = 0.001)
         return {"M_K": init} if c.tied else {"M_K": init, "M_Q": init.clone()}
 
-    def prompts(self, c, purpose: str, step, tasks: int, task_class: str, L: torch.Tensor) -> Prompts:
+    def prompts(
+        self, c: SoftmaxWindowConfig, purpose: str, step, tasks: int, task_class: str, L: torch.Tensor
+    ) -> Prompts:
         return sample_prompts(
             c.rng,
             purpose,
@@ -63,21 +66,21 @@ class SoftmaxWindow(Study):
             hills_mode=c.hills_mode,
         )
 
-    def batch(self, c, step) -> Batch:
+    def batch(self, c: SoftmaxWindowConfig, step) -> Batch:
         p = self.prompts(c, "train", step, c.tasks_per_iter, c.task_class, c.L)
         return p.x_context, p.y_context, p.x_query, p.f_query
 
-    def training_set(self, c) -> Batch:
+    def training_set(self, c: SoftmaxWindowConfig) -> Batch:
         """A fixed set of `train_set_tasks` prompts, for full-batch gradient descent (optimizer gd)."""
         p = self.prompts(c, "train_set", 0, c.train_set_tasks, c.task_class, c.L)
         return p.x_context, p.y_context, p.x_query, p.f_query
 
-    def loss(self, net: Net, batch: Batch, c) -> torch.Tensor:
+    def loss(self, net: Net, batch: Batch, c: SoftmaxWindowConfig) -> torch.Tensor:
         x_context, y_context, x_query, f_query = batch
         # (1/N) Σ_q (h(x_q) − f(x_q))², averaged over the iteration's tasks ([C24] eq. ICL, App J)
         return ((net(x_context, y_context, x_query) - f_query) ** 2).mean()
 
-    def probes(self, net: Net, c, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net: Net, c: SoftmaxWindowConfig, final: bool) -> dict[str, torch.Tensor]:
         M_K = net.params["M_K"]
         M = attention_matrix(M_K, net.params.get("M_Q", M_K))
         singular = torch.linalg.svdvals(M)
@@ -91,7 +94,7 @@ class SoftmaxWindow(Study):
             metrics.update(subspace_errors(M, c.const["B"], c.const["B_perp"]))
         return metrics
 
-    def test_data(self, c, point: Mapping[str, Any]) -> list[Batch]:
+    def test_data(self, c: SoftmaxWindowConfig, point: Mapping[str, Any]) -> list[Batch]:
         """A fixed set of `test_tasks` fresh tasks (another L' or task class at an eval point), in chunks whose
         size never depends on K: the test set must not."""
         task_class = point["test_class"] or c.task_class
@@ -104,7 +107,7 @@ class SoftmaxWindow(Study):
         return chunks
 
     def evaluate(
-        self, net: Net, c, point: Mapping[str, Any], final: bool, data: list[Batch]
+        self, net: Net, c: SoftmaxWindowConfig, point: Mapping[str, Any], final: bool, data: list[Batch]
     ) -> dict[str, torch.Tensor]:
         """Test MSE against the noise-free targets."""
         total = torch.zeros((), dtype=torch.float64)
