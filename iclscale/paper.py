@@ -55,6 +55,11 @@ def papers() -> tuple[Paper, ...]:
     for entry in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
         try:
             paper = entry.load()
+        except ModuleNotFoundError as error:
+            from iclscale.moved import moved_message
+
+            reason = moved_message(error.name or "") or str(error)
+            raise UserError(f"the paper {entry.name!r} ({entry.value}) failed to load: {reason}") from error
         except Exception as error:  # a broken plug-in must not take the built-in papers down with it
             raise UserError(f"the paper {entry.name!r} ({entry.value}) failed to load: {error}") from error
         if not isinstance(paper, Paper):

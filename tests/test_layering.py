@@ -2,7 +2,8 @@
 
 One import name, `iclscale`, and one direction:
 
-    iclscale.errors, iclscale.paper        neutral: import nothing of the project but errors
+    iclscale.errors, iclscale.moved,
+    iclscale.paper                         neutral: import nothing of the project but each other
     iclscale.trainer                       the packed trainer; finds studies through iclscale.paper
     iclscale.sweeps                        sweep files, plans, executors, the store; runs the trainer
     iclscale.analysis                      reads the store, judges laws; never the trainer, never torch
@@ -78,9 +79,10 @@ def test_one_import_name():
 
 
 def test_the_neutral_modules_import_nothing_of_the_project_but_errors_and_the_list_of_papers():
-    assert imports_from(("iclscale.errors",), ("iclscale",)) == []
+    assert imports_from(("iclscale.errors", "iclscale.moved"), ("iclscale",)) == []
     found = imports_from(("iclscale.paper",), ("iclscale",))
-    assert [line for line in found if not within(line.split(" imports ")[1], ("iclscale.errors", "iclscale.papers"))
+    neutral = ("iclscale.errors", "iclscale.moved", "iclscale.papers")
+    assert [line for line in found if not within(line.split(" imports ")[1], neutral)
             or within(line.split(" imports ")[1], tuple(paper_modules()))] == []  # fmt: skip
 
 
@@ -173,3 +175,36 @@ def test_reading_a_results_directory_loads_neither_the_trainer_nor_torch(tmp_pat
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("iclscale.studies.softmax_window.study", "iclscale.papers.softmax_window.study"),
+        ("iclscale.studies.patterns", "iclscale.papers.common.patterns"),
+        ("analysis.reader", "iclscale.analysis.reader"),
+        ("sweeps.store", "iclscale.sweeps.store"),
+        ("iclscale.training", "iclscale.trainer.training"),
+        ("usererror", "iclscale.errors"),
+    ],
+)
+def test_an_old_module_path_says_where_it_moved(old, new):
+    import importlib
+
+    from iclscale.moved import moved_to
+
+    assert moved_to(old) == new
+    if "<" not in new:
+        importlib.import_module(new)  # the new place exists
+    assert moved_to("iclscale.trainer.training") is None and moved_to("analysisx") is None
+
+
+def test_a_study_implemented_at_an_old_module_path_gets_the_moved_to_line():
+    from dataclasses import replace
+
+    from iclscale.errors import UserError
+    from iclscale.trainer.registry import study_info
+
+    old = replace(study_info("softmax_window"), implementation="iclscale.studies.softmax_window.study:SoftmaxWindow")
+    with pytest.raises(UserError, match=re.escape("moved to iclscale.papers.softmax_window.study")):
+        old.load()

@@ -119,7 +119,16 @@ class StudyInfo:
 
     def load(self) -> Study:
         module_name, _, attr = self.implementation.partition(":")
-        study_class = getattr(importlib.import_module(module_name), attr)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            from iclscale.moved import moved_message
+
+            moved = moved_message(module_name)
+            if moved is None:
+                raise
+            raise UserError(f"study {self.name}: implementation {self.implementation!r}: {moved}") from None
+        study_class = getattr(module, attr)
         if self.config is not None:  # a misspelt `c.<name>` fails here, not under vmap
             configclass.check_reads(study_class, self.config)
         return study_class(self)
