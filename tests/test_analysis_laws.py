@@ -394,7 +394,7 @@ def test_every_claim_of_both_papers_is_a_law_and_iclscale_laws_lists_them(capsys
     # seed 004: 15 claims, seed 000: 20 ([L24] L1–L18, Figs 4, 5A), seed 002: 23 (L1–L21, F2, T1: every one with a
     # law),
     # seed 001: 18 ([LW23] S1–S17 and S1', every one with a law),
-    # seed 003: 22 ([Y24] C1–C21 of spec §5.5 and the gradient-flow reading of GD), every one with a law
+    # seed 003: 22 ([Y24] claims C1–C21 and the gradient-flow reading of GD), every one with a law
     assert sorted(counts.values()) == [15, 18, 20, 22, 23]
     for paper, (_, package) in PAPERS.items():
         for claim in package.CLAIMS:

@@ -164,7 +164,7 @@ def test_mamba_learns_and_the_lt_plateaus_on_outliers(info):
         # the hinge summed over all tasks, of which they are 1/(M1 − 1) (≈ 51 of 256 prompts)
         assert metrics["error_trained"] <= metrics["hinge_trained"] <= metrics["test_hinge"] * 256 / 40
     assert t["hinge_trained"] > m["hinge_trained"]
-    assert t["train_loss"] > 0.03  # random-label outliers at p_a = 0.6 leave the LT a hinge floor (spec §13.1)
+    assert t["train_loss"] > 0.03  # random-label outliers at p_a = 0.6 leave the LT a hinge floor (G ≡ 1)
     assert m["gate_outlier"] < m["gate_clean"]  # outliers gated out ([LM25] Cor. 2)
     assert m["attn_same_each"] > m["attn_other_each"]  # ([LM25] Cor. 1)
     assert m["attn_gap"] == pytest.approx(m["attn_same"] - m["attn_other"], rel=1e-5)  # Fig. 3's gap

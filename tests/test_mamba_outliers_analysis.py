@@ -58,7 +58,7 @@ def test_mamba_below_one_percent_up_to_08_is_judged_on_the_data():
     paper = results_of(fig2_rows(lambda a: 0.002 if a <= 0.8 else 0.3, lambda a: 0.002 if a < 0.5 else 0.4))
     assert _verdicts(f"{STUDY}.fig2_mamba_below_1pct", paper) == [CONSISTENT]
     assert _verdicts(f"{STUDY}.lt_threshold_half", paper) == [CONSISTENT]
-    pilot = results_of(fig2_rows(lambda a: 0.04 + a / 2, lambda a: 0.14 + a))  # spec §13's floor and growth
+    pilot = results_of(fig2_rows(lambda a: 0.04 + a / 2, lambda a: 0.14 + a))  # a floor at α = 0 and growth
     assert _verdicts(f"{STUDY}.fig2_mamba_below_1pct", pilot) == [INCONSISTENT]
     assert _verdicts(f"{STUDY}.mamba_threshold_theorem2", pilot) == [INCONSISTENT]
 

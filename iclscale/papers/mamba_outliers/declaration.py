@@ -28,12 +28,12 @@ LT_ATTENTIONS = ("causal_mean", "full_mean")
 TRAIN_TASK_SETS = ("cyclic", "all")
 
 MEANING = {
-    "batch_size": "SGD batch size B, fresh prompts every iteration (not from the paper: never given; spec §10's 64; "
+    "batch_size": "SGD batch size B, fresh prompts every iteration (not from the paper: never given; 64 ours; "
     "tuned by sweeps/mamba_outliers_tune.yaml: best 256 for both models, Mamba's objective flat over B)",
     "model": "mamba = [LM25] Eq. 3 (Ψ = {W_B, W_C, w}); lt = the linear Transformer, the same with G ≡ 1 (§2, §3.4)",
-    "hidden": "rows h of W_B, W_C; null means d + 1 (not from the paper: its m = l + 1 = 21 rows cannot hold the first "
-    "d = 30 diagonal entries of the initialisation, spec §12.2)",
-    "residual": "residual p ← p + o between layers (not from the paper: §4.2 gives no architecture, spec §4.5); no "
+    "hidden": "rows h of W_B, W_C; null means d + 1 (not from the paper: its m = l + 1 = 21 rows (§2, App. E.1) cannot "
+    "hold the first d = 30 diagonal entries of §2's initialisation)",
+    "residual": "residual p ← p + o between layers (not from the paper: §4.2 gives no architecture; our reading); no "
     "effect on one layer",
     "lt_attention": "reading; the paper says only 'a three-layer single-head linear Transformer' ([LM25] §4.2, Table "
     "1): causal_mean = position i averages p_jᵀW_BᵀW_C p_i over j ≤ i (order-dependent); full_mean = every position "
@@ -49,8 +49,8 @@ MEANING = {
     "alpha": "fraction α of test demonstrations with an outlier κ_a'·v'_s ([LM25] Eq. 7; Fig. 2 sweeps it, Fig. 4: "
     "0.3, Table 1: 0.5)",
     "kappa_a_test": "test outlier magnitude κ_a'; reading: the paper says only κ_a' ∈ [κ_a, "
-    "Θ(Vβp_a^(−1)κ_a^(−1)L^(−1)(1 − p_a)ε^(−1))] ([LM25] Thm 2 (b)), no value for Fig. 2 or Table 1; 2 = κ_a (spec "
-    "§10's reading), the window's lower end",
+    "Θ(Vβp_a^(−1)κ_a^(−1)L^(−1)(1 − p_a)ε^(−1))] ([LM25] Thm 2 (b)), no value for Fig. 2 or Table 1; 2 = κ_a (our "
+    "reading), the window's lower end",
     "K_test": "κ' ~ U(−K', K') of the irrelevant pattern at test ([LM25] Eq. 7: K' > 1; 1.5 not from the paper)",
     "label_mode": "labels of test outliers ([LM25] §4.1, Fig. 2): flip (A), targeted (B, target_label), random (C); "
     "for Table 1 a reading: the paper says none (§4.2), all three are run",
@@ -58,14 +58,14 @@ MEANING = {
     "example)",
     "placement": "bernoulli: each demonstration an outlier with probability α (Eq. 7); farthest (FQ), random (R), "
     "closest (CQ): exactly outlier_count outliers at those positions ([LM25] Table 1)",
-    "outlier_count": "outliers per prompt for the placements farthest/random/closest; null means round(α·l_ts) (spec "
-    "§3.4: 10 at α = 0.5, l_ts = 20)",
+    "outlier_count": "outliers per prompt for the placements farthest/random/closest; null means round(α·l_ts) (our "
+    "reading of Table 1's α = 0.5: 10 at l_ts = 20; not from the paper)",
     "outlier_set": "test outlier directions: unseen = the three v'_s of [LM25] §4 (L = 0.3), v1/v2/v3 = one of them "
     "only, train = the training v*_s, sum_L = random unit λ with Σλ = outlier_sum (not from the paper)",
     "outlier_sum": "Σλ = L of the sum_L outliers, the threshold of 𝒱' ([LM25] Eq. 11; needs L² ≤ V)",
-    "renormalise": "scale the three v'_s to norm 1 as Eq. 11 asks (their λ give 1.005, 1.005, 0.995; spec §12.12)",
-    "eval_prompts": "test prompts per evaluation, the same set at every record (not from the paper; spec §10 suggests "
-    "≥ 5000)",
+    "renormalise": "scale the three v'_s to norm 1 as Eq. 11 asks (the λ of [LM25] §4 give norms 1.005, 1.005, 0.995)",
+    "eval_prompts": "test prompts per evaluation, the same set at every record (not from the paper, which gives no "
+    "count)",
 }
 """The meanings of the params whose meaning does not fit on their declaration's line."""
 
@@ -188,11 +188,11 @@ METRICS = (
     Metric("sigma_clean", "mean σ(wᵀp) of clean demonstrations (NaN when there is none)"),
     Metric("gate_mass", "Σ_i G_i, the gates' total mass (< 1 by [LM25] Lemma 6)"),
     Metric("gate_outlier_mass", "Σ of the outliers' gates"),
-    Metric("gate_chmean_outlier", "gate of outliers averaged over all d + 1 channels (a stack's layer; spec §4.5)"),
+    Metric("gate_chmean_outlier", "gate of outliers averaged over all d + 1 channels (a stack's layer; a check)"),
     Metric("gate_chmean_clean", "gate of clean demonstrations averaged over all channels (a stack's layer)"),
     Metric("gate_chmean_outlier_at#", "channel-mean gate of an outlier right before the query (final record)"),
     Metric("gate_chmean_clean_at#", "channel-mean gate of a clean demonstration right before the query"),
-    Metric("gate_v#", "mean gate of outliers on unseen direction v′_# (M7; outlier_set unseen only)"),
+    Metric("gate_v#", "mean gate of outliers on unseen direction v′_# (outlier_set unseen only)"),
     Metric(
         "gate_outlier_at#",
         "mean gate of an outlier at distance # before the query (Fig. 4's bars; final record "
@@ -225,8 +225,8 @@ MAMBA_OUTLIERS = StudyInfo(
             steps=1000,
             lr=0.1,
             optimizer="sgd",
-            source="[LM25] Alg. 1: plain SGD; η = 0.1 and T = 1000 not from the paper (spec §10's η; T where the "
-            "pilot's Mamba hinge is flat, spec §13.1); tuned by sweeps/mamba_outliers_tune.yaml (test error at "
+            source="[LM25] Alg. 1: plain SGD; η = 0.1 and T = 1000 not from the paper (T where Mamba's "
+            "training hinge has flattened); tuned by sweeps/mamba_outliers_tune.yaml (test error at "
             "α = 0.3): Mamba η = 0.10, T = 1000 (flat over η ∈ [0.05, 0.85]), the LT η = 0.011, T = 500",
         ),
         *TRAIN,

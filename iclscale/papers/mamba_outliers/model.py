@@ -9,13 +9,13 @@ attention with key W_B and query W_C, weighted by stick-breaking sigmoid gates (
 with w = w_{d0}, the last column of the Δ-projection W. The LT is the same with every G ≡ 1 ([LM25] §2, §3.4).
 Products of (1 − σ) are exponentials of cumulative sums of log(1 − σ(s)) = −softplus(s): no loop over positions.
 
-A layer of a deeper stack keeps every channel c and position i ([LM25] Eqs. 89–90, spec §4.5):
+A layer of a deeper stack keeps every channel c and position i ([LM25] App. E.1, Eqs. 89–90):
 
     o_i = Σ_{j ≤ i} (G_{j,i}(W) ⊙ p_j) · p_jᵀ W_Bᵀ W_C p_i,   G_{j,i}(W) = σ(Wᵀp_j) ⊙ Π_{k=j+1}^{i} (1 − σ(Wᵀp_k))
 
-The 3-layer models of [LM25] §4.2 have no equations; spec §4.5's reading is used (not from the paper): each
-layer has its own W_B, W_C ∈ R^{h×(d+1)} and W ∈ R^{(d+1)×(d+1)}, a residual p ← p + o, and the read-out is
-the label channel of the last layer at the query. Tokens are rows here (the paper's Pᵀ): P (..., l + 1, d + 1).
+The 3-layer models of [LM25] §4.2 have no equations; our reading is used (not from the paper): each layer
+has its own W_B, W_C ∈ R^{h×(d+1)} and W ∈ R^{(d+1)×(d+1)}, a residual p ← p + o, and the read-out is the label
+channel of the last layer at the query. Tokens are rows here (the paper's Pᵀ): P (..., l + 1, d + 1).
 """
 
 from __future__ import annotations
@@ -130,8 +130,8 @@ def layer_inputs(
 
 
 class Stack(nn.Module):
-    """Several layers (spec §4.5's reading of [LM25] §4.2; not from the paper): the read-out is the label channel
-    of the last layer's output at the query, computed by Eq. 3 with w = the last column of its W.
+    """Several layers (our reading of [LM25] §4.2, which gives no equations; not from the paper): the read-out is the
+    label channel of the last layer's output at the query, computed by Eq. 3 with w = the last column of its W.
 
     The LT's layers divide position i's sum by i (a causal mean; not from the paper): Mamba's gates sum to < 1,
     the LT's weights G ≡ 1 sum to i, and unnormalised the stack is cubic per layer in the token scale: at the
@@ -161,8 +161,8 @@ class Stack(nn.Module):
 
 def recurrence(U: torch.Tensor, W_B: torch.Tensor, W_C: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
     """[LM25] Eq. 1 step by step, the reference the closed forms are tested against: U (m, d0) tokens as rows,
-    W_B, W_C (h, d0), W (d0, d0); A = −I, h_0 = 0 (spec §12.1: the derivation (88) drops h_0 = U). Returns
-    o_i (m, d0). A Python loop over positions: for tests, never for training."""
+    W_B, W_C (h, d0), W (d0, d0); A = −I, h_0 = 0 (our reading: §2 starts from h_0 = U, but App. E.1's derivation (88)
+    drops that term). Returns o_i (m, d0). A Python loop over positions: for tests, never for training."""
     d0, h = U.shape[-1], W_B.shape[0]
     state = torch.zeros(d0, h)
     outputs = []

@@ -1,16 +1,16 @@
-"""Mechanism measurements of [LM25] §3.5 and §4.2 (spec §8), per layer, for one config.
+"""Mechanism measurements of [LM25] §3.5 and §4.2, per layer, for one config.
 
 On test prompts (`prompt_sums`, summed over chunks, then `prompt_metrics`):
 - attention sums S_same = Σ_{i∈N1} a_i and S_other = Σ_{i∉N1} a_i of a_i = p_iᵀ W_Bᵀ W_C p_query on the layer's
-  input tokens, N1 the demonstrations sharing the query's relevant pattern ([LM25] Cor. 1, Figs. 3, 5; M2);
+  input tokens, N1 the demonstrations sharing the query's relevant pattern ([LM25] Cor. 1, Figs. 3, 5);
 - the gates G_{i,l+1} of the label channel for outlier and clean demonstrations, σ(wᵀp) of each, the gate mass
-  Σ_i G_i and the gates per test outlier direction ([LM25] Cor. 2, Figs. 4, 6; M3, M5, M7);
+  Σ_i G_i and the gates per test outlier direction ([LM25] Cor. 2, Figs. 4, 6; Lemma 6 for the mass);
 - at the final record, the gate profile by distance to the query (Fig. 4's bars) and the mean gate of the j-th
-  closest clean demonstration h(j) ([LM25] Eq. 18; M4), up to `PROFILE_DISTANCE` positions;
+  closest clean demonstration h(j) ([LM25] Eq. 18), up to `PROFILE_DISTANCE` positions;
 - for a layer of a stack, the outlier and clean gates averaged over all d + 1 channels as well (`gate_chmean_*`:
-  spec §4.5's check, since Figs. 4 and 6 do not say which channel's gate they draw).
+  a check, since Figs. 4 and 6 do not say which channel's gate they draw).
 
-Of the parameters alone (`weight_probes`, M6, Lemmas 3–5): M = W_Bᵀ W_C on the relevant directions by cyclic
+Of the parameters alone (`weight_probes`, Lemmas 3–5): M = W_Bᵀ W_C on the relevant directions by cyclic
 offset (offset 0 the diagonal, 1 the training pairs (j, j+1), 2 the gap-2 pairs), the same for W_B and W_C
 (their hidden axes start as the feature axes, δ·[I_d 0]), and the gate weight w on v*_s, v'_s, μ_j/β, ν_k/β and
 the label entry. Layer 1's metrics have no prefix; layer ℓ ≥ 2's start with "layer{ℓ}_".
@@ -27,7 +27,7 @@ from iclscale.papers.mamba_outliers.model import query_gates, query_scores
 PROFILE_DISTANCE = 20
 """Positions of the final gate profiles (Fig. 4 has l = 20); longer prompts are profiled up to here."""
 CLEAN_RANKS = 10
-"""The j-th closest clean demonstrations profiled for Eq. 18 (spec §8 M4: j = 1..~10)."""
+"""The j-th closest clean demonstrations profiled for Eq. 18 (j = 1..10; not from the paper)."""
 
 
 def layer_prefix(layer: int) -> str:
@@ -76,8 +76,8 @@ def prompt_sums(
 ) -> dict[str, torch.Tensor]:
     """Sums over one chunk of prompts for one layer. tokens: the layer's input (n, l + 1, d + 1); same, is_outlier:
     (n, l) bool; direction: (n, l) index of each outlier's v'_s, or None when not the three unseen ones; W: a stack
-    layer's whole gate matrix (d + 1, d + 1), for the gates averaged over channels (spec §4.5's check)."""
-    a = query_scores(W_B, W_C, tokens)[..., :-1]  # a_i, demonstrations only (M1)
+    layer's whole gate matrix (d + 1, d + 1), for the channel-averaged gates (a check: Figs. 4, 6 name no channel)."""
+    a = query_scores(W_B, W_C, tokens)[..., :-1]  # a_i, demonstrations only
     same_f, out_f = same.to(a.dtype), is_outlier.to(a.dtype)
     sums = {
         "attn_same": (a * same_f).sum(),
@@ -161,7 +161,7 @@ def prompt_metrics(sums: dict[str, torch.Tensor], prefix: str, n_prompts: int) -
             m["gate_chmean_clean_at01"] = _ratio(sums["chmean_at01_clean"], n_prompts - n_at01)
         for s in range(1, 4):
             if f"gate_v{s}" in sums:
-                m[f"gate_v{s}"] = _ratio(sums[f"gate_v{s}"], sums[f"n_v{s}"])  # M7
+                m[f"gate_v{s}"] = _ratio(sums[f"gate_v{s}"], sums[f"n_v{s}"])
         for key in [k for k in sums if k.endswith("_gate_outlier")]:
             at = key[: -len("_gate_outlier")]
             n_out = sums[f"{at}_count_outlier"]

@@ -8,8 +8,8 @@ Evaluation at every record, on a fixed set of test prompts per config over all M
 - `test_error` = Pr(z·F < 0) (a tie counts half) and `test_hinge`, with outliers κ_a'·v' at fraction α
   (or placed, Table 1) and labels flipped, targeted or random (Fig. 2);
 - `error_trained`, `error_reversed`, `error_gap2`, `error_other`: the same by task group (cyclic offset b − a of
-  the task: 1 trained, M1 − 1 the reversed pairs, ±2 gap-2, the rest; spec §13.3 found the floor on gap 2);
-- `error_v1..3`: the same prompts with every outlier on one unseen v'_s (spec §7.4, M7), for outlier_set unseen;
+  the task: 1 trained, M1 − 1 the reversed pairs, ±2 gap-2, the rest; our runs find the α = 0 floor on gap 2, README);
+- `error_v1..3`: the same prompts with every outlier on one unseen v'_s (Thm 2 (a): any v' ∈ 𝒱'), outlier_set unseen;
 - the attention and gate measurements of `probes` per layer (Figs. 3–6).
 """
 
@@ -59,7 +59,7 @@ TASK_GROUPS = ("trained", "reversed", "gap2", "other")
 
 def task_group(task: torch.Tensor, M1: int) -> torch.Tensor:
     """Index into TASK_GROUPS of tasks (..., 2) by their cyclic offset k = b − a mod M1: 1 is a training task,
-    M1 − 1 a reversed one, 2 or M1 − 2 a gap-2 task (spec §13.3), the rest other."""
+    M1 − 1 a reversed one, 2 or M1 − 2 a gap-2 task (its patterns form no training task), the rest other."""
     offset = (task[..., 1] - task[..., 0]) % M1
     gap2 = (offset == 2) | (offset == M1 - 2)
     return torch.where(offset == 1, 0, torch.where(offset == M1 - 1, 1, torch.where(gap2, 2, 3)))
@@ -92,7 +92,7 @@ class MambaOutliers(Study):
 
     def init(self, c: MambaOutliersConfig) -> dict[str, torch.Tensor]:
         d0, hidden = c.d + 1, c.hidden or c.d + 1
-        # the first d diagonal entries of W_B, W_C are δ, the rest 0 ([LM25] §2, Alg. 1; spec §4.4)
+        # the first d diagonal entries of W_B, W_C are δ ([LM25] §2, Alg. 1), the rest 0 (our reading)
         diagonal = c.delta * torch.eye(hidden, d0) * (torch.arange(d0) < c.d).to(torch.get_default_dtype())
         if c.layers == 1:
             params = {"W_B": diagonal, "W_C": diagonal.clone()}
@@ -101,12 +101,12 @@ class MambaOutliers(Study):
             return params
         stacked = diagonal.expand(c.layers, hidden, d0).clone()
         params = {"W_B": stacked, "W_C": stacked.clone()}
-        if c.model == "mamba":  # every column of every W as w (spec §4.4, not from the paper)
+        if c.model == "mamba":  # every column of every W as w (not from the paper)
             params["W"] = c.rng.normal("init/W", 0, (c.layers, d0, d0)) / math.sqrt(d0)
         return params
 
     def layer_weights(self, params: Mapping[str, torch.Tensor], c: MambaOutliersConfig) -> list[tuple]:
-        """(W_B, W_C, w or None) of each layer; w is the label channel's gate column (spec §4.5)."""
+        """(W_B, W_C, w or None) of each layer; w is the label channel's gate column (§2: w = w_{d0}; Eq. 92)."""
         if c.layers == 1:
             return [(params["W_B"], params["W_C"], params.get("w"))]
         W = params.get("W")
@@ -218,7 +218,7 @@ class MambaOutliers(Study):
         every record and the same random numbers at another α, κ_a', label mode or placement."""
         count = point["outlier_count"]
         if point["placement"] != "bernoulli" and count is None:
-            count = math.floor(point["alpha"] * point["l_ts"] + 0.5)  # round(α·l_ts) (spec §3.4)
+            count = math.floor(point["alpha"] * point["l_ts"] + 0.5)  # round(α·l_ts) (our reading of Table 1)
         return self.prompts(
             c,
             "test",
@@ -274,7 +274,7 @@ class MambaOutliers(Study):
     def add_mechanism(
         self, net: Net, c: MambaOutliersConfig, prompts: OutlierPrompts, per_v: bool, final: bool, add
     ) -> None:
-        """The probes' sums per layer, on the layer's input tokens (spec §4.5)."""
+        """The probes' sums per layer, on the layer's input tokens (our reading of §4.2)."""
         weights = self.layer_weights(net.params, c)
         if c.layers == 1:
             inputs = [prompts.tokens]
@@ -301,7 +301,7 @@ class MambaOutliers(Study):
         for name in TASK_GROUPS:
             n = sums[f"n_{name}"]
             metrics[f"error_{name}"] = torch.where(n > 0, sums[f"wrong_{name}"] / n.clamp(min=1), math.nan)
-        # the hinge on the M1 training tasks alone (the batch-size laws' criterion: no gap-2 floor, spec §13.3)
+        # the hinge on the M1 training tasks alone (the batch-size laws' criterion: no gap-2 floor)
         n = sums["n_trained"]
         metrics["hinge_trained"] = torch.where(n > 0, sums["hinge_trained"] / n.clamp(min=1), math.nan)
         if per_v:

@@ -1,7 +1,6 @@
 """The laws of seed 002, [LM25]: Li, Lu, Cui, Chen, Wang, "Can Mamba Learn In Context with Outliers? A Theoretical
-Generalization Analysis" (arXiv 2510.00399, 2025). Spec: shared/specs/seed-002.md §6.7 (L1–L15) and §9. Every
-claim of the paper, the laws that test it (empty where no law is written yet), and the report's sections (Table 1,
-Figures 3–6)."""
+Generalization Analysis" (arXiv 2510.00399, 2025). Every claim of the paper, the laws that test it (empty where no
+law is written yet), and the report's sections (Table 1, Figures 3–6)."""
 
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
@@ -55,13 +54,13 @@ CLAIMS = (
                              *(f"attention_gap_{k}{s}" for s in LAYERS3 for k in ("grows", "trend")))),
     Claim("L11", "Thm 2 (b)", "Mamba: test outliers κ_a ≤ κ_a' ≲ Θ(Vβ p_a^(−1) κ_a^(−1) L^(−1) (1 − p_a) ε^(−1))",
           _named(*(f"mamba_kappa_test_window{s}" for s in BOTH))),
-    Claim("L12", "Thm 1 (i); spec L4",
+    Claim("L12", "Thm 1 (i)",
           "Mamba's batch size B_M = max{B_T, β^(−4)V²κ_a^(−2)(1 − p_a)^(−2) log ε^(−1)} suffices",
           _named("mamba_batch_vs_kappa_a", "mamba_batch_vs_p_a")),
-    Claim("L13", "Thm 3 (i), §3.3; spec L5",
+    Claim("L13", "Thm 3 (i), §3.3",
           "the LT's batch size B_T = max{ε^(−2), M1(1 − p_a)^(−1)} log ε^(−1) suffices",
           _named("lt_batch_vs_M1", "lt_batch_vs_p_a")),
-    Claim("L14", "Thm 1 (ii), Remark 1; spec L12, L13",
+    Claim("L14", "Thm 1 (ii), Remark 1",
           "Mamba needs Vβ^(−4) ≲ κ_a ≲ Vβ(1 − p_a)p_a^(−1)ε^(−1): outliers neither too small to be gated nor so large "
           "they drown the patterns", _named("mamba_kappa_a_lower_bound", "mamba_kappa_a_upper_bound")),
     Claim("F2", "§4.1, Fig. 2", "one-layer Mamba < 1 % error up to α ≈ 0.8; the LT fails for α > 1/2; Mamba below "

@@ -5,8 +5,8 @@
 Measured B*: the smallest batch size whose clean-prompt hinge on the M1 training tasks is ≤ ε after a fixed
 budget of iterations, searched per cell and seed (sweeps `mamba_outliers_law_batch_*.yaml`, `threshold:` on
 batch_size). Not from the paper: the criterion's prompts are 𝒟's without its outliers (on 𝒟 itself the LT's hinge
-has a floor that depends on p_a, spec §12.19, which no batch removes), the budget is a multiple of the theorems'
-T_M or T_T in each cell (Eqs. 9, 14: what remains is the batch), ε = 0.01.
+has a floor that depends on p_a, which no batch removes: G ≡ 1 cannot discard the random-label outliers), the budget
+is a multiple of the theorems' T_M or T_T in each cell (Eqs. 9, 14: what remains is the batch), ε = 0.01.
 
 Both are max{}s with unknown constants: each law names the exponent of one term and the exponents of the other
 terms in the same variable, and the verdict (`MaxTerm`) says whether the data tell them apart. At ε = 0.01 the

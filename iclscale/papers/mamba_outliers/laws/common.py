@@ -1,6 +1,5 @@
 """What the laws of seed 002 share. Li, Lu, Cui, Chen, Wang, "Can Mamba Learn In Context with Outliers? A
-Theoretical Generalization Analysis" (arXiv 2510.00399, 2025), cited as [LM25]. Spec: shared/specs/seed-002.md
-§6.7 (L1–L15).
+Theoretical Generalization Analysis" (arXiv 2510.00399, 2025), cited as [LM25].
 
 Theorems 1–4 are sufficient conditions with O(ε) and unnamed constants; the figures' statements give numbers
 (Fig. 2: "< 0.01"). ε = 0.01 throughout is the figure's number, used for the theorems too (not from the paper).

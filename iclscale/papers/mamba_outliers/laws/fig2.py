@@ -2,7 +2,7 @@
 outlier fraction α, per label mode (flip, targeted, random) and test outlier magnitude κ_a', each judged on its
 own: the paper's "Mamba < 1 % up to α ≈ 0.8", Theorem 2's threshold min(1, p_a·l_tr/l_ts), Theorem 4's 1/2 for
 the LT, and Mamba against the LT at every α. Each on all 30 tasks and on the trained tasks alone (the α = 0 floor
-sits on gap-2 tasks, spec §13.3)."""
+sits on gap-2 tasks in our runs, README; not from the paper)."""
 
 from __future__ import annotations
 

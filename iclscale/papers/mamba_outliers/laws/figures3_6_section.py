@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from iclscale.analysis.reader import Results
 
-FIGURE_ALPHA = 0.3  # [LM25] §4.2: Fig. 4's α (Figs. 3, 5, 6 do not say; spec §12.16)
+FIGURE_ALPHA = 0.3  # [LM25] §4.2: Fig. 4's α (Figs. 3, 5, 6 do not say; 0.3 for them is our reading)
 DISTANCES = 20  # the probes' profile (iclscale.papers.mamba_outliers.probes.PROFILE_DISTANCE)
 WIDTH, HEIGHT = 320, 200
 
@@ -132,7 +132,7 @@ def _gate_text(profile: pd.DataFrame) -> str:
 
 
 def _channel_mean_text(final: pd.DataFrame, prefix: str) -> str:
-    """The same at distance 1 with every channel's gate averaged (a stack's layers; spec §4.5's check)."""
+    """The same at distance 1 with every channel's gate averaged (a stack's layers; Figs. 4, 6 name no channel)."""
     columns = [f"{prefix}gate_chmean_{kind}_at01" for kind in ("outlier", "clean")]
     if not all(c in final for c in columns):
         return ""

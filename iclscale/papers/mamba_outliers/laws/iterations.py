@@ -1,8 +1,8 @@
 """[LM25] Theorems 1 and 3: iterations to converge. Mamba's T_M = Θ(η^(−1)(1 − p_a)^(−1)β^(−2)M1) has no l_tr
 (Eq. 9), the LT's T_T = Θ(η^(−1)(1 − p_a)^(−1)β^(−2)l_tr^(−1)M1) (Eq. 14), so T_M / T_T = Θ(l_tr) (Remark 4).
-Measured T: the first recorded step whose training hinge loss (mean since the previous record) is ≤ 0.5 (spec
-§13.6's ε*; not from the paper: the theorems' T reaches hinge O(ε)). One law per model and variable, each on the
-sweep that varies that variable alone (`sweeps/mamba_outliers_law_T_vs_*.yaml`)."""
+Measured T: the first recorded step whose training hinge loss (mean since the previous record) is ≤ 0.5 (not
+from the paper: a level above the LT's hinge floor at p_a > 0; the theorems' T reaches hinge O(ε)). One law per
+model and variable, each on the sweep that varies that variable alone (`sweeps/mamba_outliers_law_T_vs_*.yaml`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from iclscale.analysis.measures import FirstStepReaching, first_step_reaching
 from iclscale.analysis.verdict import Band, VerdictRule
 from iclscale.papers.mamba_outliers.laws.common import LM25, ONE_LAYER, STUDY, trained_regime
 
-HINGE_EPSILON = 0.5  # spec §13.6's ε* for T; not from the paper
+HINGE_EPSILON = 0.5  # ε* for T; not from the paper (above the LT's hinge floor at p_a > 0)
 EXPONENT_RULE = VerdictRule(max_interval_width=0.3)  # not from the paper: as seed 000's exponent laws
 MEASURE = FirstStepReaching("train_loss", threshold=HINGE_EPSILON)
 CONDITIONS = (
@@ -52,7 +52,7 @@ def _prediction(model: str, variable: str):
 
     def predict(params: Mapping[str, Any]) -> Prediction:
         primary = Hypothesis(f"exponent {exponent:g}", Band.point(exponent), source)
-        if model == "lt" and variable == "beta":  # spec §12.5: the proof's Eq. (68) writes β^(−1)
+        if model == "lt" and variable == "beta":  # Eq. (14) writes β^(−2), the proof's Eq. (68) β^(−1)
             proof = Hypothesis("exponent −1", Band.point(-1.0), "[LM25] proof of Thm 3, Eq. (68)")
             return Prediction(primary, (proof,))
         return Prediction(primary)
@@ -100,8 +100,8 @@ def iteration_law(model: str, variable: str) -> Law:
 class ScaledIterationRatio(FirstStepReaching):
     """η_M·T_M / (η_T·T_T): Mamba's iterations over the LT's for the same seed and params but the model and η.
 
-    The two models converge on time scales far apart (spec §13.6: at one η either the LT is done in ≤ 1 step or
-    Mamba needs > 4000), so each runs at its own η and T is compared in units of 1/η. That rests on T ∝ η^(−1)
+    The two models converge on time scales far apart (a pilot, not from the paper: at one η either the LT is done in ≤ 1
+    step or Mamba needs > 4000), so each runs at its own η and T is compared in units of 1/η. That rests on T ∝ η^(−1)
     for both (Eqs. 9, 14), which the η laws test. Censoring: a ratio whose Mamba T is right-censored or whose LT
     T is left-censored is a lower bound (right-censored); the reverse an upper bound; mixed bounds are dropped."""
 

@@ -1,8 +1,8 @@
 """[LM25] Theorem 1 (ii): the training outlier magnitude must lie in a window,
 Vβ^(−4) ≲ κ_a ≲ Vβ(1 − p_a)p_a^(−1)ε^(−1). Remark 1: "outliers are neither too small to be easily detectable by the
 model nor excessively large (i.e., less than Θ(ε^(−1))), which would diminish the influence of relevant patterns".
-Spec §6.7 L12 (Mamba fails for κ_a ≪ Vβ^(−4): the outliers are not gated) and L13 (very large κ_a degrades the
-attention).
+Our reading of Remark 1: Mamba fails for κ_a ≪ Vβ^(−4) (the outliers are not gated), and very large κ_a degrades
+the attention.
 
 Measured: the final training hinge (the mean over the last record interval, prompts of 𝒟: Thm 1's own quantity on
 the training tasks) against κ_a, per β (sweep `mamba_outliers_law_kappa_a_window.yaml`). Each edge is a `Threshold`

@@ -1,4 +1,4 @@
-"""[LM25] §3.5 and §4.2: how Mamba does it, read from the study's probes (spec §8) on test prompts after training.
+"""[LM25] §3.5 and §4.2: how Mamba does it, read from the study's probes on test prompts after training.
 
 - Cor. 1 (Eq. 16; Figs. 3, 5): the attention sums S_same = Σ_{i∈N1} a_i ≥ Θ(1) and S_other = Σ_{i∉N1} a_i
   ≤ Θ((1 − p_a)^(−1)ε), and the gap S_same − S_other grows during training (Fig. 3);
@@ -38,7 +38,7 @@ def prefix(layer: int) -> str:
 class CleanGateDecay(FinalValue):
     """The per-step factor of the clean gates: exp(b) of the least-squares line ln G_{h(j)} = a + b·j over the ranks
     j = 1..10 that were measured (a rank no test prompt reached is NaN and left out). Eq. (18) bounds it below by
-    1/2; spec §8 M4 fits the same line (as log₂)."""
+    1/2 (the line and the ranks are ours, not from the paper)."""
 
     def describe(self) -> str:
         return f"per-step factor exp(b) of ln {self.metric}NN = a + b·j, j = 1..{CLEAN_RANKS}"
@@ -98,7 +98,7 @@ def _scope(layer: int, layers: int) -> tuple[str, str]:
 def outlier_gate_law(layer: int, layers: int, channel_mean: bool = False) -> Law:
     suffix, who = _scope(layer, layers)
     metric = "gate_chmean_outlier_at01" if channel_mean else "gate_outlier_at01"
-    which = "averaged over the d + 1 channels (spec §4.5's check)" if channel_mean else "of the label channel"
+    which = "averaged over the d + 1 channels (Figs. 4, 6 name no channel)" if channel_mean else "of the label channel"
 
     def predict(params: Mapping[str, Any]) -> Prediction | None:
         # [LM25] Cor. 2 (i), Eq. (17): G_{i,l_ts+1} ≤ O(poly(M1)^(−1)) for an outlier demonstration
@@ -137,8 +137,8 @@ def clean_gate_decay_law(layer: int, layers: int) -> Law:
         claim=f"{who}'s gates of clean demonstrations fall by at most 1/2 per clean demonstration further from "
         "the query: G_{h(j)} ≥ Θ(2^(−(j−1)))",
         citation=f"{LM25} Corollary 2 (ii), Eq. (18); proof Eq. (82); Fig. 4",
-        conditions="the per-step factor exp(b) of a line through ln G_{h(j)}, j = 1..10 (spec §8 M4; the Θ constant "
-        "is free, the rate is what Eq. 18 fixes); test prompts of every α measured",
+        conditions="the per-step factor exp(b) of a line through ln G_{h(j)}, j = 1..10 (not from the paper; the Θ "
+        "constant is free, the rate is what Eq. 18 fixes); test prompts of every α measured",
         prediction_text="min over α of the per-step factor ≥ 1/2",
         measure=CleanGateDecay(prefix(layer) + "gate_clean_rank"),
         predict=half_prediction,

@@ -2,13 +2,13 @@
 config, measured over a grid of test α × l_ts, no retraining):
 
 - Mamba's error ≤ ε for α < min(1, p_a·l_tr/l_ts) (Thm 2 (c)): a threshold at r = α·l_ts/(p_a·l_tr) = 1, pooled
-  over every trained p_a, l_tr and test l_ts (the collapse spec §7.2 asks for);
+  over every trained p_a, l_tr and test l_ts (the collapse Thm 2 (c)'s min(1, p_a·l_tr/l_ts) suggests; pooling is ours);
 - the l_ts thresholds: the smallest l_ts with error ≤ ε grows as (1 − α)^(−1) for Mamba (Thm 2 (d), Eq. 12) and as
   (1/2 − α)^(−2)·α for the LT near α = 1/2 (Thm 4 (d), Eq. 15);
 - the LT's error ≤ exp(−l_ts(1/2 − α)²α) for α < 1/2 (proof of Thm 4, Eq. 79).
 
-Each on all 30 tasks and on the M1 trained tasks (the α = 0 floor sits on gap-2 tasks, spec §13.3). ε = 0.01 as in
-`common` (not from the paper)."""
+Each on all 30 tasks and on the M1 trained tasks (the α = 0 floor sits on gap-2 tasks in our runs, README).
+ε = 0.01 as in `common` (not from the paper)."""
 
 from __future__ import annotations
 
