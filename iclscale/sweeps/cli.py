@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import os
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from iclscale.errors import UserError
 
 
-def add_commands(commands) -> None:
+def add_commands(commands, check_laws: Callable[[Any], None] = lambda sweep: None) -> None:
+    """The sweep commands; `check_laws(sweep)` refuses a sweep file's unknown laws (the law catalogue is the
+    analysis side's, passed in by the composer, iclscale.cli)."""
     listing = commands.add_parser(
         "sweeps", help="list the catalogue's sweeps (every installed paper's), runnable by name"
     )
@@ -23,7 +26,7 @@ def add_commands(commands) -> None:
     plan = sub.add_parser("plan", help="expand a sweep file into configs and packs, without training")
     _sweep_arguments(plan)
     plan.add_argument("--out", metavar="DIR", help="results directory to compare with (default results/<name>)")
-    plan.set_defaults(handler=cmd_plan)
+    plan.set_defaults(handler=cmd_plan, check_laws=check_laws)
 
     run = sub.add_parser("run", help="run a sweep; re-running resumes, training only what is not stored")
     _sweep_arguments(run)
@@ -42,7 +45,7 @@ def add_commands(commands) -> None:
     run.add_argument("--retries", type=int, default=2, help="retries of a failed trial before it is stored as failed")
     run.add_argument("--quiet", action="store_true", help="print only the summary line")
     run.add_argument("--verbose", action="store_true", help="also show Ray Tune's trial tables and Ray's logs")
-    run.set_defaults(handler=cmd_run)
+    run.set_defaults(handler=cmd_run, check_laws=check_laws)
 
     status = sub.add_parser("status", help="count ok / diverged / failed / missing configs of a results directory")
     status.add_argument("dir")
@@ -52,25 +55,6 @@ def add_commands(commands) -> None:
         help="check every fragment against its checksum and name the damaged ones (exit 1 if any)",
     )
     status.set_defaults(handler=cmd_status)
-
-    reproduce = commands.add_parser(
-        "reproduce",
-        help="run every catalogue sweep of the papers into one results root (resumable), then the reports and ledger",
-    )
-    reproduce.add_argument("papers", nargs="*", metavar="PAPER", help="a paper's tag (C24), seed (004) or study")
-    reproduce.add_argument("--all", action="store_true", help="every paper of the catalogue")
-    reproduce.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
-    reproduce.add_argument(
-        "--budget",
-        choices=("quick", "full"),
-        default="full",
-        help="full: the catalogue as written; quick: at most 3 seeds and 4 search trials per sweep (verdicts "
-        "marked quick)",
-    )
-    reproduce.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
-    reproduce.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
-    reproduce.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
-    reproduce.set_defaults(handler=cmd_reproduce)
 
 
 def _sweep_arguments(parser) -> None:
@@ -107,16 +91,8 @@ def _load(args: argparse.Namespace):
         if value < 1:
             raise UserError(f"{flag} must be a positive integer, got {value}")
     sweep = load_sweep(args.file, args.overrides, Limits(args.max_configs, args.max_eval_points, args.max_records))
-    _check_laws(sweep)
+    args.check_laws(sweep)
     return sweep
-
-
-def _check_laws(sweep) -> None:
-    if not sweep.laws:
-        return  # the law catalogue (and pandas) is a second's import that a sweep without laws does not need
-    from iclscale.analysis.laws import check_law_names
-
-    check_law_names(sweep.laws, sweep.study.name, f"sweep file {sweep.path}: laws")
 
 
 def cmd_plan(args: argparse.Namespace) -> None:
@@ -234,12 +210,6 @@ def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
         f"{counts['failed']} failed, {counts['missing']} missing  ({out})"
     )
     return text + (f"\n{counts['search']}" if "search" in counts else "")
-
-
-def cmd_reproduce(args: argparse.Namespace) -> int:
-    from iclscale.sweeps.reproduce import reproduce
-
-    return reproduce(args)
 
 
 def cmd_status(args: argparse.Namespace) -> int:
