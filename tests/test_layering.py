@@ -138,6 +138,76 @@ def test_a_study_is_named_outside_its_folder_only_in_the_list_of_papers():
     assert found == []
 
 
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports (at any depth; a name resolves to the longest module it starts
+    with, so `from iclscale.sweeps.spec import Sweep` is an edge to iclscale.sweeps.spec)."""
+    files = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    graph = {}
+    for module, path in files.items():
+        targets = set()
+        for name in imported_modules(path):
+            parts = name.split(".")
+            while parts and ".".join(parts) not in files:
+                parts.pop()
+            if parts and ".".join(parts) != module:
+                targets.add(".".join(parts))
+        graph[module] = targets
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycle_among_the_projects_modules():
+    """Every import counts, inside functions too: a module that imports another lazily still depends on it."""
+    graph = import_graph()
+    cycles = import_cycles(graph)
+    text = "\n".join(
+        f"{len(c)} modules: " + "; ".join(f"{m} -> {', '.join(sorted(graph[m] & set(c)))}" for m in c) for c in cycles
+    )
+    assert cycles == [], f"import cycles:\n{text}"
+
+
+def test_the_cycle_check_sees_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
+
+
 def test_the_checks_see_a_forbidden_import(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from iclscale.errors import UserError\n    import torch.nn as nn\n")
