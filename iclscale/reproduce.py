@@ -114,7 +114,7 @@ def estimate(sweep, out: Path) -> tuple[int, int]:
     plan = make_plan(sweep, stored)
     total, left = plan.total_model_steps, plan.model_steps
     if sweep.search:  # the plan is one trial per grid point; each point runs `trials`
-        from iclscale.sweeps.search import load_states
+        from iclscale.sweeps.search_trials import load_states
 
         trials = int(sweep.search.get("trials", 1))
         states = load_states(sweep, location) if stored else []

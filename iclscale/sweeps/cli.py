@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -96,13 +95,15 @@ def _load(args: argparse.Namespace):
 
 
 def cmd_plan(args: argparse.Namespace) -> None:
-    from iclscale.sweeps.plan import make_plan
+    from iclscale.sweeps.plan import describe_plan, make_plan
     from iclscale.sweeps.store import Location, check_folders, stored_keys
 
     sweep = _load(args)
     location = Location(args.out or default_out(sweep.name))
     if sweep.search:
-        from iclscale.sweeps.search import check_metric, describe_search, load_states
+        from iclscale.sweeps.metric_names import check_metric
+        from iclscale.sweeps.search_output import describe_search
+        from iclscale.sweeps.search_trials import load_states
 
         check_metric(sweep)  # an unknown search metric is refused by plan as by run
 
@@ -122,27 +123,6 @@ def cmd_plan(args: argparse.Namespace) -> None:
         print(f"  pack {i:>3}  {pack.pack_id}  {len(pack.configs):>5} configs  {pack.steps:>7} steps  {shape}")
 
 
-def describe_plan(plan, out: str) -> str:
-    sweep = plan.sweep
-    grid_points = len(plan.configs) // len(sweep.seeds)
-    stored = plan.stored["ok"] + plan.stored["diverged"]
-    to_run = sum(len(p.configs) for p in plan.packs)
-    points = f"{len(plan.eval_points)} eval point" + ("" if len(plan.eval_points) == 1 else "s")
-    sizes = Counter(len(p.configs) for p in plan.packs)
-    size_text = ", ".join(f"{n}×{size}" for size, n in sorted(sizes.items(), reverse=True)) or "none"
-    return "\n".join(
-        [
-            f"sweep {sweep.name} ({sweep.study.name}): {len(plan.configs)} configs = {grid_points} grid points × "
-            f"{len(sweep.seeds)} seeds; {points} each",
-            f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
-            f"to run: {to_run} configs ({plan.stored['failed']} retried after failing)",
-            f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
-            f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}",
-            f"output: {out}",
-        ]
-    )
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from iclscale.sweeps.run import run_sweep
 
@@ -154,85 +134,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_sweep(sweep, args, args.out or default_out(sweep.name))
 
 
-def status_counts(out: str) -> dict[str, Any]:
-    """Per-config status against the frozen sweep: ok, diverged, failed, missing."""
-    from iclscale.sweeps.spec import parse_frozen
-    from iclscale.sweeps.store import FAILED, Location, check_folders, read_frozen_sweep, stored_keys
-
-    location = Location(out)
-    if not location.exists():
-        raise UserError(f"results directory {out!r} does not exist")
-    frozen = read_frozen_sweep(location)
-    if frozen is None:
-        raise UserError(f"{out!r} is not a results directory: it has no sweep.yaml")
-    check_folders(location)
-    sweep = parse_frozen(frozen, f"{out}/sweep.yaml")
-    if sweep.search:
-        from iclscale.sweeps.search import search_status
-
-        return search_status(sweep, location)
-    if sweep.threshold:
-        from iclscale.sweeps.threshold import threshold_status
-
-        return threshold_status(sweep, location)
-    from iclscale.sweeps.store import eval_key
-
-    keys = [eval_key(p) for p in sweep.eval_points()]
-    stored = stored_keys(location)
-    counts = Counter()
-    for config in dict.fromkeys(sweep.configs()):
-        statuses = [stored.get((config.run_id, k)) for k in keys]
-        if any(s is None for s in statuses):
-            counts["missing"] += 1
-        elif FAILED in statuses:
-            counts["failed"] += 1
-        elif "diverged" in statuses:
-            counts["diverged"] += 1
-        else:
-            counts["ok"] += 1
-    return {
-        "sweep": sweep.name,
-        "configs": sum(counts.values()),
-        **{s: counts[s] for s in ("ok", "diverged", "failed", "missing")},
-    }
-
-
-def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
-    if "progress" in counts:  # a threshold search: its searches' progress, not missing configs
-        from iclscale.sweeps.threshold_table import progress_text
-
-        return (
-            f"{name}: {counts['configs']} configs stored: {counts['ok']} ok, {counts['diverged']} diverged, "
-            f"{counts['failed']} failed; {progress_text(counts['progress'])}  ({out})\n{counts['search']}"
-        )
-    text = (
-        f"{name}: {counts['configs']} configs: {counts['ok']} ok, {counts['diverged']} diverged, "
-        f"{counts['failed']} failed, {counts['missing']} missing  ({out})"
-    )
-    return text + (f"\n{counts['search']}" if "search" in counts else "")
-
-
 def cmd_status(args: argparse.Namespace) -> int:
+    from iclscale.sweeps.status import format_counts, status_counts, verify_store
+
     counts = status_counts(args.dir)
     print(format_counts(counts["sweep"], counts, args.dir))
     return verify_store(args.dir) if args.verify else 0
-
-
-def verify_store(out: str) -> int:
-    """Every fragment of a store checked (iclscale.sweeps.store.fragment_problem); 1 if any is damaged."""
-    from iclscale.sweeps.store import Location, fragment_names, fragment_problem, unverified_fragments
-
-    location = Location(out)
-    names = fragment_names(location)
-    damaged = [problem for name in names if (problem := fragment_problem(location, name, quiet=True))]
-    for problem in damaged:
-        print(f"damaged: {problem}")
-    unverified = unverified_fragments(location)
-    note = f"; {len(unverified)} written before checksums (the next run adds them)" if unverified else ""
-    print(f"verified {len(names)} fragments: {len(names) - len(damaged)} sound, {len(damaged)} damaged{note}")
-    if damaged:
-        print("`iclscale sweep run` on this sweep moves the damaged ones to quarantine/ and retrains their configs")
-    return 1 if damaged else 0
 
 
 def cmd_sweeps(args: argparse.Namespace) -> None:
