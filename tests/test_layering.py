@@ -33,8 +33,12 @@ FRAMEWORK = ("iclscale.trainer", "iclscale.sweeps", "iclscale.analysis", "iclsca
 def imported_modules(path: Path) -> set[str]:
     """Every module an `import` or `from … import` statement in the file names, at any depth (inside functions
     too); `from package import module` names both."""
+    return imported_modules_of(ast.parse(path.read_text(), str(path)))
+
+
+def imported_modules_of(tree: ast.AST) -> set[str]:
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -138,14 +142,25 @@ def test_a_study_is_named_outside_its_folder_only_in_the_list_of_papers():
     assert found == []
 
 
+def run_time_imported_modules(path: Path) -> set[str]:
+    """`imported_modules` less the imports under `if TYPE_CHECKING:`, which never run (they name types for
+    annotations: a block parser's `sweep: Sweep`, say, where spec.py imports the block parser)."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            node.body = [ast.Pass()]
+    return imported_modules_of(tree)
+
+
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the project modules it imports (at any depth; a name resolves to the longest module it starts
-    with, so `from iclscale.sweeps.spec import Sweep` is an edge to iclscale.sweeps.spec)."""
+    """Module -> the project modules it imports when it runs (at any depth, inside functions too; a name resolves
+    to the longest module it starts with, so `from iclscale.sweeps.spec import Sweep` is an edge to
+    iclscale.sweeps.spec)."""
     files = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
     graph = {}
     for module, path in files.items():
         targets = set()
-        for name in imported_modules(path):
+        for name in run_time_imported_modules(path):
             parts = name.split(".")
             while parts and ".".join(parts) not in files:
                 parts.pop()
@@ -243,3 +258,28 @@ def test_reading_a_results_directory_loads_neither_the_trainer_nor_torch(tmp_pat
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+def catalogue_sweep(mode: str) -> Path:
+    """The first catalogue sweep file with a `search:` or `threshold:` block."""
+    import yaml
+
+    from iclscale.paper import sweep_files
+
+    return next(p for p in sweep_files() if (yaml.safe_load(p.read_text()) or {}).get(mode) is not None)
+
+
+@pytest.mark.parametrize("mode", ["search", "threshold", "grid"])
+def test_planning_a_sweep_loads_no_torch(mode, tmp_path):
+    """`iclscale sweep plan` expands and checks a sweep file (a search's metric against the study's declared ones)
+    without training: it imports no torch."""
+    path = "demo" if mode == "grid" else str(catalogue_sweep(mode))
+    code = (
+        "import contextlib, io, json, sys\nfrom iclscale.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    code = main(['sweep', 'plan', {path!r}, '--out', "
+        f"{str(tmp_path / 'out')!r}])\n"
+        "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] == 'torch')]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
