@@ -40,6 +40,9 @@ ask/tell loop in this process. Grid points are searched one after another. The b
 point are printed and written to `DIR/search_best.yaml`; every grid point's search is written as an Optuna
 study to `DIR/optuna.db` (`optuna-dashboard sqlite:///DIR/optuna.db`). Ray Tune's experiment state stays
 out of the results directory.
+
+Modules: this one drives a search; the `search:` block is parsed by search_spec, a trial and the store's trials
+are search_trials, Optuna is search_optuna, Ray Tune search_ray, and what is printed and written search_output.
 """
 
 from __future__ import annotations
@@ -102,6 +105,7 @@ def run_search(
 
 
 def write_best(sweep: Sweep, location: Location, states: list[PointState]) -> None:
+    """DIR/search_best.yaml (the best values per grid point) and DIR/optuna.db, from the stored trials."""
     import yaml
 
     location.write_bytes(BEST_FILE, yaml.safe_dump(best_table(sweep, states), sort_keys=False).encode())

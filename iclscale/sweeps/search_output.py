@@ -1,5 +1,5 @@
-"""What a search (iclscale.sweeps.search) prints and writes: its plan, its progress lines, its status counts, and the
-best values per grid point (printed, and written to DIR/search_best.yaml)."""
+"""What a search (iclscale.sweeps.search) prints: its plan, its progress lines, its status counts, and the best
+values per grid point (also the table iclscale.sweeps.search.write_best writes to DIR/search_best.yaml)."""
 
 from __future__ import annotations
 
