@@ -218,6 +218,26 @@ def test_no_import_cycle_among_the_projects_modules():
     assert cycles == [], f"import cycles:\n{text}"
 
 
+def reachable(graph: dict[str, set[str]], module: str) -> set[str]:
+    """Every project module `module` imports, directly or through others."""
+    seen, todo = set(), [module]
+    while todo:
+        for target in graph[todo.pop()] - seen:
+            seen.add(target)
+            todo.append(target)
+    return seen
+
+
+def test_parsing_a_sweep_file_imports_no_executor_and_the_memory_sizer_no_trainer():
+    """spec.py (the sweep file) sits below planning and the executors; footprint.py measures a short run it is
+    handed, so it imports neither the training loop nor the measurements it sizes."""
+    graph = import_graph()
+    executors = ("plan", "execute", "run", "ray_executor", "search", "search_optuna", "search_ray", "threshold")
+    assert reachable(graph, "iclscale.sweeps.spec") & {f"iclscale.sweeps.{m}" for m in executors} == set()
+    assert reachable(graph, "iclscale.trainer.footprint") & {"iclscale.trainer.training", "iclscale.trainer.measuring",
+                                                              "iclscale.trainer.study"} == set()  # fmt: skip
+
+
 def test_the_cycle_check_sees_a_cycle():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
     assert import_cycles(graph) == [["a", "b", "c"]]
