@@ -356,9 +356,10 @@ def memory_model(model: str, steps: int, device: str) -> tuple[int, int]:
     from peers import iclscale_run
 
     from iclscale.trainer import footprint
+    from iclscale.trainer.training import short_run
 
     info, configs, point = iclscale_run.pack_configs(model, footprint.PROBE_SIZES[-1], steps)
-    return footprint.per_config_bytes(info, configs, [point], torch.device(device))
+    return footprint.per_config_bytes(info, configs, [point], torch.device(device), short_run)
 
 
 def cpu_peak(model: str, K: int, steps: int) -> int:
@@ -368,9 +369,10 @@ def cpu_peak(model: str, K: int, steps: int) -> int:
     from peers import iclscale_run
 
     from iclscale.trainer import footprint
+    from iclscale.trainer.training import short_run
 
     info, configs, point = iclscale_run.pack_configs(model, K, steps)
-    return footprint.peak_bytes(info, configs, [point], torch.device("cpu"))
+    return footprint.peak_bytes(info, configs, [point], torch.device("cpu"), short_run)
 
 
 def sizes_to_try(model: str, device: str, plan: Plan, per_config: int) -> list[int]:

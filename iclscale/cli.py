@@ -119,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.set_defaults(handler=cmd_train)
 
     add_sweep_commands(commands)
+    add_reproduce_command(commands)
     add_analysis_commands(commands)
     return parser
 
@@ -298,11 +299,27 @@ def _json_safe(value):
     return value
 
 
-# sweep and analysis commands (filled by the sweeps and analysis packages) ---------------------
+# sweep, reproduce and analysis commands (filled by the sweeps and analysis packages) -----------
 def add_sweep_commands(commands) -> None:
     from iclscale.sweeps.cli import add_commands
 
-    add_commands(commands)
+    add_commands(commands, check_laws=check_sweep_laws)
+
+
+def check_sweep_laws(sweep) -> None:
+    """A sweep file's `laws:` are laws of its study (iclscale.analysis.laws): sweeps cannot know the laws, the
+    composer can."""
+    if not sweep.laws:
+        return  # the law catalogue (and pandas) is a second's import that a sweep without laws does not need
+    from iclscale.analysis.laws import check_law_names
+
+    check_law_names(sweep.laws, sweep.study.name, f"sweep file {sweep.path}: laws")
+
+
+def add_reproduce_command(commands) -> None:
+    from iclscale.reproduce import add_command
+
+    add_command(commands)
 
 
 def add_analysis_commands(commands) -> None:

@@ -5,7 +5,9 @@ answer is known exactly:
 - `ts_error`: planted on the eval axis l_ts (`planted_ts`), measured again at any eval point through the
   trainer's refine hook, as `iclscale.trainer.training.train_pack` does after training;
 - `weight_norm`: a probe (the same at every eval point).
-Each training is logged (one line per config) to count them; each refined evaluation too, to another log."""
+The planted metrics are declared as a study declares its metrics (`PLANTED_METRICS`): a sweep's metric is checked
+against the declarations. Each training is logged (one line per config) to count them; each refined evaluation
+too, to another log."""
 
 from __future__ import annotations
 
@@ -15,7 +17,13 @@ import time
 
 import numpy as np
 
+from iclscale.trainer.registry import Metric, StudyInfo
 from iclscale.trainer.training import PackResult
+
+PLANTED_METRICS = (
+    Metric("ts_error", "planted: 0 where l_ts reaches the planted threshold of the eval axis, else 1"),
+    Metric("weight_norm", "planted probe: 1 at every eval point"),
+)
 
 
 def planted_threshold(alpha: float, seed: int) -> int:
@@ -54,7 +62,7 @@ def stub_train_pack(info, configs, eval_points, record, device="cpu", progress=N
     if os.environ.get("PLANTED_DELAY"):
         time.sleep(float(os.environ["PLANTED_DELAY"]))
     log = os.environ.get("PLANTED_LOG")
-    if log and int(configs[0]["steps"]) > 0:  # not the 0-step pack that checks the metric's name
+    if log and int(configs[0]["steps"]) > 0:  # not the 0-step pack that tells the eval-point metrics apart
         with open(log, "a") as handle:
             handle.writelines(f"{c.run_id}\n" for c in configs)
     steps = int(configs[0]["steps"])
@@ -83,7 +91,14 @@ def install(monkeypatch=None) -> None:
     """Replace the trainer (with pytest's monkeypatch, or for good in a subprocess)."""
     import iclscale.trainer.training
 
+    declared = StudyInfo.metric
+
+    def metric(info: StudyInfo, name: str) -> Metric | None:  # the study's declarations and the planted ones
+        return declared(info, name) or next((m for m in PLANTED_METRICS if m.matches(name)), None)
+
     if monkeypatch is not None:
         monkeypatch.setattr(iclscale.trainer.training, "train_pack", stub_train_pack)
+        monkeypatch.setattr(StudyInfo, "metric", metric)
     else:
         iclscale.trainer.training.train_pack = stub_train_pack
+        StudyInfo.metric = metric

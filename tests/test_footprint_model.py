@@ -7,6 +7,7 @@ import torch
 
 from iclscale.trainer import footprint
 from iclscale.trainer.registry import study_info
+from iclscale.trainer.training import short_run
 
 SMALL = {
     "softmax_window": {"steps": 6, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 64},
@@ -33,11 +34,11 @@ def test_the_pack_size_grows_with_the_budget_and_shrinks_with_the_bytes_per_conf
 
 def test_parts_are_never_larger_than_the_auto_pack_size():
     info, configs, points = _pack("softmax_window", 40)
-    fixed, per_config = footprint.per_config_bytes(info, configs, points, torch.device("cpu"))
+    fixed, per_config = footprint.per_config_bytes(info, configs, points, torch.device("cpu"), short_run)
     limit = footprint.estimated_bytes(fixed, per_config, 15)
-    auto = footprint.auto_pack_size(info, configs, points, torch.device("cpu"), memory_limit=limit)
+    auto = footprint.auto_pack_size(info, configs, points, torch.device("cpu"), short_run, memory_limit=limit)
     assert auto == 15
-    parts = footprint.pack_parts(info, configs, points, torch.device("cpu"), memory_limit=limit)
+    parts = footprint.pack_parts(info, configs, points, torch.device("cpu"), short_run, memory_limit=limit)
     assert all(len(members) <= auto for members, _ in parts) and sum(len(m) - p for m, p in parts) == 40
 
 
@@ -46,8 +47,8 @@ def test_the_estimate_bounds_the_measured_peak_from_above(name):
     """Measured at 8 and 16 configs, extrapolated to 48: at least the peak a short run of 48 reaches. (For
     cooccurrence, whose autograd makes storage-less zero tensors, measuring raised until LiveBytes skipped them.)"""
     info, configs, points = _pack(name, 48)
-    fixed, per_config = footprint._measure(info, configs, points, torch.device("cpu"))
-    measured = footprint.peak_bytes(info, configs, points, torch.device("cpu"))
+    fixed, per_config = footprint._measure(info, configs, points, torch.device("cpu"), short_run)
+    measured = footprint.peak_bytes(info, configs, points, torch.device("cpu"), short_run)
     estimate = footprint.estimated_bytes(fixed, per_config, 48)
     assert measured > 0 and estimate >= measured, (estimate, measured)
     assert estimate <= 2 * measured  # an upper bound that still says something

@@ -8,12 +8,14 @@ One import name, `iclscale`, and one direction:
     iclscale.sweeps                        sweep files, plans, executors, the store; runs the trainer
     iclscale.analysis                      reads the store, judges laws; never the trainer, never torch
     iclscale.papers.<paper>                a paper's studies (trainer side) and laws (analysis side)
-    iclscale.cli                           the command line: the one module that composes them all
+    iclscale.cli, iclscale.reproduce       the command line, which composes them all (`reproduce`: sweeps, then the
+                                           ledger)
 
 The framework (trainer, sweeps, analysis, paper, errors) names no paper: a study's name appears outside its
 paper's folder only in the list of built-in papers. In a paper's folder, the declarations, the laws and the
 package itself stay torch-free (listing studies, planning a sweep and judging laws import no torch); the
-study, model and data modules are the trainer side.
+study, model and data modules are the trainer side. No module imports, through others, one that imports it (an
+import inside a function counts; one under `if TYPE_CHECKING:` names a type and never runs).
 """
 
 import ast
@@ -28,14 +30,19 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "iclscale"
 PAPERS = PACKAGE / "papers"
+COMMAND_LINE = ("iclscale.cli", "iclscale.reproduce")
 FRAMEWORK = ("iclscale.trainer", "iclscale.sweeps", "iclscale.analysis", "iclscale.paper", "iclscale.errors")
 
 
 def imported_modules(path: Path) -> set[str]:
     """Every module an `import` or `from … import` statement in the file names, at any depth (inside functions
     too); `from package import module` names both."""
+    return imported_modules_of(ast.parse(path.read_text(), str(path)))
+
+
+def imported_modules_of(tree: ast.AST) -> set[str]:
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
@@ -87,15 +94,15 @@ def test_the_neutral_modules_import_nothing_of_the_project_but_errors_and_the_li
 
 
 def test_the_trainer_imports_neither_sweeps_nor_analysis_nor_the_command_line():
-    assert imports_from(("iclscale.trainer",), ("iclscale.sweeps", "iclscale.analysis", "iclscale.cli")) == []
+    assert imports_from(("iclscale.trainer",), ("iclscale.sweeps", "iclscale.analysis", *COMMAND_LINE)) == []
 
 
 def test_sweeps_import_neither_analysis_nor_the_command_line():
-    assert imports_from(("iclscale.sweeps",), ("iclscale.analysis", "iclscale.cli")) == []
+    assert imports_from(("iclscale.sweeps",), ("iclscale.analysis", *COMMAND_LINE)) == []
 
 
 def test_analysis_imports_neither_the_trainer_nor_torch():
-    assert imports_from(("iclscale.analysis",), ("iclscale.trainer", "torch", "iclscale.cli")) == []
+    assert imports_from(("iclscale.analysis",), ("iclscale.trainer", "torch", *COMMAND_LINE)) == []
 
 
 def test_the_framework_imports_no_paper():
@@ -138,6 +145,107 @@ def test_a_study_is_named_outside_its_folder_only_in_the_list_of_papers():
                 if pattern.search(path.read_text()):
                     found.append(f"{path.relative_to(ROOT)} names {study}")
     assert found == []
+
+
+def run_time_imported_modules(path: Path) -> set[str]:
+    """`imported_modules` less the imports under `if TYPE_CHECKING:`, which never run (they name types for
+    annotations: a block parser's `sweep: Sweep`, say, where spec.py imports the block parser)."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+            node.body = [ast.Pass()]
+    return imported_modules_of(tree)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports when it runs (at any depth, inside functions too; a name resolves
+    to the longest module it starts with, so `from iclscale.sweeps.spec import Sweep` is an edge to
+    iclscale.sweeps.spec)."""
+    files = {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    graph = {}
+    for module, path in files.items():
+        targets = set()
+        for name in run_time_imported_modules(path):
+            parts = name.split(".")
+            while parts and ".".join(parts) not in files:
+                parts.pop()
+            if parts and ".".join(parts) != module:
+                targets.add(".".join(parts))
+        graph[module] = targets
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, successors = work[-1]
+            for nxt in successors:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_no_import_cycle_among_the_projects_modules():
+    """Every import counts, inside functions too: a module that imports another lazily still depends on it."""
+    graph = import_graph()
+    cycles = import_cycles(graph)
+    text = "\n".join(
+        f"{len(c)} modules: " + "; ".join(f"{m} -> {', '.join(sorted(graph[m] & set(c)))}" for m in c) for c in cycles
+    )
+    assert cycles == [], f"import cycles:\n{text}"
+
+
+def reachable(graph: dict[str, set[str]], module: str) -> set[str]:
+    """Every project module `module` imports, directly or through others."""
+    seen, todo = set(), [module]
+    while todo:
+        for target in graph[todo.pop()] - seen:
+            seen.add(target)
+            todo.append(target)
+    return seen
+
+
+def test_parsing_a_sweep_file_imports_no_executor_and_the_memory_sizer_no_trainer():
+    """spec.py (the sweep file) sits below planning and the executors; footprint.py measures a short run it is
+    handed, so it imports neither the training loop nor the measurements it sizes."""
+    graph = import_graph()
+    executors = ("plan", "execute", "run", "ray_executor", "search", "search_optuna", "search_ray", "threshold")
+    assert reachable(graph, "iclscale.sweeps.spec") & {f"iclscale.sweeps.{m}" for m in executors} == set()
+    assert reachable(graph, "iclscale.trainer.footprint") & {"iclscale.trainer.training", "iclscale.trainer.measuring",
+                                                              "iclscale.trainer.study"} == set()  # fmt: skip
+
+
+def test_the_cycle_check_sees_a_cycle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert import_cycles(graph) == [["a", "b", "c"]]
 
 
 def test_the_checks_see_a_forbidden_import(tmp_path):
@@ -208,3 +316,28 @@ def test_a_study_implemented_at_an_old_module_path_gets_the_moved_to_line():
     old = replace(study_info("softmax_window"), implementation="iclscale.studies.softmax_window.study:SoftmaxWindow")
     with pytest.raises(UserError, match=re.escape("moved to iclscale.papers.softmax_window.study")):
         old.load()
+
+
+def catalogue_sweep(mode: str) -> Path:
+    """The first catalogue sweep file with a `search:` or `threshold:` block."""
+    import yaml
+
+    from iclscale.paper import sweep_files
+
+    return next(p for p in sweep_files() if (yaml.safe_load(p.read_text()) or {}).get(mode) is not None)
+
+
+@pytest.mark.parametrize("mode", ["search", "threshold", "grid"])
+def test_planning_a_sweep_loads_no_torch(mode, tmp_path):
+    """`iclscale sweep plan` expands and checks a sweep file (a search's metric against the study's declared ones)
+    without training: it imports no torch."""
+    path = "demo" if mode == "grid" else str(catalogue_sweep(mode))
+    code = (
+        "import contextlib, io, json, sys\nfrom iclscale.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    code = main(['sweep', 'plan', {path!r}, '--out', "
+        f"{str(tmp_path / 'out')!r}])\n"
+        "print(json.dumps([code, sorted(m for m in sys.modules if m.split('.')[0] == 'torch')]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]

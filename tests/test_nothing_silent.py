@@ -211,6 +211,7 @@ def test_a_foreign_footprints_file_is_measured_afresh(tmp_path, monkeypatch):
     from iclscale.trainer import footprint
     from iclscale.trainer.cachedir import code_digest
     from iclscale.trainer.registry import study_info
+    from iclscale.trainer.training import short_run
 
     info = study_info("softmax_window")
     config, point = info.resolve({"d": 3, "steps": 2}, 0, "t")
@@ -221,7 +222,7 @@ def test_a_foreign_footprints_file_is_measured_afresh(tmp_path, monkeypatch):
     for wrong in ([1, 2], {code_digest(): [1]}, {code_digest(): {key: "x"}}, {code_digest(): {key: [1, -5]}}):
         cache.write_text(json.dumps(wrong))
         footprint._MEASURED.clear()
-        fixed, per_config = footprint.per_config_bytes(info, [config], [point], torch.device("cpu"))
+        fixed, per_config = footprint.per_config_bytes(info, [config], [point], torch.device("cpu"), short_run)
         assert isinstance(fixed, int) and per_config > 0
 
 

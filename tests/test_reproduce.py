@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from iclscale import reproduce
 from iclscale.cli import main
-from iclscale.sweeps import reproduce
-from iclscale.sweeps.reproduce import QUICK_SEEDS, quick_overrides
+from iclscale.reproduce import QUICK_SEEDS, quick_overrides
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,7 +82,7 @@ def test_a_wrong_paper_choice_is_one_clear_line(argv, capsys):
 def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
     from types import SimpleNamespace
 
-    from iclscale.sweeps.reproduce import Overall, Planned
+    from iclscale.reproduce import Overall, Planned
 
     steps = [800, 800, 3000, 60000]
     progress = Overall([Planned("f", SimpleNamespace(name=f"s{i}"), Path("."), n, n) for i, n in enumerate(steps)])

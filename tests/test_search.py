@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from iclscale.cli import main
-from iclscale.sweeps.search import objective
+from iclscale.sweeps.search_trials import objective
 from iclscale.sweeps.spec import load_sweep, parse_frozen
 from iclscale.sweeps.store import read_store
 

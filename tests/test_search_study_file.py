@@ -8,7 +8,7 @@ import optuna
 import yaml
 
 from iclscale.cli import main
-from iclscale.sweeps.search import OPTUNA_FILE
+from iclscale.sweeps.search_optuna import OPTUNA_FILE
 
 TINY = {
     "name": "tiny_search_file",

@@ -8,7 +8,7 @@ import torch
 from iclscale.trainer.params import RecordSchedule
 from iclscale.trainer.registry import study_info
 from iclscale.trainer.study import Net, Pack
-from iclscale.trainer.training import PackTrainer, train_pack
+from iclscale.trainer.training import PackTrainer, short_run, train_pack
 
 SMALL = {
     "softmax_window": {"steps": 30, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 64},
@@ -142,7 +142,7 @@ def test_a_pack_too_large_for_memory_is_trained_in_parts_with_the_same_results()
     info = study_info("softmax_window")
     resolved = [info.resolve({**SMALL["softmax_window"], "L": 0.5 + k / 10}, k, "t") for k in range(20)]
     configs, point = [c for c, _ in resolved], resolved[0][1]
-    fixed, per_config = per_config_bytes(info, configs, [point], torch.device("cpu"))
+    fixed, per_config = per_config_bytes(info, configs, [point], torch.device("cpu"), short_run)
     assert per_config > 0
     whole = train_pack(info, configs, [point], 10, memory_limit=10**12)
     parts = train_pack(info, configs, [point], 10, memory_limit=fixed + 7 * per_config)  # three parts of 7
@@ -159,7 +159,7 @@ def test_the_measured_footprint_grows_with_the_prompt():
     sizes = []
     for n in (10, 80):
         config, point = info.resolve({**SMALL["softmax_window"], "n": n}, 0, "t")
-        sizes.append(per_config_bytes(info, [config], [point], torch.device("cpu"))[1])
+        sizes.append(per_config_bytes(info, [config], [point], torch.device("cpu"), short_run)[1])
     assert sizes[1] > 2 * sizes[0]
 
 
@@ -168,17 +168,17 @@ def test_a_measured_footprint_is_reused_by_a_new_process_until_the_code_changes(
 
     info = study_info("softmax_window")
     config, point = info.resolve(SMALL["softmax_window"], 0, "t")
-    measured = footprint.per_config_bytes(info, [config], [point], torch.device("cpu"))
+    measured = footprint.per_config_bytes(info, [config], [point], torch.device("cpu"), short_run)
     monkeypatch.setattr(footprint, "_MEASURED", {})  # as a new process starts
     monkeypatch.setattr(footprint, "_measure", lambda *a: pytest.fail("measured again"))
-    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu")) == measured
+    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu"), short_run) == measured
     monkeypatch.setattr(footprint, "_MEASURED", {})
     monkeypatch.setattr(footprint, "code_digest", lambda: "changed code")
     monkeypatch.setattr(footprint, "_measure", lambda *a: (1, 2))
-    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu")) == (1, 2)
+    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu"), short_run) == (1, 2)
     footprint.CACHE_FILE.write_text("{not json")  # a damaged cache is measured over, never an error
     monkeypatch.setattr(footprint, "_MEASURED", {})
-    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu")) == (1, 2)
+    assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu"), short_run) == (1, 2)
 
 
 def test_an_eval_point_that_cannot_be_computed_fails_alone():

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from iclscale.analysis.seed_summary import seed_summary
+
 if TYPE_CHECKING:
     import altair as alt
-    import pandas as pd
 
     from iclscale.analysis.lawfit import LawFit
 
@@ -46,27 +47,6 @@ def _title(fit: LawFit, text: str, note: str = "") -> dict:
         "subtitleColor": VERDICT_COLOURS.get(fit.verdict.verdict, "black"),
         "anchor": "start",
     }
-
-
-def seed_summary(points: pd.DataFrame, by: str = "x", log: bool = True) -> pd.DataFrame:
-    """Per x value: mean over seeds (geometric on log axes) and mean ± one standard deviation."""
-    import pandas as pd
-
-    usable = points[~points["censored"] & np.isfinite(points["value"])]
-    if log:
-        usable = usable[usable["value"] > 0].assign(value=lambda t: np.log(t["value"]))
-    stats = usable.groupby(by, dropna=False)["value"].agg(["mean", "std", "count"]).reset_index()
-    stats["std"] = stats["std"].fillna(0.0)
-    transform = np.exp if log else (lambda v: v)
-    return pd.DataFrame(
-        {
-            by: stats[by],
-            "mean": transform(stats["mean"]),
-            "low": transform(stats["mean"] - stats["std"]),
-            "high": transform(stats["mean"] + stats["std"]),
-            "seeds": stats["count"],
-        }
-    )
 
 
 def power_law_chart(fit: LawFit) -> alt.TopLevelMixin:

@@ -36,7 +36,7 @@ OBSERVED, CENSORED_UP, CENSORED_DOWN, OUTSIDE = (
 def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
     import altair as alt
 
-    from iclscale.analysis.law_charts import seed_summary
+    from iclscale.analysis.seed_summary import seed_summary
 
     law = fit.law
     x_title, y_title = fit.x_title or law.x_symbol, law.measure.label
@@ -92,7 +92,7 @@ def _marks(fit: LawFit) -> pd.DataFrame:
     bound), and the seed means outside the conditions."""
     import pandas as pd
 
-    from iclscale.analysis.law_charts import seed_summary
+    from iclscale.analysis.seed_summary import seed_summary
 
     frames = [seed_summary(fit.points).assign(mark=OBSERVED)]
     censored = fit.points[fit.points["censored"]]

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from iclscale.errors import UserError
 
 
-def add_commands(commands) -> None:
+def add_commands(commands, check_laws: Callable[[Any], None] = lambda sweep: None) -> None:
+    """The sweep commands; `check_laws(sweep)` refuses a sweep file's unknown laws (the law catalogue is the
+    analysis side's, passed in by the composer, iclscale.cli)."""
     listing = commands.add_parser(
         "sweeps", help="list the catalogue's sweeps (every installed paper's), runnable by name"
     )
@@ -23,7 +25,7 @@ def add_commands(commands) -> None:
     plan = sub.add_parser("plan", help="expand a sweep file into configs and packs, without training")
     _sweep_arguments(plan)
     plan.add_argument("--out", metavar="DIR", help="results directory to compare with (default results/<name>)")
-    plan.set_defaults(handler=cmd_plan)
+    plan.set_defaults(handler=cmd_plan, check_laws=check_laws)
 
     run = sub.add_parser("run", help="run a sweep; re-running resumes, training only what is not stored")
     _sweep_arguments(run)
@@ -42,7 +44,7 @@ def add_commands(commands) -> None:
     run.add_argument("--retries", type=int, default=2, help="retries of a failed trial before it is stored as failed")
     run.add_argument("--quiet", action="store_true", help="print only the summary line")
     run.add_argument("--verbose", action="store_true", help="also show Ray Tune's trial tables and Ray's logs")
-    run.set_defaults(handler=cmd_run)
+    run.set_defaults(handler=cmd_run, check_laws=check_laws)
 
     status = sub.add_parser("status", help="count ok / diverged / failed / missing configs of a results directory")
     status.add_argument("dir")
@@ -52,25 +54,6 @@ def add_commands(commands) -> None:
         help="check every fragment against its checksum and name the damaged ones (exit 1 if any)",
     )
     status.set_defaults(handler=cmd_status)
-
-    reproduce = commands.add_parser(
-        "reproduce",
-        help="run every catalogue sweep of the papers into one results root (resumable), then the reports and ledger",
-    )
-    reproduce.add_argument("papers", nargs="*", metavar="PAPER", help="a paper's tag (C24), seed (004) or study")
-    reproduce.add_argument("--all", action="store_true", help="every paper of the catalogue")
-    reproduce.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
-    reproduce.add_argument(
-        "--budget",
-        choices=("quick", "full"),
-        default="full",
-        help="full: the catalogue as written; quick: at most 3 seeds and 4 search trials per sweep (verdicts "
-        "marked quick)",
-    )
-    reproduce.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
-    reproduce.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
-    reproduce.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
-    reproduce.set_defaults(handler=cmd_reproduce)
 
 
 def _sweep_arguments(parser) -> None:
@@ -107,26 +90,20 @@ def _load(args: argparse.Namespace):
         if value < 1:
             raise UserError(f"{flag} must be a positive integer, got {value}")
     sweep = load_sweep(args.file, args.overrides, Limits(args.max_configs, args.max_eval_points, args.max_records))
-    _check_laws(sweep)
+    args.check_laws(sweep)
     return sweep
 
 
-def _check_laws(sweep) -> None:
-    if not sweep.laws:
-        return  # the law catalogue (and pandas) is a second's import that a sweep without laws does not need
-    from iclscale.analysis.laws import check_law_names
-
-    check_law_names(sweep.laws, sweep.study.name, f"sweep file {sweep.path}: laws")
-
-
 def cmd_plan(args: argparse.Namespace) -> None:
-    from iclscale.sweeps.plan import make_plan
+    from iclscale.sweeps.plan import describe_plan, make_plan
     from iclscale.sweeps.store import Location, check_folders, stored_keys
 
     sweep = _load(args)
     location = Location(args.out or default_out(sweep.name))
     if sweep.search:
-        from iclscale.sweeps.search import check_metric, describe_search, load_states
+        from iclscale.sweeps.metric_names import check_metric
+        from iclscale.sweeps.search_output import describe_search
+        from iclscale.sweeps.search_trials import load_states
 
         check_metric(sweep)  # an unknown search metric is refused by plan as by run
 
@@ -146,27 +123,6 @@ def cmd_plan(args: argparse.Namespace) -> None:
         print(f"  pack {i:>3}  {pack.pack_id}  {len(pack.configs):>5} configs  {pack.steps:>7} steps  {shape}")
 
 
-def describe_plan(plan, out: str) -> str:
-    sweep = plan.sweep
-    grid_points = len(plan.configs) // len(sweep.seeds)
-    stored = plan.stored["ok"] + plan.stored["diverged"]
-    to_run = sum(len(p.configs) for p in plan.packs)
-    points = f"{len(plan.eval_points)} eval point" + ("" if len(plan.eval_points) == 1 else "s")
-    sizes = Counter(len(p.configs) for p in plan.packs)
-    size_text = ", ".join(f"{n}×{size}" for size, n in sorted(sizes.items(), reverse=True)) or "none"
-    return "\n".join(
-        [
-            f"sweep {sweep.name} ({sweep.study.name}): {len(plan.configs)} configs = {grid_points} grid points × "
-            f"{len(sweep.seeds)} seeds; {points} each",
-            f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
-            f"to run: {to_run} configs ({plan.stored['failed']} retried after failing)",
-            f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
-            f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}",
-            f"output: {out}",
-        ]
-    )
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     from iclscale.sweeps.run import run_sweep
 
@@ -178,91 +134,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_sweep(sweep, args, args.out or default_out(sweep.name))
 
 
-def status_counts(out: str) -> dict[str, Any]:
-    """Per-config status against the frozen sweep: ok, diverged, failed, missing."""
-    from iclscale.sweeps.spec import parse_frozen
-    from iclscale.sweeps.store import FAILED, Location, check_folders, read_frozen_sweep, stored_keys
-
-    location = Location(out)
-    if not location.exists():
-        raise UserError(f"results directory {out!r} does not exist")
-    frozen = read_frozen_sweep(location)
-    if frozen is None:
-        raise UserError(f"{out!r} is not a results directory: it has no sweep.yaml")
-    check_folders(location)
-    sweep = parse_frozen(frozen, f"{out}/sweep.yaml")
-    if sweep.search:
-        from iclscale.sweeps.search import search_status
-
-        return search_status(sweep, location)
-    if sweep.threshold:
-        from iclscale.sweeps.threshold import threshold_status
-
-        return threshold_status(sweep, location)
-    from iclscale.sweeps.store import eval_key
-
-    keys = [eval_key(p) for p in sweep.eval_points()]
-    stored = stored_keys(location)
-    counts = Counter()
-    for config in dict.fromkeys(sweep.configs()):
-        statuses = [stored.get((config.run_id, k)) for k in keys]
-        if any(s is None for s in statuses):
-            counts["missing"] += 1
-        elif FAILED in statuses:
-            counts["failed"] += 1
-        elif "diverged" in statuses:
-            counts["diverged"] += 1
-        else:
-            counts["ok"] += 1
-    return {
-        "sweep": sweep.name,
-        "configs": sum(counts.values()),
-        **{s: counts[s] for s in ("ok", "diverged", "failed", "missing")},
-    }
-
-
-def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
-    if "progress" in counts:  # a threshold search: its searches' progress, not missing configs
-        from iclscale.sweeps.threshold_table import progress_text
-
-        return (
-            f"{name}: {counts['configs']} configs stored: {counts['ok']} ok, {counts['diverged']} diverged, "
-            f"{counts['failed']} failed; {progress_text(counts['progress'])}  ({out})\n{counts['search']}"
-        )
-    text = (
-        f"{name}: {counts['configs']} configs: {counts['ok']} ok, {counts['diverged']} diverged, "
-        f"{counts['failed']} failed, {counts['missing']} missing  ({out})"
-    )
-    return text + (f"\n{counts['search']}" if "search" in counts else "")
-
-
-def cmd_reproduce(args: argparse.Namespace) -> int:
-    from iclscale.sweeps.reproduce import reproduce
-
-    return reproduce(args)
-
-
 def cmd_status(args: argparse.Namespace) -> int:
+    from iclscale.sweeps.status import format_counts, status_counts, verify_store
+
     counts = status_counts(args.dir)
     print(format_counts(counts["sweep"], counts, args.dir))
     return verify_store(args.dir) if args.verify else 0
-
-
-def verify_store(out: str) -> int:
-    """Every fragment of a store checked (iclscale.sweeps.store.fragment_problem); 1 if any is damaged."""
-    from iclscale.sweeps.store import Location, fragment_names, fragment_problem, unverified_fragments
-
-    location = Location(out)
-    names = fragment_names(location)
-    damaged = [problem for name in names if (problem := fragment_problem(location, name, quiet=True))]
-    for problem in damaged:
-        print(f"damaged: {problem}")
-    unverified = unverified_fragments(location)
-    note = f"; {len(unverified)} written before checksums (the next run adds them)" if unverified else ""
-    print(f"verified {len(names)} fragments: {len(names) - len(damaged)} sound, {len(damaged)} damaged{note}")
-    if damaged:
-        print("`iclscale sweep run` on this sweep moves the damaged ones to quarantine/ and retrains their configs")
-    return 1 if damaged else 0
 
 
 def cmd_sweeps(args: argparse.Namespace) -> None:

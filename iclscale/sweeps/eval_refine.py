@@ -42,7 +42,7 @@ class EvalSearch:
 
     def refine(self, result, evaluate: Callable[[Sequence[EvalPoint]], None]) -> None:
         """The trainer's refine hook: measure the pack until every search of every model in it has ended."""
-        from iclscale.sweeps.threshold import spec_axis
+        from iclscale.sweeps.threshold_spec import spec_axis
 
         axis = spec_axis(self.spec)
         while True:
@@ -59,7 +59,7 @@ class EvalSearch:
 
     def outcomes(self, result, k: int, cell: EvalPoint) -> dict:
         """{axis value: criterion holds} for model k at every value measured in this cell (a diverged model fails)."""
-        from iclscale.sweeps.threshold import holds
+        from iclscale.sweeps.threshold_spec import holds
 
         spec, base = self.spec, {**dict(cell), self.spec.axis: None}
         out = {}

@@ -107,8 +107,7 @@ def single_run_output(out: str, run_id: str):
     """Claim `train --out DIR` before training: DIR must be a writable directory (or creatable) that holds
     no other sweep's results; its writer lock is held until the result is written (iclscale.sweeps.lock)."""
     from iclscale.sweeps.lock import writer_lock
-    from iclscale.sweeps.run import check_writable_directory
-    from iclscale.sweeps.store import read_frozen_sweep
+    from iclscale.sweeps.store import check_writable_directory, read_frozen_sweep
 
     location = Location(out)
     check_writable_directory(location, "--out")

@@ -27,10 +27,11 @@ RESOURCE_SHORTHANDS = ("pack_size", "cpu", "gpu")
 KEY_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
-def apply_overrides(raw: dict[str, Any], overrides: list[str] | tuple[str, ...], marks: Marks, where: str) -> dict:
-    """The sweep file's mapping with every override applied; `marks` learns which paths they set."""
-    from iclscale.sweeps.spec import TOP_LEVEL_KEYS
-
+def apply_overrides(
+    raw: dict[str, Any], overrides: list[str] | tuple[str, ...], marks: Marks, where: str, top_level: tuple[str, ...]
+) -> dict:
+    """The sweep file's mapping with every override applied; `marks` learns which paths they set. `top_level`: the
+    keys a sweep file may have (iclscale.sweeps.spec.TOP_LEVEL_KEYS)."""
     raw = copy.deepcopy(raw)
     for item in overrides:
         key, sep, text = item.partition("=")
@@ -39,7 +40,7 @@ def apply_overrides(raw: dict[str, Any], overrides: list[str] | tuple[str, ...],
         if not sep or not KEY_PATTERN.fullmatch(key):
             raise UserError(f"{label}: expected KEY=VALUE, e.g. seeds=5, L=[0.1,1] or grid.sigma=[0.5,1]")
         value = parse_value(text, label)
-        path = _path(raw, key, value, label, TOP_LEVEL_KEYS)
+        path = _path(raw, key, value, label, top_level)
         if path[0] in ("fixed", "grid", "eval") and isinstance(value, str) and "," in value:
             raise UserError(f"{label}: {comma_list_hint(key, text)}")
         _set(raw, path, value, label)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from iclscale.sweeps.spec import Sweep
@@ -114,3 +114,24 @@ def pack_id(sweep: Sweep, configs: list[Config], keys: list[str], missing: set[t
     fragment name), and a retry of some of its rows (a failed eval point) gets another."""
     payload = json.dumps([sweep.study.name, sorted(c.run_id for c in configs), sorted(keys), sorted(missing)])
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def describe_plan(plan, out: str) -> str:
+    sweep = plan.sweep
+    grid_points = len(plan.configs) // len(sweep.seeds)
+    stored = plan.stored["ok"] + plan.stored["diverged"]
+    to_run = sum(len(p.configs) for p in plan.packs)
+    points = f"{len(plan.eval_points)} eval point" + ("" if len(plan.eval_points) == 1 else "s")
+    sizes = Counter(len(p.configs) for p in plan.packs)
+    size_text = ", ".join(f"{n}×{size}" for size, n in sorted(sizes.items(), reverse=True)) or "none"
+    return "\n".join(
+        [
+            f"sweep {sweep.name} ({sweep.study.name}): {len(plan.configs)} configs = {grid_points} grid points × "
+            f"{len(sweep.seeds)} seeds; {points} each",
+            f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
+            f"to run: {to_run} configs ({plan.stored['failed']} retried after failing)",
+            f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
+            f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}",
+            f"output: {out}",
+        ]
+    )

@@ -41,7 +41,7 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
     location = Location(out)
     check_results_directory(location, sweep)
     if sweep.search:
-        from iclscale.sweeps.search import check_metric
+        from iclscale.sweeps.metric_names import check_metric
 
         check_metric(sweep)  # before anything is written
     if sweep.threshold:
@@ -133,42 +133,9 @@ def _check_flags(args: argparse.Namespace) -> None:
             raise UserError(f"--device {args.device}: no CUDA device is available on this machine")
 
 
-def check_writable_directory(location, flag: str = "--out") -> None:
-    """A local results directory is a directory (or can be made one) that this user can write: a file,
-    something below a file, /proc, /dev/null or a read-only mount is refused before anything runs."""
-    if not location.local:
-        return
-    import os
-
-    root = location.root
-    if os.path.exists(root) and not os.path.isdir(root):
-        raise UserError(f"{flag} {root}: a file, not a directory; choose another {flag}")
-    existing = root
-    while not os.path.exists(existing):
-        existing = os.path.dirname(existing)
-    if not os.path.isdir(existing):
-        raise UserError(f"{flag} {root}: {existing} is a file, not a directory; choose another {flag}")
-    reason = _unwritable(existing)
-    if reason:
-        raise UserError(f"{flag} {root}: {existing} cannot be written ({reason}); choose another {flag}")
-
-
-def _unwritable(path: str) -> str | None:
-    import os
-
-    if os.path.realpath(path).startswith(("/proc", "/sys")):
-        return "a kernel filesystem"
-    try:
-        if os.statvfs(path).f_flag & os.ST_RDONLY:
-            return os.strerror(errno.EROFS)
-    except OSError as error:
-        return error.strerror or type(error).__name__
-    return None if os.access(path, os.W_OK | os.X_OK) else os.strerror(errno.EACCES)
-
-
 def check_results_directory(location, sweep) -> None:
     """The results directory may not exist yet; if it does it must be a directory holding this study."""
-    from iclscale.sweeps.store import check_folders, read_frozen_sweep
+    from iclscale.sweeps.store import check_folders, check_writable_directory, read_frozen_sweep
 
     check_writable_directory(location)
     if location.exists():
@@ -182,12 +149,12 @@ def check_results_directory(location, sweep) -> None:
 
 
 def _locked_run(sweep, args: argparse.Namespace, location) -> int:
-    from iclscale.sweeps.cli import describe_plan, format_counts, status_counts
     from iclscale.sweeps.compact import compact
     from iclscale.sweeps.execute import SweepContext, run_inline
     from iclscale.sweeps.lock import writer_lock
-    from iclscale.sweeps.plan import make_plan
+    from iclscale.sweeps.plan import describe_plan, make_plan
     from iclscale.sweeps.progress import Progress
+    from iclscale.sweeps.status import format_counts, status_counts
     from iclscale.sweeps.store import stored_keys, write_frozen_sweep
 
     with writer_lock(location):
@@ -239,10 +206,10 @@ def failed_exit(failed: int, ran: int) -> int:
 
 
 def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]) -> int:
-    from iclscale.sweeps.cli import format_counts, status_counts
     from iclscale.sweeps.compact import compact
     from iclscale.sweeps.execute import SweepContext, run_inline
     from iclscale.sweeps.progress import Progress
+    from iclscale.sweeps.status import format_counts, status_counts
     from iclscale.sweeps.threshold import eval_search_of, run_threshold
 
     def run_plan(plan) -> None:
@@ -283,7 +250,7 @@ def _run_ray(plan, context, args: argparse.Namespace, location, progress) -> dic
 def interrupted_message(sweep, location) -> str:
     """How much is stored after Ctrl-C, and how to go on."""
     try:
-        from iclscale.sweeps.cli import status_counts
+        from iclscale.sweeps.status import status_counts
 
         counts = status_counts(location.uri)
         stored = counts["ok"] + counts["diverged"]

@@ -184,7 +184,7 @@ def load_sweep(path: str | Path, overrides: list[str] | tuple[str, ...] = (), li
     if overrides:
         from iclscale.sweeps.overrides import apply_overrides
 
-        raw = apply_overrides(raw, overrides, marks, where)
+        raw = apply_overrides(raw, overrides, marks, where, TOP_LEVEL_KEYS)
     try:
         sweep = parse_sweep(raw, str(path), limits, list(overrides))
     except UserError as error:
@@ -284,7 +284,7 @@ def parse_sweep(
     else:  # its configs are proposed later: log and steps schedules counted now, without a run length
         _check_records(sweep, [], where)
     if raw.get("search") is not None:  # after the grid's own mistakes, reported as such
-        from iclscale.sweeps.search import parse_search
+        from iclscale.sweeps.search_spec import parse_search
 
         sweep.search = parse_search(sweep.study, raw["search"], f"{where}: search", sweep)
     sweep.eval_points()

@@ -35,6 +35,7 @@ This module is torch-free: the analysis package reads results through `read_stor
 from __future__ import annotations
 
 import datetime
+import errno
 import hashlib
 import json
 import os
@@ -490,3 +491,36 @@ def _drop_superseded_failures(runs):
     still_failed = [(r, k) not in stored for r, k in zip(failed["run_id"], failed["eval_key"], strict=True)]
     failed = failed[still_failed].drop_duplicates(["run_id", "eval_key"], keep="last")
     return pd.concat([done, failed], ignore_index=True)
+
+
+def check_writable_directory(location, flag: str = "--out") -> None:
+    """A local results directory is a directory (or can be made one) that this user can write: a file,
+    something below a file, /proc, /dev/null or a read-only mount is refused before anything runs."""
+    if not location.local:
+        return
+    import os
+
+    root = location.root
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise UserError(f"{flag} {root}: a file, not a directory; choose another {flag}")
+    existing = root
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing):
+        raise UserError(f"{flag} {root}: {existing} is a file, not a directory; choose another {flag}")
+    reason = _unwritable(existing)
+    if reason:
+        raise UserError(f"{flag} {root}: {existing} cannot be written ({reason}); choose another {flag}")
+
+
+def _unwritable(path: str) -> str | None:
+    import os
+
+    if os.path.realpath(path).startswith(("/proc", "/sys")):
+        return "a kernel filesystem"
+    try:
+        if os.statvfs(path).f_flag & os.ST_RDONLY:
+            return os.strerror(errno.EROFS)
+    except OSError as error:
+        return error.strerror or type(error).__name__
+    return None if os.access(path, os.W_OK | os.X_OK) else os.strerror(errno.EACCES)

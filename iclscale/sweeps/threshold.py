@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from iclscale.errors import UserError
 from iclscale.sweeps.bisect import DONE, OPEN, Axis, State, search_state
+from iclscale.sweeps.threshold_spec import holds, spec_axis
 from iclscale.trainer.params import eval_point
 
 if TYPE_CHECKING:
@@ -102,11 +103,6 @@ class Search:
         return f"{cell} ({f'seed {self.seeds[0]}' if sweep.threshold.over == 'seed' else 'median'})"
 
 
-def spec_axis(spec) -> Axis:
-    relative = spec.scale == "log"  # a log-scale resolution is a ratio (iclscale.sweeps.threshold_spec)
-    return Axis(spec.low, spec.high, spec.resolution, relative, spec.scale, spec.integer, spec.find, spec.check_far_end)
-
-
 def axis_of(sweep: Sweep) -> Axis:
     return spec_axis(sweep.threshold)
 
@@ -122,7 +118,7 @@ def eval_search_of(sweep: Sweep):
 
 def searches(sweep: Sweep) -> list[Search]:
     """Every search, cell by cell in file order, seeds in order within a cell."""
-    from iclscale.sweeps.search import grid_points
+    from iclscale.sweeps.grid import grid_points
 
     per_seed = sweep.threshold.over == "seed"
     seed_sets = [(s,) for s in sweep.seeds] if per_seed else [tuple(sweep.seeds)]
@@ -205,13 +201,6 @@ def read_stored(sweep: Sweep, location: Location) -> Stored:
         judged = {key: float(first.get(key, math.inf)) for key in judged}
     values = sorted({v.item() if hasattr(v, "item") else v for v in runs[spec.axis].dropna()})
     return Stored(judged, [v for v in values if spec.low <= v <= spec.high], failed - set(runs["run_id"]))
-
-
-def holds(spec, value: float) -> bool:
-    """The criterion on one judged value (a NaN, from a diverged config, fails)."""
-    if spec.within is not None:
-        return value <= spec.within
-    return value <= spec.level if spec.meets == "below" else value >= spec.level
 
 
 def outcomes(sweep: Sweep, search: Search, stored: Stored) -> dict[Any, bool]:
@@ -339,7 +328,7 @@ def _fail_repeated(current, sweep: Sweep, attempted: set[str], stored: Stored) -
 def write_table(sweep: Sweep, location: Location, current) -> None:
     from iclscale.sweeps.threshold_table import table_bytes
 
-    location.write_bytes(TABLE, table_bytes(sweep, current))
+    location.write_bytes(TABLE, table_bytes(sweep, current, trend_notes(sweep, current)))
 
 
 TABLE = "thresholds.csv"
@@ -371,7 +360,8 @@ def describe_stored(sweep: Sweep, location: Location) -> str:
     from iclscale.sweeps.threshold_table import describe
 
     counts = stored_counts(location)
-    return describe(sweep, current_states(sweep, location), counts["ok"] + counts["diverged"]) + (
+    current = current_states(sweep, location)
+    return describe(sweep, current, trend_notes(sweep, current), counts["ok"] + counts["diverged"]) + (
         f"\noutput: {location.uri}"
     )
 
@@ -384,27 +374,28 @@ def threshold_status(sweep: Sweep, location: Location) -> dict[str, Any]:
     counts = stored_counts(location)
     current = current_states(sweep, location)
     return {"sweep": sweep.name, "configs": sum(counts.values()), **counts, "progress": progress(current),
-            "search": describe(sweep, current)}  # fmt: skip
+            "search": describe(sweep, current, trend_notes(sweep, current))}  # fmt: skip
 
 
 def check_threshold_metric(sweep: Sweep) -> None:
-    """Refuse an unknown metric before any training (a 0-step pack at the range's low end names them); for an
-    eval axis, one that is not measured at eval points (a probe or the training loss: the same at every value)."""
-    from iclscale.sweeps.search import final_metric_names, grid_points
+    """Refuse a metric the study does not declare, before any training; for an eval axis, one that is not measured
+    at eval points (a probe or the training loss: the same at every value; a 0-step pack at the range's low end
+    tells them apart)."""
+    from iclscale.sweeps.grid import grid_points
+    from iclscale.sweeps.metric_names import declared_metric_names, eval_point_metric_names
 
     spec = sweep.threshold
-    search = Search(grid_points(sweep)[0], sweep.eval_points()[0], (sweep.seeds[0],))
-    config, point = search.config(sweep, spec.low, sweep.seeds[0]), search.judged_at(sweep, spec.low)
-    known = final_metric_names(sweep, config, point)
     where = f"sweep file {sweep.path}: threshold.metric"
-    if known is not None and spec.metric not in known:
+    if sweep.study.metric(spec.metric) is None:
         raise UserError(
             f"{where}: study {sweep.study.name} reports no metric {spec.metric!r}; its final metrics are: "
-            f"{', '.join(sorted(known))}"
+            f"{', '.join(declared_metric_names(sweep.study))}"
         )
-    if known is not None and spec.role == "eval":
-        measured = final_metric_names(sweep, config, point, at_eval_points=True)
-        if spec.metric not in measured:
+    if spec.role == "eval":
+        search = Search(grid_points(sweep)[0], sweep.eval_points()[0], (sweep.seeds[0],))
+        config, point = search.config(sweep, spec.low, sweep.seeds[0]), search.judged_at(sweep, spec.low)
+        measured = eval_point_metric_names(sweep, config, point)
+        if measured is not None and spec.metric not in measured:
             raise UserError(
                 f"{where}: {spec.metric} is not measured at eval points (the same for every {spec.axis}); an eval "
                 f"axis is searched on one of: {', '.join(sorted(measured))}"

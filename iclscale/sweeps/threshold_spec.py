@@ -36,6 +36,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from iclscale.errors import UserError, shorten, unknown_name
+from iclscale.sweeps.bisect import Axis
 
 if TYPE_CHECKING:
     from iclscale.sweeps.spec import Sweep
@@ -107,7 +108,8 @@ class ThresholdSpec:
 
 
 def parse_threshold(sweep: Sweep, raw: Any, where: str) -> ThresholdSpec:
-    from iclscale.sweeps.search import check_at_grid_points, yaml_number
+    from iclscale.sweeps.grid import check_at_grid_points
+    from iclscale.sweeps.yamlsafe import yaml_number
 
     info = sweep.study
     if not isinstance(raw, dict):
@@ -239,7 +241,7 @@ def _number(value: Any, where: str, what: str) -> float:
 
 def _check_eval_ends(sweep: Sweep, spec: ThresholdSpec, where: str) -> None:
     """Each eval point with each end of the range must pass the study's checks."""
-    from iclscale.sweeps.search import grid_points, label
+    from iclscale.sweeps.grid import grid_points, label
 
     for point in grid_points(sweep):
         for evals in sweep.eval_points():
@@ -250,7 +252,7 @@ def _check_eval_ends(sweep: Sweep, spec: ThresholdSpec, where: str) -> None:
 
 def _check_within(sweep: Sweep, spec: ThresholdSpec, where: str) -> None:
     """`within` must not be past the end of training of any cell."""
-    from iclscale.sweeps.search import grid_points
+    from iclscale.sweeps.grid import grid_points
 
     if spec.within is None:
         return
@@ -259,3 +261,15 @@ def _check_within(sweep: Sweep, spec: ThresholdSpec, where: str) -> None:
         steps = config.as_dict().get("steps")
         if steps is not None and spec.within > steps:
             raise UserError(f"{where}: step {spec.within} is past the end of training ({steps} steps)")
+
+
+def spec_axis(spec) -> Axis:
+    relative = spec.scale == "log"  # a log-scale resolution is a ratio (iclscale.sweeps.threshold_spec)
+    return Axis(spec.low, spec.high, spec.resolution, relative, spec.scale, spec.integer, spec.find, spec.check_far_end)
+
+
+def holds(spec, value: float) -> bool:
+    """The criterion on one judged value (a NaN, from a diverged config, fails)."""
+    if spec.within is not None:
+        return value <= spec.within
+    return value <= spec.level if spec.meets == "below" else value >= spec.level

@@ -17,7 +17,7 @@ eval params, then `axis`, `threshold`, `status`, `censored`, `lo`, `hi`, `evalua
   threshold (a window that closes again) or a success inside one before it (what a grid would call the
   threshold) is not seen. check_far_end evaluates the far end, which catches a window closing there;
 - `trend`: with a chain (warm_start: AXIS), whether the threshold steps from its predecessor's as the stated
-  trend says (iclscale.sweeps.threshold.trend_notes).
+  trend says (iclscale.sweeps.threshold.trend_notes, passed in as `trends`).
 """
 
 from __future__ import annotations
@@ -35,11 +35,8 @@ COLUMNS = ("axis", "threshold", "status", "censored", "lo", "hi", "evaluated", "
            "unchecked_before", "trend", "evidence")  # fmt: skip
 
 
-def table_rows(sweep, current) -> list[dict[str, Any]]:
-    from iclscale.sweeps.threshold import trend_notes
-
+def table_rows(sweep, current, trends: dict[tuple, str]) -> list[dict[str, Any]]:
     spec = sweep.threshold
-    trends = trend_notes(sweep, current)
     rows = []
     for search, state in current:
         censored = {CENSORED_LOW: "low", CENSORED_HIGH: "high"}.get(state.status, "")
@@ -107,8 +104,8 @@ def spans_text(sweep, spans) -> str:
     return ", ".join(f"{'[' if ai else '('}{_text(a)}, {_text(b)}{']' if bi else ')'}" for a, b, ai, bi in spans)
 
 
-def table_bytes(sweep, current) -> bytes:
-    rows = table_rows(sweep, current)
+def table_bytes(sweep, current, trends: dict[tuple, str]) -> bytes:
+    rows = table_rows(sweep, current, trends)
     names = list(dict.fromkeys(name for row in rows for name in row))
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=names, lineterminator="\n")
@@ -136,11 +133,9 @@ def progress_text(counts: dict[str, int]) -> str:
     )
 
 
-def describe(sweep, current, trained_configs: int | None = None) -> str:
+def describe(sweep, current, trends: dict[tuple, str], trained_configs: int | None = None) -> str:
     """The searches in a few lines: their progress, what monotonicity was checked, then each non-monotone,
     failed or against-the-trend one with its evidence."""
-    from iclscale.sweeps.threshold import trend_notes
-
     spec = sweep.threshold
     scope = "per seed" if spec.over == "seed" else "on the median over seeds"
     lines = [
@@ -153,7 +148,6 @@ def describe(sweep, current, trained_configs: int | None = None) -> str:
     ended = [(search, state) for search, state in current if state.status in DONE]
     if ended:
         lines.append(monotone_statement(sweep, ended))
-    trends = trend_notes(sweep, current)
     for search, state in current:
         note = trends.get(search.key, "")
         if state.status in (NON_MONOTONE, "failed"):

@@ -196,3 +196,13 @@ def _problem(error: BaseException) -> str:
     problem = getattr(error, "problem", None) or str(error).strip().splitlines()[0] or type(error).__name__
     context = getattr(error, "context", None)
     return f"{problem} ({context})" if context else problem
+
+
+def yaml_number(p, value: Any) -> Any:
+    """YAML 1.1 reads `1e-3` (no dot) as text; take it as the number it was meant to be."""
+    if p.type is float and isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value

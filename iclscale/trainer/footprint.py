@@ -22,7 +22,7 @@ import json
 import math
 import os
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -94,30 +94,23 @@ def free_memory(device: torch.device) -> int:
     return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
 
 
-def peak_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device: torch.device) -> int:
+ShortRun = Callable[[StudyInfo, list[Config], list[EvalPoint], torch.device], None]
+"""What a pack is measured on: set-up, two training steps and a record of these configs
+(iclscale.trainer.training.short_run; passed in, so that the sizer imports no trainer module it sizes)."""
+
+
+def peak_bytes(
+    info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device: torch.device, short_run: ShortRun
+) -> int:
     """Peak memory of a short run of these configs: set-up, two steps and a record."""
-    from iclscale.trainer.training import PackResult, PackTrainer
-
-    def short_run() -> None:
-        trainer = PackTrainer(info, configs, eval_points, device)
-        with trainer.defaults():
-            state = trainer.start_state()
-            if trainer.steps:
-                runner, fixed = trainer.runner("off"), trainer.step_inputs()
-                for t in range(min(2, trainer.steps)):
-                    state = runner(*state, *fixed, torch.tensor(t))
-            result = PackResult(configs, eval_points)
-            result.evals, result.eval_errors = {p: {} for p in eval_points}, dict.fromkeys(eval_points)
-            trainer.record(result, 0, state[2], None)  # not final: final-only measurements are host-side
-
     if device.type == "cuda":
         torch.cuda.synchronize(device)
         base = torch.cuda.memory_allocated(device)
         torch.cuda.reset_peak_memory_stats(device)
-        short_run()
+        short_run(info, configs, eval_points, device)
         return torch.cuda.max_memory_allocated(device) - base
     with LiveBytes() as meter:
-        short_run()
+        short_run(info, configs, eval_points, device)
     return meter.peak
 
 
@@ -127,7 +120,9 @@ _MEASURED: dict[tuple, tuple[int, int]] = {}
 CACHE_FILE = CACHE_ROOT / "footprints.json"
 
 
-def per_config_bytes(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device) -> tuple[int, int]:
+def per_config_bytes(
+    info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device, short_run: ShortRun
+) -> tuple[int, int]:
     """(fixed bytes, bytes per config), from peaks at the two probe sizes."""
     key = repr((info.name, configs[0].shape_key(info.names("shape")), tuple(eval_points), str(device)))
     if key not in _MEASURED:
@@ -136,7 +131,7 @@ def per_config_bytes(info: StudyInfo, configs: list[Config], eval_points: list[E
         if _is_measurement(entry):
             _MEASURED[key] = tuple(entry)
         else:
-            _MEASURED[key] = _measure(info, configs, eval_points, device)
+            _MEASURED[key] = _measure(info, configs, eval_points, device, short_run)
             _write_cache(key, _MEASURED[key])
     return _MEASURED[key]
 
@@ -175,9 +170,13 @@ def _write_cache(key: str, measured: tuple[int, int]) -> None:
         pass
 
 
-def _measure(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device) -> tuple[int, int]:
+def _measure(
+    info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device, short_run: ShortRun
+) -> tuple[int, int]:
     sizes = probe_sizes(device)
-    small, large = (peak_bytes(info, [configs[i % len(configs)] for i in range(k)], eval_points, device) for k in sizes)
+    small, large = (
+        peak_bytes(info, [configs[i % len(configs)] for i in range(k)], eval_points, device, short_run) for k in sizes
+    )
     per_config = max(1, math.ceil((large - small) / (sizes[1] - sizes[0])))
     return max(0, small - sizes[0] * per_config), per_config
 
@@ -187,13 +186,14 @@ def pack_parts(
     configs: list[Config],
     eval_points: list[EvalPoint],
     device: torch.device,
+    short_run: ShortRun,
     memory_limit: int | None = None,
 ) -> list[tuple[list[Config], int]]:
     """The parts to train a pack in, each with its number of padding copies at the end."""
     K = len(configs)
     if K <= MEASURE_ABOVE and memory_limit is None:
         return [(configs, 0)]
-    return split(configs, auto_pack_size(info, configs, eval_points, device, memory_limit))
+    return split(configs, auto_pack_size(info, configs, eval_points, device, short_run, memory_limit))
 
 
 def auto_pack_size(
@@ -201,12 +201,13 @@ def auto_pack_size(
     configs: list[Config],
     eval_points: list[EvalPoint],
     device: torch.device,
+    short_run: ShortRun,
     memory_limit: int | None = None,
 ) -> int:
     """The most configs of this shape one part may hold (what `pack_size: auto` trains at once): the memory
     budget (`memory_limit`, else `MEMORY_FRACTION` of the device's free memory) less the fixed bytes, over
     the bytes per config; at least 1."""
-    fixed, per_config = per_config_bytes(info, configs, eval_points, device)
+    fixed, per_config = per_config_bytes(info, configs, eval_points, device, short_run)
     budget = memory_limit if memory_limit is not None else int(free_memory(device) * MEMORY_FRACTION)
     return fits(budget, fixed, per_config)
 

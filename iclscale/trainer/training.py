@@ -146,7 +146,7 @@ def train_pack(
     schedule = record if isinstance(record, RecordSchedule) else RecordSchedule(every=record)
     device = torch.device(device)
     start = time.perf_counter()
-    parts = pack_parts(info, list(configs), list(eval_points), device, memory_limit)
+    parts = pack_parts(info, list(configs), list(eval_points), device, short_run, memory_limit)
     results = []
     for index, (members, padding) in enumerate(parts):
         trainer = PackTrainer(info, members, list(eval_points), device)
@@ -158,6 +158,20 @@ def train_pack(
     result = results[0] if len(results) == 1 else PackResult.concatenate(results)
     result.wall_time = time.perf_counter() - start
     return result
+
+
+def short_run(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoint], device: torch.device) -> None:
+    """What the memory sizer (iclscale.trainer.footprint) measures a pack on: set-up, two steps and a record."""
+    trainer = PackTrainer(info, configs, eval_points, device)
+    with trainer.defaults():
+        state = trainer.start_state()
+        if trainer.steps:
+            runner, fixed = trainer.runner("off"), trainer.step_inputs()
+            for t in range(min(2, trainer.steps)):
+                state = runner(*state, *fixed, torch.tensor(t))
+        result = PackResult(configs, eval_points)
+        result.evals, result.eval_errors = {p: {} for p in eval_points}, dict.fromkeys(eval_points)
+        trainer.record(result, 0, state[2], None)  # not final: final-only measurements are host-side
 
 
 def _part_progress(progress: Progress | None, index: int, count: int) -> Progress | None:

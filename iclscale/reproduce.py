@@ -39,6 +39,28 @@ BUDGETS = ("quick", "full")
 EXIT_INTERRUPTED = 130
 
 
+def add_command(commands) -> None:
+    """`iclscale reproduce`: its arguments, handled by `reproduce`."""
+    parser = commands.add_parser(
+        "reproduce",
+        help="run every catalogue sweep of the papers into one results root (resumable), then the reports and ledger",
+    )
+    parser.add_argument("papers", nargs="*", metavar="PAPER", help="a paper's tag (C24), seed (004) or study")
+    parser.add_argument("--all", action="store_true", help="every paper of the catalogue")
+    parser.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
+    parser.add_argument(
+        "--budget",
+        choices=("quick", "full"),
+        default="full",
+        help="full: the catalogue as written; quick: at most 3 seeds and 4 search trials per sweep (verdicts "
+        "marked quick)",
+    )
+    parser.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
+    parser.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
+    parser.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
+    parser.set_defaults(handler=reproduce)
+
+
 def quick_overrides(raw_seeds, trials: int | None) -> list[str]:
     """The overrides of `--budget quick` for a sweep file with these seeds (a count or a list) and search trials."""
     overrides = []
@@ -92,7 +114,7 @@ def estimate(sweep, out: Path) -> tuple[int, int]:
     plan = make_plan(sweep, stored)
     total, left = plan.total_model_steps, plan.model_steps
     if sweep.search:  # the plan is one trial per grid point; each point runs `trials`
-        from iclscale.sweeps.search import load_states
+        from iclscale.sweeps.search_trials import load_states
 
         trials = int(sweep.search.get("trials", 1))
         states = load_states(sweep, location) if stored else []
