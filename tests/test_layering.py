@@ -15,7 +15,8 @@ The framework (trainer, sweeps, analysis, paper, errors) names no paper: a study
 paper's folder only in the list of built-in papers. In a paper's folder, the declarations, the laws and the
 package itself stay torch-free (listing studies, planning a sweep and judging laws import no torch); the
 study, model and data modules are the trainer side. No module imports, through others, one that imports it (an
-import inside a function counts; one under `if TYPE_CHECKING:` names a type and never runs).
+import inside a function counts; one under `if TYPE_CHECKING:` names a type and never runs, one under
+`if __name__ == "__main__":` runs only as a script).
 """
 
 import ast
@@ -149,10 +150,12 @@ def test_a_study_is_named_outside_its_folder_only_in_the_list_of_papers():
 
 def run_time_imported_modules(path: Path) -> set[str]:
     """`imported_modules` less the imports under `if TYPE_CHECKING:`, which never run (they name types for
-    annotations: a block parser's `sweep: Sweep`, say, where spec.py imports the block parser)."""
+    annotations: a block parser's `sweep: Sweep`, say, where spec.py imports the block parser), and under
+    `if __name__ == "__main__":`, which runs only when the module is a script, never when imported."""
     tree = ast.parse(path.read_text(), str(path))
+    skipped = ("TYPE_CHECKING", "typing.TYPE_CHECKING", "__name__ == '__main__'")
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
+        if isinstance(node, ast.If) and ast.unparse(node.test) in skipped:
             node.body = [ast.Pass()]
     return imported_modules_of(tree)
 
