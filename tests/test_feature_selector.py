@@ -55,7 +55,7 @@ def test_training_keeps_the_label_block_invariants_and_the_fixed_a(info):
     config, point = info.resolve({**SMALL, "steps": 15}, 0, "test")
     trainer_result = train_pack(info, [config], [point], 15)
     final = trainer_result.final_metrics(0, point)
-    assert final["wq_label_columns_norm"] == 0.0 and final["qk_rows_past_dx_norm"] == 0.0  # spec §7.1 (1), (2)
+    assert final["wq_label_columns_norm"] == 0.0 and final["qk_rows_past_dx_norm"] == 0.0  # [LW23] Eq. 108, 113, 123
     assert final["wk_label_columns_norm"] > 0  # (3): W_K's label columns move
     from iclscale.trainer.training import PackTrainer
 
@@ -83,7 +83,7 @@ def test_probes_at_initialisation(info):
     net = Net(study.module(c), study.init(c))
     found = study.probes(net, c, final=False)
     for name in ("wq_mu_norm", "wk_mu_norm", "wq_nu_norm", "wk_nu_norm"):
-        assert found[name].item() == pytest.approx(0.05 * 2.0)  # δβ at init (spec §7.1)
+        assert found[name].item() == pytest.approx(0.05 * 2.0)  # δβ at init
     assert found["attn_same"].item() == pytest.approx(found["attn_same_uniform"].item(), abs=0.03)  # ≈ α/2
     assert found["in_regime"].item() == 0.0
     assert found["lucky_dWO_label"].item() == 0.0 and found["lucky_W_fraction"].item() > 0
@@ -174,8 +174,9 @@ def test_noise_reaches_the_study_prompts(info):
 
 
 def test_the_defaults_train_into_the_selection_regime(info):
-    """Spec §11's pilot: zero error, A_* → 1, ‖W_Q μ‖ several times ‖W_Q ν‖ — at the default seed 0 (with β = 2,
-    η = 2.5 every one of 60 seeds reached error ≤ 0.01 by step 500; 800 of the 2000 default steps keep this fast)."""
+    """As in a numpy pilot of ours: zero error, A_* → 1, ‖W_Q μ‖ several times ‖W_Q ν‖ — at the default seed 0
+    (with β = 2, η = 2.5 every one of 60 seeds reached error ≤ 0.01 by step 500;
+    800 of the 2000 default steps keep this fast)."""
     config, point = info.resolve({"steps": 800, "eval_prompts": 512, "probe_prompts": 128}, 0, "test")
     final = train_pack(info, [config], [point], 400).final_metrics(0, point)
     assert final["test_error"] <= 0.01 and final["attn_same"] >= 0.9 and final["in_regime"] == 1.0

@@ -1,4 +1,4 @@
-"""Mechanism probes of Li et al. 2024 Fig. 2 (spec §8) on hand-made parameters."""
+"""Mechanism probes of Li et al. 2024 Fig. 2 (our measures of it) on hand-made parameters."""
 
 import pytest
 import torch

@@ -195,7 +195,7 @@ def test_infeasible_S1_falls_back_to_an_equal_split():
     assert torch.allclose(units[0] @ units[1:].T, torch.zeros(2), atol=1e-7)  # still orthogonal
     equal = ood_split(1.28, "equal")
     assert (equal.a, equal.b) == pytest.approx((0.64, 0.64))  # Fig. 2
-    assert ood_split(0.9).a == pytest.approx(0.9055, abs=1e-4)  # spec §2.5's table
+    assert ood_split(0.9).a == pytest.approx(0.9055, abs=1e-4)  # a = (S1 + √(1.64 − S1²))/2
 
 
 def test_ood_patterns_need_six_relevant_patterns():

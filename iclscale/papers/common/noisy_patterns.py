@@ -5,7 +5,7 @@ Li, Wang et al. 2023, "Transformers as multi-task feature selectors" [LW23] §3.
     x = λ·μ_j + κ·ν_k + n,   λ > 0, |κ| ≤ 1, ‖n‖ ≤ τ,   λ_* = min λ (Eq. 4),   y = ±q with ‖q‖ = β,
 
 on the tasks, demonstration fractions and embedding of `patterns` (a prompt is a `PromptDraw` plus these
-coefficients). The paper gives only the bounds: the distributions below are ours (spec §2.3), each in two
+coefficients). The paper gives only the bounds: the distributions below are ours, each in two
 readings. Out of domain ([LW23] §3.5, Thm 2), test-relevant directions are combinations of the μ
 (`cone_combinations`) and new directions sit on spare axes (`spare_axes`).
 
@@ -94,8 +94,8 @@ def cone_combinations(relevant_units: torch.Tensor, count: int, mix: float, sign
     """Unit test-relevant directions μ'_j/β = (u_j + sign·w·u_{j+1 mod M1})/√(1 + w²), j < count: (count, d_X).
 
     sign = +1, w ≥ 0: μ'_j lies in the non-negative cone of the μ ([LW23] Thm 2's first condition; rescaled to
-    norm β, spec §10.10); w = 0 gives μ'_j = μ_j. sign = −1: a negative coefficient (Remark 1 violated). Not from
-    the paper: which combinations (spec §6.3 E-OOD's (μ_1 + μ_2)/√2 generalised to neighbours)."""
+    norm β, our reading of §3.5's "orthonormal"); w = 0 gives μ'_j = μ_j. sign = −1: a negative coefficient
+    (Remark 1 violated). Not from the paper: which combinations ((μ_1 + μ_2)/√2 generalised to neighbours)."""
     M1 = relevant_units.shape[-2]
     if not 1 <= count <= M1:
         raise ValueError(f"{count} test-relevant patterns cannot be combined from M1 = {M1} (need M1' ≤ M1)")

@@ -11,11 +11,11 @@ additive outlier on a direction orthogonal to every pattern:
 with v'_s ∈ 𝒱' = {Σ_i λ_i v*_i : Σ_i λ_i ≥ L > 0, ‖v'‖ = 1} ([LM25] Eq. 11). The queries are clean.
 
 The V training directions sit on the spare axes past M1 + M2: v*_s = e_{M1+M2+s}, unit norm and orthonormal
-(spec §3.1: not stated, implied by ‖v'‖ = 1 for the given λ). The demonstrations' patterns, labels and κ come
-from `patterns.sample_prompt_draw` with fraction 1 (every demonstration on μ_a or μ_b, [LM25] Def. 1); this
-module draws which demonstrations are outliers (`sample_outliers`), relabels them (`outlier_labels`) and adds
-κ_a·v to their features (`add_outliers`). Table 1 places an exact number of outliers farthest from the query,
-at random, or closest to it (`outlier_mask`).
+(our reading: not stated, implied by ‖v'‖ = 1 ([LM25] Eq. 11) for the given λ). The demonstrations' patterns,
+labels and κ come from `patterns.sample_prompt_draw` with fraction 1 (every demonstration on μ_a or μ_b,
+[LM25] Def. 1); this module draws which demonstrations are outliers (`sample_outliers`), relabels them
+(`outlier_labels`) and adds κ_a·v to their features (`add_outliers`). Table 1 places an exact number of outliers
+farthest from the query, at random, or closest to it (`outlier_mask`).
 
 Written for one config, like `patterns`: draws come from the config's stream under the caller's purpose, so
 test prompts at another α share their random numbers (an outlier at α stays one at every larger α).
@@ -66,7 +66,7 @@ def coefficient_sum_threshold(coefficients: torch.Tensor) -> torch.Tensor:
 
 def combined_units(coefficients: torch.Tensor, train_units: torch.Tensor, renormalise: bool) -> torch.Tensor:
     """v' = Σ_i λ_i v*_i: coefficients (..., V) → (..., d_X). The paper's three have norms 1.005, 1.005, 0.995;
-    Eq. 11 asks ‖v'‖ = 1, which `renormalise` enforces (spec §12.12)."""
+    Eq. 11 asks ‖v'‖ = 1, which `renormalise` enforces."""
     v = coefficients @ train_units
     return v / v.norm(dim=-1, keepdim=True) if renormalise else v
 

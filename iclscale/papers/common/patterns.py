@@ -7,7 +7,7 @@ ordered pair (a, b) of relevant patterns: μ_a → +1, μ_b → −1, any other 
 probability α/2 ([L24] §3.2), and the prompt is embedded as P = [x_1 … x_l x_query; y_1 … y_l 0] with
 y_i = ±q ([L24] Eq. 1).
 
-Patterns are coordinate axes: μ_j = β·e_j and ν_k = β·e_{M1+k} (spec §2.1: the initialisation is
+Patterns are coordinate axes: μ_j = β·e_j and ν_k = β·e_{M1+k} (our choice: the initialisation is
 rotation-invariant in distribution, so any orthonormal basis is equivalent). Coordinates past M1 + M2
 are spare; an extension can put further directions there (seed 002's outliers).
 
@@ -45,7 +45,7 @@ def unit_patterns(d_x: int, relevant: int, irrelevant: int) -> tuple[torch.Tenso
 
 def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0, axis: int = 0) -> torch.Tensor:
     """q = norm·e_1 ∈ R^{d_Y}, Embd(±1) = ±q ([L24] §3.2). The paper never gives q; its proofs' β² + 1
-    terms imply ‖q‖ = 1 (spec §2.1). `axis` > 0 gives norm·e_{axis+1} instead, a label embedding q' ⟂ q."""
+    terms imply ‖q‖ = 1 (our reading). `axis` > 0 gives norm·e_{axis+1} instead, a label embedding q' ⟂ q."""
     e_1 = (torch.arange(d_y) == axis).to(torch.get_default_dtype())  # made on the device: no host copy
     return norm * e_1
 
@@ -234,11 +234,12 @@ def sample_prompt_draw(
     irrelevant_count: int,
     kappa_range: torch.Tensor | float,
 ) -> PromptDraw:
-    """Draw n = `prompts` prompts of `length` demonstrations ([L24] §3.2, spec §2.7–2.8).
+    """Draw n = `prompts` prompts of `length` demonstrations ([L24] §3.2, §5).
 
     The task is uniform over the set (Alg. 1's "each IDR pattern is sampled equally likely in each
     batch" then holds in expectation; batches are not stratified). The query's label z is a fair coin and its
-    relevant pattern is the task's decisive pattern for z (spec §10.19: otherwise its label would be a coin flip).
+    relevant pattern is the task's decisive pattern for z (our reading, the paper is
+    silent: otherwise its label would be a coin flip).
     Demonstrations follow `context_patterns`; decisive ones get the task's label, the others a fair coin
     (Def. 3.1). Every column's irrelevant index is uniform over [M2] and κ ~ U(−K, K) (Eq. 6; K' at test, Eq. 8)."""
     n, l = prompts, length
@@ -366,11 +367,11 @@ class OODSplit:
 
 
 def ood_split(S1: float, mode: str = "solve") -> OODSplit:
-    """a and b with a + b = S1 (spec §2.5).
+    """a and b with a + b = S1 ([L24] §5.1: S1 = a + b, a² + b² + 2·0.3² = 1).
 
     "solve": a² + b² = 0.82 so ‖μ'_1‖ = β, a = (S1 + √(1.64 − S1²))/2 the larger root; when |S1| > √1.64
     (e.g. Fig. 3A's S1 = 1.3) no such a, b exist and it falls back to a = b = S1/2 without renormalising
-    (spec §2.5, §10.5; `feasible` is then False). "equal": a = b = S1/2 (Fig. 2's a = b = 0.64 at S1 = 1.28)."""
+    (our reading; `feasible` is then False). "equal": a = b = S1/2 (Fig. 2's a = b = 0.64 at S1 = 1.28)."""
     if mode not in ("solve", "equal"):
         raise ValueError(f"unknown split mode {mode!r}; expected solve or equal")
     if mode == "solve" and S1 * S1 <= 2 * S1_BUDGET:
@@ -381,7 +382,7 @@ def ood_split(S1: float, mode: str = "solve") -> OODSplit:
 
 
 def ood_coefficients(split: OODSplit, M1: int) -> torch.Tensor:
-    """k_{j,i} of μ'_j = Σ_i k_{j,i} μ_i for the M1' = 3 ODR patterns of [L24] §5 (spec §2.5): (3, M1), float64.
+    """k_{j,i} of μ'_j = Σ_i k_{j,i} μ_i for the M1' = 3 ODR patterns of [L24] §5: (3, M1), float64.
 
     μ'_1 = 0.3(μ_1 − μ_2) + aμ_5 + bμ_6 (the OCR's "aμ_? + bμ_?" read as μ_5, μ_6: the only unused IDR
     patterns, and the only reading with μ'_1 ⟂ μ'_3 for every S1), μ'_2 = (√2/2)(μ_1 + μ_2),

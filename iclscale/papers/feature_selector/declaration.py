@@ -1,8 +1,8 @@
 """Params of `feature_selector` (torch-free). Paper: Li, Wang et al. 2023, "Transformers as Multi-Task Feature
 Selectors: Generalization Analysis of In-Context Learning" (M3L workshop, NeurIPS 2023), cited as [LW23].
 
-The paper gives no numeric setting at all (spec §6.1): every default below is ours, from the spec's numpy
-pilot (spec §6.2, §11), and says "not from the paper". Where the spec and the paper disagree, the paper wins.
+The paper gives no numeric setting at all (its only experiment, Fig. 1, states none): every default below is
+ours, from a numpy pilot of ours, and says "not from the paper".
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ PAPER = (
     "Li, Wang, et al. Transformers as Multi-Task Feature Selectors: Generalization Analysis of In-Context "
     "Learning. M3L Workshop at NeurIPS 2023"
 )
-OURS = "not from the paper; spec §6.2"
-# β = 2 and η = 2.5 instead of spec §6.2's β = 1 and η = 10: at t = 0 the attention score is δ²x_sᵀx_q ([LW23] Eq. 83),
+OURS = "not from the paper; a numpy pilot's setting"
+# β = 2 and η = 2.5 instead of the pilot's β = 1 and η = 10: at t = 0 the attention score is δ²x_sᵀx_q ([LW23] Eq. 83),
 # so a same-pattern demonstration outweighs another only by e^{δ²β²λλ′} (the proof's Eq. 88 step assumes
 # log M1 ≤ δ²β²); at δ = 0.1, the paper's upper end, β = 1 leaves that 1.006 and the seed-dependent plateau it
 # causes ends, in 5 of 60 seeds, outside the selection regime (seed 0: attention on the partner pattern, error
@@ -49,18 +49,18 @@ MEANING = {
     "m_a": f"query/key rows m_a ([LW23] §2: m_a > d_X + d_Y); null = d_X + d_Y + 4 ({OURS})",
     "m_b": f"value rows m_b ([LW23] §2: m_b > d_X + d_Y); null = d_X + d_Y + 4 ({OURS})",
     "attend_to_query": "softmax also over the query column (the appendix sums s = 1..l+1); false is Eq. 2 as printed",
-    "probe_prompts": "in-domain prompts (training α, l_tr) for the mechanism probes of spec §7, the same at every "
-    "record (not from the paper)",
+    "probe_prompts": "in-domain prompts (training α, l_tr) for the mechanism probes (Prop. 1–2, Lemmas "
+    "3, 5, 7), the same at every record (not from the paper)",
     "alpha": "fraction α of demonstrations on the task's two patterns, α/2 each ([LW23] §3.2: α = Θ(1) ∈ (0, 1); "
     f"{OURS})",
-    "beta": "norm β of every μ_j, ν_k and of q ([LW23] §3.2: ‖μ‖ = ‖ν‖ = ‖q‖ = β = Θ(log log M1)); 2, not the spec's "
+    "beta": "norm β of every μ_j, ν_k and of q ([LW23] §3.2: ‖μ‖ = ‖ν‖ = ‖q‖ = β = Θ(log log M1)); 2, not the pilot's "
     f"1, is {CHOSEN}",
     "lambda_star": f"λ_*, the smallest relevant coefficient λ ([LW23] Eq. 4: λ_* > 0; λ ≤ 1 as in the proofs; {OURS})",
     "delta": "init δ on the first d_X diagonal entries of W_Q, W_K and on all of W_V's ([LW23] §2: δ ∈ (0, 0.1); "
     f"{OURS})",
     "xi": f"W_O init scale ξ, W_O ~ N(0, ξ²) entrywise ([LW23] §2; the paper never gives ξ; {OURS}: 0.01 barely "
     "trains)",
-    "n_train_tasks": "task-coverage ablation (spec §6.3 E-TASK): 0 trains on all of T; 1 … M1 − 1 trains on that many "
+    "n_train_tasks": "task-coverage ablation (Lemma 1; ours): 0 trains on all of T; 1 … M1 − 1 trains on that many "
     "random tasks of the cyclic T, so Lemma 1's coverage fails (not from the paper)",
     "domain": "test data: id = the training tasks T ([LW23] Thm 1: 'zero generalization error on all training tasks'); "
     "id_left_out = tasks of T left out by n_train_tasks (NaN when none is); ood = tasks on test-relevant patterns μ′ "
@@ -76,10 +76,10 @@ MEANING = {
     "the μ (in the cone and orthonormal; the blocks are not from the paper)",
     "ood_irrelevant": "test-irrelevant ν′: spare = new axes past M1 + M2 (Thm 2: ν′ ∉ span{μ}; needs spare d_X); train "
     "= the ν",
-    "ood_M2": "number of spare-axis ν′ (the paper writes M2; spec §10.13; not from the paper)",
+    "ood_M2": "number of spare-axis ν′ (§3.5 writes M2, as in training; not from the paper)",
     "ood_label": "test label embedding: same = ±q (Thm 2's condition); orthogonal = ±q′ with q′ ⟂ q, ‖q′‖ = β; swapped "
     "= ∓q (Remark 1 violated)",
-    "eval_prompts": "test prompts per evaluation, one fixed set per config (not from the paper; spec §5: ≥ 2000)",
+    "eval_prompts": "test prompts per evaluation, one fixed set per config (not from the paper; ≥ 2000 is our target)",
 }
 """The meanings of the params whose meaning does not fit on their declaration's line."""
 
@@ -129,7 +129,7 @@ EVAL = (
 
 
 def attention_widths(values: Mapping[str, Any]) -> tuple[int, int]:
-    """(m_a, m_b), a null one being d_X + d_Y + 4 (spec §6.2)."""
+    """(m_a, m_b), a null one being d_X + d_Y + 4 (not from the paper: §2 asks m_a, m_b > d_X + d_Y)."""
     default = values["d_x"] + values["d_y"] + 4
     return tuple(default if values[name] is None else values[name] for name in ("m_a", "m_b"))
 
@@ -193,7 +193,7 @@ METRICS = (
     ),
     Metric(
         "in_regime",
-        "1 when A_* ≥ 0.9, the selection regime (not from the paper; spec §6.3), else 0",
+        "1 when A_* ≥ 0.9, the selection regime (not from the paper), else 0",
         regime="the feature-selection regime A_* ≥ 0.9 that Prop. 1–2 describe (a threshold of this tool)",
     ),
     Metric("test_attn_same", "A_* on the test prompts of the eval point (NaN when none shares the query's μ)"),
@@ -210,7 +210,7 @@ METRICS = (
     Metric("qk_mu_diagonal", "mean μ_jᵀW_K^xᵀW_Q^x μ_j (Lemma 4: ≫ the off-diagonal)"),
     Metric("qk_mu_offdiagonal", "mean |μ_jᵀW_K^xᵀW_Q^x μ_j′| over j ≠ j′"),
     Metric("qk_nu_diagonal", "mean ν_kᵀW_K^xᵀW_Q^x ν_k"),
-    Metric("wq_label_columns_norm", "‖W_Q's label columns‖ (stays exactly 0: its gradient vanishes; spec §7.1)"),
+    Metric("wq_label_columns_norm", "‖W_Q's label columns‖ (stays exactly 0: its gradient vanishes, [LW23] Eq. 108)"),
     Metric("wk_label_columns_norm", "‖W_K's label columns‖ (moves a little: [LW23] Eq. 109, ≤ ε_y)"),
     Metric("wk_feature_columns_norm", "‖W_K's feature columns‖"),
     Metric("qk_rows_past_dx_norm", "‖rows past d_X of W_Q and W_K‖ (stay exactly 0)"),

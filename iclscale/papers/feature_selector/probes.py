@@ -1,18 +1,19 @@
-"""Mechanism measurements of spec §7 ([LW23] Prop. 1–2, Lemmas 3, 5, 7), for one config's parameters and prompts.
+"""Mechanism measurements (ours) of [LW23] Prop. 1–2 and Lemmas 3, 5, 7, for one config's parameters and prompts.
 
 Blocks: W^x = W[:, :d_X] reads features, W^y = W[:, d_X:d_X+d_Y] reads labels (input side); W_O[:, :d_X] and
 W_O[:, d_X:d_X+d_Y] read the value's feature and label *coordinates* (output side).
 
 - Fig. 1a (Prop. 1, Eq. 7–8): mean_j ‖W_Q^x μ_j‖, ‖W_K^x μ_j‖ and mean_k ‖W_Q^x ν_k‖, ‖W_K^x ν_k‖ (all δβ at init),
   the bilinear form μ_jᵀ W_K^xᵀ W_Q^x μ_j' (Lemma 4: diagonal ≫ off-diagonal) and the label-block invariants.
-- Attention (Prop. 1 Eq. 9; spec §7.2): A_* (mass on demonstrations sharing the query's μ; prompts without one
+- Attention (Prop. 1 Eq. 9): A_* (mass on demonstrations sharing the query's μ; prompts without one
   are left out and counted), A_partner (the task's other pattern), A_other (non-task patterns, random labels),
-  the mass on demonstrations sharing only the query's ν; `in_regime` is A_* ≥ 0.9 (spec §11 lesson 2).
-- Fig. 1b (Prop. 2, Eq. 10), two splits of z = W_O sa, pre-ReLU, that disagree after training (spec §7.3):
+  the mass on demonstrations sharing only the query's ν; `in_regime` is A_* ≥ 0.9
+  (ours: a pilot saw non-selection solutions).
+- Fig. 1b (Prop. 2, Eq. 10), two splits of z = W_O sa, pre-ReLU, that disagree after training (both ours):
   input side, sa = W_V^x Σ A_s x_s + W_V^y Σ A_s y_s, so z = z^x + z^y exactly (the plotted one); output side,
   z = W_O[:, feat]·sa[feat] + W_O[:, lab]·sa[lab] + rest (Eq. 10 as printed). Each is reported as the signed
   contribution to the correct side, y·Σ_i a_i 1[z_i > 0] z_i^part (the parts add up to y·F).
-- Lucky neurons (Lemma 7, spec §7.4): 𝒲 = {a_i > 0, W_O[i, lab]·q > 0}, 𝒰 = {a_i < 0, W_O[i, lab]·q < 0}, their
+- Lucky neurons (our reading of Lemma 7): 𝒲 = {a_i > 0, W_O[i, lab]·q > 0}, 𝒰 = {a_i < 0, W_O[i, lab]·q < 0}, their
   accumulated W_O change on each block (Lemma 3 Eq. 15–16) and the W_V update's alignment (Lemma 5).
 """
 
@@ -24,7 +25,7 @@ from iclscale.papers.common.one_layer_transformer import attention_weights
 from iclscale.papers.common.patterns import Prompts
 
 IN_REGIME = 0.9
-"""A_* at or above this is the selection regime (spec §6.3 robustness protocol; not from the paper)."""
+"""A_* at or above this is the selection regime (our protocol; not from the paper)."""
 
 
 def _mean_norm(W: torch.Tensor, directions: torch.Tensor) -> torch.Tensor:
@@ -52,8 +53,9 @@ def feature_norms(
 
 
 def label_block_invariants(params: dict[str, torch.Tensor], d_x: int, d_y: int) -> dict[str, torch.Tensor]:
-    """Spec §7.1: W_Q's label columns and the rows past d_X of W_Q, W_K stay exactly 0 (their gradients vanish);
-    W_K's label columns move, by a little ([LW23] Eq. 109: ≤ ε_y)."""
+    """W_Q's label columns and the rows past d_X of W_Q, W_K stay exactly 0: their gradients vanish (derived here;
+    [LW23] Eq. 108, 113, 123 state it for the label block); W_K's label columns move, by a little
+    ([LW23] Eq. 109: ≤ ε_y)."""
     W_Q, W_K = params["W_Q"], params["W_K"]
     return {
         "wq_label_columns_norm": W_Q[:, d_x : d_x + d_y].norm(),
@@ -64,7 +66,7 @@ def label_block_invariants(params: dict[str, torch.Tensor], d_x: int, d_y: int) 
 
 
 def attention_mass(params: dict[str, torch.Tensor], prompts: Prompts, attend_to_query: bool) -> dict[str, torch.Tensor]:
-    """Where the query's attention goes (spec §7.2), on one probe set."""
+    """Where the query's attention goes (Prop. 1 Eq. 9), on one probe set."""
     draw, l = prompts.draw, prompts.tokens.shape[-2] - 1
     attn = attention_weights(params["W_Q"], params["W_K"], prompts.tokens, attend_to_query)[..., :l]
     contexts, query = draw.relevant[..., :-1], draw.relevant[..., -1:]
@@ -135,7 +137,7 @@ def mlp_splits(
 def lucky_neurons(
     params: dict[str, torch.Tensor], initial: dict[str, torch.Tensor], q: torch.Tensor, d_x: int
 ) -> dict[str, torch.Tensor]:
-    """Lemma 7's lucky sets (spec §7.4 reading), Lemma 3's accumulated W_O change on them and Lemma 5's W_V update.
+    """Lemma 7's lucky sets (our reading), Lemma 3's accumulated W_O change on them and Lemma 5's W_V update.
     `initial`: the config's W_O and W_V at step 0."""
     W_O, a = params["W_O"], params["a"]
     d_y, m = q.shape[-1], W_O.shape[0]

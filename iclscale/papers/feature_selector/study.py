@@ -7,7 +7,7 @@
 
 Recorded at every eval point: `test_error` (sign(F) ≠ y, ties half), `test_hinge`, `test_attn_same` (A_* on
 the test prompts, Cor. 1) and, out of domain, `ood_conditions` (1 where Thm 2's conditions all hold). Probes at
-every record: the mechanism measurements of spec §7 (see probes.py) on fixed in-domain prompts.
+every record: the mechanism measurements of Prop. 1–2 and Lemmas 3, 5, 7 (see probes.py) on fixed in-domain prompts.
 """
 
 from __future__ import annotations
@@ -76,7 +76,9 @@ class FeatureSelector(Study):
 
     def domain(self, c: FeatureSelectorConfig, name: str, point: Mapping[str, Any] | None = None) -> Domain:
         """ "train" (T′), "id" (T), "id_left_out" (T \\ T′) or "ood" (the construction named by `point`)."""
-        relevant, irrelevant = unit_patterns(c.d_x, c.M1, c.M2)  # μ_j = βe_j, ν_k = βe_{M1+k} (spec §2.2)
+        relevant, irrelevant = unit_patterns(
+            c.d_x, c.M1, c.M2
+        )  # μ_j = βe_j, ν_k = βe_{M1+k}: orthogonal (§3.2), axes ours
         q = label_embedding(c.d_y, c.beta)  # ‖q‖ = β ([LW23] §3.2)
         if name == "ood":
             return self.ood_domain(c, point, relevant, irrelevant, q)

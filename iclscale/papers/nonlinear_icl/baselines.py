@@ -2,7 +2,7 @@
 Gaussian (RBF) or linear kernel, 1-NN and 3-NN.
 
 Each learner takes the demonstrations (x_i, ±1) of one prompt as its training set and predicts the
-query's label. Settings are not from the paper (spec §7, Fig. 4): scikit-learn defaults (C = 1,
+query's label. Settings are not from the paper (Fig. 4 gives none): scikit-learn defaults (C = 1,
 gamma = "scale"), features x_i ∈ R^{d_X} only, k-NN with k = min(k, l). A prompt whose demonstrations
 all carry one label is predicted as that label; a prompt with no demonstration is a tie (half an error,
 as for the transformer). One fit per prompt, so this runs in a Python loop, at the final record only.

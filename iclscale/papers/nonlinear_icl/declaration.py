@@ -31,7 +31,7 @@ MEANING = {
     "",
     "M2": "number of in-domain-irrelevant (IDI) patterns M2 ([L24] §5: 24)",
     "l_tr": "training prompt length l_tr, demonstrations ([L24] §5: 20)",
-    "batch_size": "SGD batch size B, fresh prompts every iteration (not from the paper; spec §4 suggests 64)",
+    "batch_size": "SGD batch size B, fresh prompts every iteration (not from the paper; 64 worked in a pilot of ours)",
     "domain": "test data: id = in-domain tasks unseen in training, T \\ T_tr ([L24] §5; NaN when T_tr = T); ood = the "
     "M1'(M1'−1) tasks T' on the ODR patterns μ'_j with ODI = IDI ([L24] Eq. 8, §5); id_train = the training tasks "
     "(not from the paper)",
@@ -39,20 +39,20 @@ MEANING = {
     "other ([L24] §5; Figs 3–5 use 0.6–1.0)",
     "l_ts": "test prompt length l_ts ([L24] Fig. 3: 0–20); F = 0 (as at l_ts = 0) is a tie counted as half an error "
     "(not from the paper)",
-    "K_ood": "ODI coefficient range K', κ' ~ U(−K', K') ([L24] §5 prints 5; possibly a garbled 0.5, spec §10.6)",
+    "K_ood": "ODI coefficient range K', κ' ~ U(−K', K') ([L24] §5 prints 5; possibly a garbled 0.5: our reading)",
     "S1": "coefficient sum S1 = a + b of μ'_1 = 0.3(μ_1 − μ_2) + aμ_5 + bμ_6 ([L24] §5, Eq. 12; Fig. 3A: 1.3 … 0.5; "
     "1.28 is Fig. 2's a = b = 0.64)",
     "odr_split": "a, b from S1: solve keeps ‖μ'_1‖ = β (a² + b² = 0.82, a the larger root; past S1 = 1.2806 it falls "
-    "back to a = b = S1/2 unnormalised, spec §2.5); equal takes a = b = S1/2 (Fig. 2)",
-    "eval_prompts": "test prompts per evaluation, one fixed set per config across records (not from the paper; spec "
-    "§6: ≥ 2000)",
+    "back to a = b = S1/2 unnormalised, our reading of Fig. 3A's 1.3); equal takes a = b = S1/2 (Fig. 2)",
+    "eval_prompts": "test prompts per evaluation, one fixed set per config across records (not from the paper; "
+    "≥ 2000 is our target)",
     "m": "MLP width m, the rows of W_O (not from the paper: never given; theory m ≳ M1² log M1)",
     "attend_to_query": "softmax also over the query column (the appendix proofs sum s = 1..l+1); false is Eq. 2 as "
     "printed",
-    "a_scale": "|a_i| of the fixed output layer a ~ U{±|a_i|} ([L24] §2.3, Table 2: 1/m; Alg. 1 prints 1/√m, spec "
-    "§10.3)",
-    "probe_prompts": "prompts per mechanism probe (Fig. 2, spec §8): unseen-task ID and Fig. 2's OOD data (a = b = "
-    "0.64, K' = 5), at the training α and l_tr (not from the paper)",
+    "a_scale": "|a_i| of the fixed output layer a ~ U{±|a_i|} ([L24] §2.3, Table 2: 1/m; Alg. 1 prints a garbled 1/√m: "
+    "two sources to one)",
+    "probe_prompts": "prompts per mechanism probe (Fig. 2; the measures are ours): unseen-task ID and Fig. 2's OOD "
+    "data (a = b = 0.64, K' = 5), at the training α and l_tr (not from the paper)",
     "delta": "init δ on the first d_X diagonal entries of W_Q, W_K and all of W_V ([L24] §2.3: δ ∈ (0, 0.2]; 0.1 not "
     "from the paper)",
     "learner": "who predicts the query: the trained transformer, or a classical learner fit on the prompt's "
@@ -65,7 +65,7 @@ MEANING = {
     "prune_score": "neuron magnitude: wowv = ‖row i of W_O W_V‖ (Thm 3.7's r_i), wo = ‖row i of W_O‖ (Fig. 5's wording)"
     "",
     "prune_ratio": "pruning rate R: round(R·m) neurons removed ([L24] Thm 3.7, Fig. 5's x-axis)",
-    "n_embd": "GPT-2 width (not from the paper; spec §3 suggests 256, the default 128 keeps CPU sweeps affordable)",
+    "n_embd": "GPT-2 width (not from the paper, which gives none; the default 128 keeps CPU sweeps affordable)",
     "n_positions": "learned positional embeddings; must exceed the longest prompt (not from the paper)",
     "positions": "token positions: from_query counts back from the query (query 0, last demonstration 1, …) so prompts "
     "of another length reuse trained positions; from_start is GPT-2's 0, 1, … (both not from the paper)",
@@ -272,7 +272,7 @@ NONLINEAR_ICL = StudyInfo(
             lr=1.0,
             optimizer="sgd",
             source="[L24] Alg. 1: plain SGD; T = 400 reads Fig. 2's '400 epochs' as iterations; η = 1 not from "
-            "the paper, spec §4",
+            "the paper (a pilot of ours; Thm 3.3 asks η ≤ 1)",
         ),
         *data_train_params(1, "[L24] §5: 1 for the one-layer model"),
         *ONE_LAYER_TRAIN,
@@ -296,7 +296,7 @@ NONLINEAR_ICL_GPT2 = StudyInfo(
             steps=2000,
             lr=1e-4,
             optimizer="adam",
-            source="not from the paper; Adam at 1e-4 as spec §3 suggests, after Bai et al. and Wu et al.",
+            source="not from the paper; Adam at 1e-4 is ours, after the Bai et al. and Wu et al. that [L24] §5 follows",
         ),
         *data_train_params(4, "[L24] §5: 4 for GPT-2"),
         *DATA_EVAL,

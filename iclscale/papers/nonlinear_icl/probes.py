@@ -1,4 +1,4 @@
-"""Mechanism probes of the one-layer model ([L24] §4, Fig. 2; spec §8 A–E), on stacked parameters.
+"""Mechanism probes of the one-layer model ([L24] §4, Fig. 2; (A)–(E) are our measures), on stacked parameters.
 
 (A) Q/K norms and projections ([L24] Prop. 4.1): ‖W_Q p_query‖, ‖W_K p_i‖ and |e(XDR(p))ᵀ W p| with
     e(v) = [v/β; 0] padded into the m_a-dim query/key space (Fig. 2A; valid because W_Q, W_K start as
@@ -10,7 +10,7 @@
     label part r_{i,d_Y} against sign(a_i)·q, as norms and angles (degrees), for 5 neurons with a_i > 0
     and 5 with a_i < 0 (the first of each sign by index: a fixed, random choice, Fig. 2 C–D) and averaged
     over the large neurons L.
-(E) The small/large split of ‖r_i‖ ([L24] Thm 3.7): 2-means on log ‖r_i‖ (spec §8E; not from the paper).
+(E) The small/large split of ‖r_i‖ ([L24] Thm 3.7): 2-means on log ‖r_i‖ (not from the paper).
 
 Written for one config's parameters and prompts.
 """

@@ -27,7 +27,7 @@ def neuron_magnitudes(params: dict[str, torch.Tensor], score: str) -> torch.Tens
 def small_neurons(magnitudes: torch.Tensor) -> torch.Tensor:
     """(m,) bool: the small neurons L^c of [L24] Thm 3.7 (‖r_i‖ ≤ O(1/√M) against Ω(1) on L), read as the
     lower group of a 2-means split of log magnitudes (exact in 1-D: the best cut of the sorted values; the
-    split is not from the paper, spec §8E)."""
+    split is not from the paper)."""
     m = magnitudes.shape[-1]
     if m < 2:
         return torch.zeros_like(magnitudes, dtype=torch.bool)

@@ -182,7 +182,7 @@ class PatternICL(Study, Generic[ConfigT]):
             "test_error": torch.where(has_tasks, wrong / count, math.nan).to(dtype),
             "test_hinge": torch.where(has_tasks, loss / count, math.nan).to(dtype),
         }
-        if point["domain"] == "ood":  # ‖μ'_1‖/β: 1 unless S1 was infeasible (spec §2.5)
+        if point["domain"] == "ood":  # ‖μ'_1‖/β: 1 unless S1 was infeasible (Fig. 3A's 1.3 > √1.64)
             metrics["odr_norm_ratio"] = torch.tensor(ood_split(point["S1"], point["odr_split"]).relative_norm)
         return metrics
 

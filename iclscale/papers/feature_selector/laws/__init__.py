@@ -1,5 +1,5 @@
 """The laws of seed 001, [LW23]: Li, Wang et al., "Transformers as Multi-Task Feature Selectors: Generalization
-Analysis of In-Context Learning", M3L workshop at NeurIPS 2023. Spec: shared/specs/seed-001.md §5 (S1–S17).
+Analysis of In-Context Learning", M3L workshop at NeurIPS 2023. Claim ids S1–S17 are the catalogue's.
 Every claim of the paper and the laws that test it; claims with no law say why in their text."""
 
 from iclscale.analysis.derived import DerivedVariable
@@ -120,7 +120,7 @@ CLAIMS = (
     Claim(
         "S7",
         "Thm 2, Eq. 64",
-        "test prompt length l_ts ≥ 2/α′ out of domain; the error against l_ts beside ½(1 − α′/2)^l_ts (spec §5)",
+        "test prompt length l_ts ≥ 2/α′ out of domain; the error against l_ts beside ½(1 − α′/2)^l_ts (ours, Eq. 64)",
         (S + "l_ts_vs_alpha_test", S + "ood_error_vs_l_ts_rate", S + "ood_error_vs_l_ts_level"),
         (
             Diagnosis(
@@ -132,9 +132,9 @@ CLAIMS = (
             ),
             Diagnosis(
                 "reading",
-                "½(1 − α′/2)^l_ts is the spec's curve, not printed: the fit decays slower (p = 0.124–0.428 vs α′/2 = "
-                "0.15–0.45) from higher (A = 0.56–0.86 vs ½): a prompt with no same-pattern demonstration is not a "
-                "coin flip when it holds demonstrations of the partner pattern.",
+                "½(1 − α′/2)^l_ts is our curve from Eq. 64, not printed: the fit decays slower (p = 0.124–0.428 "
+                "vs α′/2 = 0.15–0.45) from higher (A = 0.56–0.86 vs ½): a prompt with no same-pattern demonstration is "
+                "not a coin flip when it holds demonstrations of the partner pattern.",
                 (S + "ood_error_vs_l_ts_rate", S + "ood_error_vs_l_ts_level"),
             ),
         ),
@@ -200,7 +200,7 @@ CLAIMS = (
             Diagnosis(
                 "open",
                 "the lucky neurons' W_O change ratio does not follow λ_* (exponent −0.02 [−0.20, 0.18] against +1); "
-                "the lucky sets are spec §7.4's reading of Lemma 7; not explained.",
+                "the lucky sets are our reading of Lemma 7; not explained.",
             ),
         ),
     ),
@@ -260,7 +260,7 @@ CLAIMS = (
             Diagnosis(
                 "reading",
                 "μ′ with a negative coefficient keeps error 0.001 (the other violations give 0.5–1.0): the expected "
-                "degradation is the spec's reading; Remark 1 only withdraws the guarantee.",
+                "degradation is our reading; Remark 1 only withdraws the guarantee.",
             ),
         ),
     ),

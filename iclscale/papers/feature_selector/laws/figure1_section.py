@@ -1,6 +1,6 @@
 """The report's Figure 1 section for feature_selector ([LW23] Fig. 1, the paper's only figure): (a) the mean norms
 ‖W_Q μ‖, ‖W_K μ‖, ‖W_Q ν‖, ‖W_K ν‖ over iterations (Prop. 1 Eq. 7–8), (b) the MLP's pre-ReLU output split into
-what the features and what the labels contribute (Prop. 2 Eq. 10), in both splits of spec §7.3, named: the
+what the features and what the labels contribute (Prop. 2 Eq. 10), in both our splits of it, named: the
 input-side split is the one plotted solid, the output-coordinate split (Eq. 10 as printed) dashed. Means over the
 seeds that end in the selection regime (A_* ≥ 0.9); the others are counted. The generic report calls it."""
 

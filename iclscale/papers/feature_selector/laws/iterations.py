@@ -112,7 +112,7 @@ T_VS_ETA = _t_law(
     "lr",
     t_vs_eta_prediction,
     "iterations to zero in-domain error fall as 1/η",
-    "SGD step size η in the stable range of the pilot (η ≤ 15 at m = 256, spec §11)",
+    "SGD step size η in the stable range of the pilot (η ≤ 15 at m = 256, a numpy pilot of ours)",
 )
 
 
@@ -123,7 +123,7 @@ def t_att_prediction(params: Mapping[str, Any]) -> Prediction:
         1 / 3,
         "[LW23] App. A.1, after Eq. (47)",
         Band(1 / 3, math.inf),
-        "a lower bound on the time (spec §5 S2); not stated as such by the paper",
+        "a lower bound on the time (App. A.1 after Eq. 47); not stated as such by the paper",
     )
 
 
@@ -132,15 +132,15 @@ T_ATT_VS_M = _t_law(
     "M",
     t_att_prediction,
     "the iterations until the attention concentrates on same-pattern demonstrations grow as (M·M1)^(1/3)",
-    "T_att = the first record with A_* ≥ 0.9 on in-domain probe prompts (0.9 not from the paper: spec §5 S2 "
-    "suggests 1 − A_* ≤ 1/M, which the records every 25 steps cannot resolve); M varied at M1 = 4",
+    "T_att = the first record with A_* ≥ 0.9 on in-domain probe prompts (0.9 not from the paper: the proof's "
+    "γ_T = Θ(1/M) suggests 1 − A_* ≤ 1/M, which the records every 25 steps cannot resolve); M varied at M1 = 4",
     measure=FirstStepReaching("attn_same", threshold=0.9, below=False),
     pool=("d_x",),
 )
 
 
 def t_vs_alpha_prediction(params: Mapping[str, Any]) -> Prediction:
-    # [LW23] Thm 1 Eq. (6): T ∝ (C − α⁻¹)⁻¹, decreasing in α for every C > 1/α (spec §10.7); §3.1's insight:
+    # [LW23] Thm 1 Eq. (6): T ∝ (C − α⁻¹)⁻¹, decreasing in α for every C > 1/α (Eq. 53: C/(C − α⁻¹)); §3.1's insight:
     # "(1 − α⁻¹)⁻¹". The direction; the curve with C fitted is T_vs_alpha_curve
     return Prediction(Hypothesis("decreasing: ρ ≤ −0.5", Band(-1.0, -0.5), "[LW23] Thm 1, Eq. (6)", INSIDE))
 
@@ -182,10 +182,10 @@ TAU_CRIT_VS_M1 = Law(
     study=STUDY,
     claim="training breaks down at a noise bound τ_crit ≈ (1 − ε_m)/M1, i.e. τ_crit ∝ 1/M1",
     citation=f"{LW23} Theorem 1, Eq. (6)",
-    conditions="τ_crit = the smallest τ of the grid with final in-domain error ≥ 0.1 (spec §5 S4; 0.1 not from the "
-    "paper) at T_max, per M1 and seed; M2 = max(M1² − M1, 8) varies with M1 (pooled); d_X held fixed across M1 "
-    "(with d_X = M the noise ball's share on each pattern axis would shrink as M1 grows: a confound); every run "
-    "counts (a breakdown is the event measured)",
+    conditions="τ_crit = the smallest τ of the grid with final in-domain error ≥ 0.1 (our reading of Thm 1's "
+    "τ ≤ O(1/M1); 0.1 not from the paper) at T_max, per M1 and seed; M2 = max(M1² − M1, 8) varies with M1 "
+    "(pooled); d_X held fixed across M1 (with d_X = M the noise ball's share on each pattern axis would shrink "
+    "as M1 grows: a confound); every run counts (a breakdown is the event measured)",
     prediction_text="exponent of τ_crit vs M1: −1 (bound reading ≥ −1)",
     measure=ThresholdAlongAxis("test_error", axis="tau", threshold=0.1, below=False),
     x="M1",
@@ -239,7 +239,7 @@ TASK_COVERAGE = Law(
     claim="training tasks that leave some μ_i never +1 (or never −1) leave the model failing on the tasks left out",
     citation=f"{LW23} Lemma 1",
     conditions="trained on 1–3 of the M1 = 4 cyclic tasks, tested on the left-out ones (domain id_left_out); the "
-    "expected failure is the spec's reading of Lemma 1 (§5 S15), not a claim of the paper",
+    "expected failure is our reading of Lemma 1, not a claim of the paper",
     prediction_text="the smallest seed-mean error over the ablations (1–3 training tasks) > 0.01 (whole interval)",
     measure=FinalValue("test_error"),
     x="n_train_tasks",
@@ -251,9 +251,9 @@ TASK_COVERAGE = Law(
 )
 
 
-# Theorem 1's width and batch conditions (spec §5 S13, S14) ----------------------------------------------------------
+# Theorem 1's width and batch conditions (claims S13, S14) ---------------------------------------------------------
 def width_prediction(params: Mapping[str, Any]) -> Prediction:
-    # [LW23] Thm 1: m ≥ ε_m⁻² M1² log N; at fixed N = BT and ε_m an exponent 2 in M1 (spec §5 S13)
+    # [LW23] Thm 1: m ≥ ε_m⁻² M1² log N; at fixed N = BT and ε_m an exponent 2 in M1 (claim S13)
     return exponent_prediction(
         2.0,
         "[LW23] Thm 1 (m ≥ ε_m⁻² M1² log N)",
@@ -327,9 +327,9 @@ BATCH_VS_M1 = _required_vs_m1(
     batch_prediction,
     "the batch needed for zero in-domain error grows as M1·log M1 (B > Ω(M1 log M1))",
     "Theorem 1; App. A.1, Eq. (39)",
-    "after a fixed number of iterations T (Theorem 1's T does not depend on B once B > Ω(M1 log M1); spec §5 S14's "
+    "after a fixed number of iterations T (Theorem 1's T does not depend on B once B > Ω(M1 log M1); a "
     "fixed sample budget N = B·T would instead make T = N/B grow as B shrinks; T not from the paper; exploratory: the "
-    "spec calls the coupon-collector bound loose)",
+    "coupon-collector bound of Eq. 39 is loose)",
     "exponent of the required B vs M1·ln M1: 1 (bound reading ≤ 1)",
 )
 
@@ -342,7 +342,7 @@ def _alpha_curve(alpha, params, A, C):
 
 
 def c_prediction(params: Mapping[str, Any]) -> Prediction:
-    # [LW23] Thm 1: "C > Ω(1)", "for some large C > 1" (spec §10.7)
+    # [LW23] Thm 1: "C > Ω(1)", "for some large C > 1" (Eq. 53)
     return Prediction(Hypothesis("C > 1", Band(1.0, math.inf), "[LW23] Thm 1, Eq. (6)", INSIDE))
 
 
@@ -440,7 +440,7 @@ TAU_CRIT_VS_M1, T_VS_TAU_CURVE = (
         versus_printed=VersusPrinted(
             STRONGER,
             "Thm 1 needs τ ≤ O(1/M1) as a sufficient condition; reading it as where training breaks down "
-            "(τ_crit ∝ 1/M1, T ∝ (1 − ε_m − τM1)^(−1/2) up to the breakdown) is the spec's, not printed",
+            "(τ_crit ∝ 1/M1, T ∝ (1 − ε_m − τM1)^(−1/2) up to the breakdown) is ours, not printed",
         ),
     )
     for law in (TAU_CRIT_VS_M1, T_VS_TAU_CURVE)

@@ -221,8 +221,8 @@ WO_SPLIT_VS_LAMBDA = Law(
     study=STUDY,
     claim="on lucky neurons the accumulated W_O change on the feature columns over the label columns is ≈ λ_*",
     citation=f"{LW23} Lemma 3, Eq. (15)–(16)",
-    conditions="lucky neurons 𝒲 ∪ 𝒰 at the end (spec §7.4), ‖ΔW_O‖ on each column block; λ ≡ λ_*; exploratory "
-    "(spec §5 S12); selection-regime runs only",
+    conditions="lucky neurons 𝒲 ∪ 𝒰 at the end (our reading of Lemma 7), ‖ΔW_O‖ on each column block; "
+    "λ ≡ λ_*; exploratory (claim S12); selection-regime runs only",
     prediction_text="exponent of the feature/label change ratio vs λ_*: +1 (beside it: > 0)",
     measure=FinalValue("lucky_dWO_ratio"),
     x="lambda_star",

@@ -72,7 +72,7 @@ OOD_HINGE_VS_M1 = Law(
     claim="the out-of-domain hinge loss falls at least as fast as 1/M1 (Loss ≤ ε once M1 ≥ 1/ε)",
     citation=f"{LW23} Theorem 2; App. A.4, Eq. (69)–(71)",
     conditions=f"{THEOREM_2}, l_ts ≥ 2/α′; M2 = max(M1² − M1, 8), d_X = M + 12 vary with M1 (pooled); an upper "
-    "bound read as a slope (spec §5 S16); seeds with zero hinge are left out of the log fit and counted; "
+    "bound read as a slope (ours); seeds with zero hinge are left out of the log fit and counted; "
     "selection-regime runs only",
     prediction_text="exponent of the mean OOD hinge loss vs M1 ≤ −1",
     measure=FinalValue("test_hinge"),
@@ -187,12 +187,12 @@ L_TS_VS_ALPHA_TEST = Law(
 )
 
 
-# The no-match curve: error ≈ ½(1 − α′/2)^l_ts (spec §5 S7, ours from [LW23] Eq. 64) --------------------------------
+# The no-match curve: error ≈ ½(1 − α′/2)^l_ts (ours, derived from [LW23] Eq. 64) --------------------------------------
 RESOLVED_ERRORS = 5  # a point is fitted when the curve predicts ≥ 5 wrong prompts among the eval prompts (ours)
 
 
 def _no_match_curve(l_ts, params, A, p):
-    # spec §5 S7, derived from [LW23] Thm 2 / Eq. (64): each demonstration shares the query's pattern with
+    # derived here from [LW23] Thm 2 / Eq. (64): each demonstration shares the query's pattern with
     # probability α′/2, so none of l_ts does with probability (1 − α′/2)^l_ts; such a prompt a coin flip gives
     # error ½(1 − α′/2)^l_ts. Here A (½) and p (α′/2) are free
     return A * (1 - p) ** l_ts
@@ -216,7 +216,7 @@ def _no_match_law(name: str, judged: str, predict, prediction_text: str, width: 
         study=STUDY,
         claim="out of domain, the error is that of the prompts with no demonstration sharing the query's pattern, "
         "answered by a coin flip: ½(1 − α′/2)^l_ts",
-        citation=f"{LW23} Theorem 2; App. A.4, Eq. (64) (the curve is spec §5 S7's derivation, not the paper's)",
+        citation=f"{LW23} Theorem 2; App. A.4, Eq. (64) (the curve is our derivation, not the paper's)",
         conditions=f"{THEOREM_2}; one trained model per seed, every l_ts (below 2/α′ too); A and p of A(1 − p)^l_ts "
         "fitted on log axes per α′ (iclscale.analysis.kinds.Curve); only l_ts where the curve predicts ≥ 5 wrong "
         "prompts among "
@@ -241,23 +241,23 @@ def _no_match_law(name: str, judged: str, predict, prediction_text: str, width: 
         regime=SELECTED,
         rule=VerdictRule(min_levels=4, min_points=8, max_interval_width=width, tolerance=width / 2),
         versus_printed=VersusPrinted(
-            OTHER_READING, "the paper prints no error curve: ½(1 − α′/2)^l_ts is spec §5 S7's derivation from Eq. (64)"
+            OTHER_READING, "the paper prints no error curve: ½(1 − α′/2)^l_ts is our derivation from Eq. (64)"
         ),
     )
 
 
 def no_match_rate_prediction(params: Mapping[str, Any]) -> Prediction | None:
-    # spec §5 S7 from [LW23] Eq. (64): a demonstration shares the query's test-relevant pattern w.p. α′/2
+    # derived here from [LW23] Eq. (64): a demonstration shares the query's test-relevant pattern w.p. α′/2
     alpha = params.get("alpha_test")
     if alpha is None:
         return None
     half = float(alpha) / 2
-    return Prediction(Hypothesis(f"p = α′/2 = {half:.3g}", Band.point(half), "[LW23] Eq. (64); spec §5 S7", OVERLAP))
+    return Prediction(Hypothesis(f"p = α′/2 = {half:.3g}", Band.point(half), "[LW23] Eq. (64); our curve", OVERLAP))
 
 
 def no_match_level_prediction(params: Mapping[str, Any]) -> Prediction:
-    # spec §5 S7: a prompt with no same-pattern demonstration is a coin flip (error ½)
-    return Prediction(Hypothesis("A = ½", Band.point(0.5), "spec §5 S7 (from [LW23] Eq. (64))", OVERLAP))
+    # ours: a prompt with no same-pattern demonstration is a coin flip (error ½)
+    return Prediction(Hypothesis("A = ½", Band.point(0.5), "ours (from [LW23] Eq. (64))", OVERLAP))
 
 
 OOD_NO_MATCH_RATE = _no_match_law(
@@ -278,7 +278,7 @@ OOD_NO_MATCH_LEVEL = _no_match_law(
 
 def violated_prediction(params: Mapping[str, Any]) -> Prediction:
     # [LW23] Remark 1: the conditions (1) μ′ in the non-negative cone, (2) labels ±q, (3) l_ts ≥ 2/α′. Violated,
-    # the theorem says nothing; "degraded error" is the spec's expectation (§5 S17), not the paper's claim
+    # the theorem says nothing; "degraded error" is our expectation, not the paper's claim
     return Prediction(
         Hypothesis("error > 0.01 (expected, not proved)", Band(EPSILON, math.inf), "[LW23] Remark 1", INSIDE)
     )
@@ -298,8 +298,8 @@ OOD_VIOLATIONS = Law(
     claim="out-of-domain prompts that violate Remark 1's conditions (negative coefficient, μ′ ∈ span{ν}, μ′ on fresh "
     "axes, labels q′ ⟂ q or swapped) lose the zero-error guarantee",
     citation=f"{LW23} Theorem 2; Remark 1",
-    conditions="the longest l_ts of the sweep, every α′; per variant; the paper proves nothing here (spec §5 S17: "
-    "report as 'conditions violated'); selection-regime runs only",
+    conditions="the longest l_ts of the sweep, every α′; per variant; the paper proves nothing here (reported "
+    "as 'conditions violated'); selection-regime runs only",
     prediction_text="seed-mean OOD error > 0.01 per variant (the whole interval); exploratory",
     measure=FinalValue("test_error"),
     x=None,
@@ -312,9 +312,7 @@ OOD_VIOLATIONS = Law(
     pool=("alpha_test",),
     regime=SELECTED,
     rule=ONE_CELL,
-    versus_printed=VersusPrinted(
-        STRONGER, "Remark 1 only withdraws the guarantee; the expected degradation is the spec's (§5 S17)"
-    ),
+    versus_printed=VersusPrinted(STRONGER, "Remark 1 only withdraws the guarantee; the expected degradation is ours"),
 )
 
 LAWS = (

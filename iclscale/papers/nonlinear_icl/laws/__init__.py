@@ -1,6 +1,7 @@
 """The laws of seed 000, [L24]: Li, Wang, Lu, Cui, Chen, "How Do Nonlinear Transformers Learn and Generalize in
-In-Context Learning?", ICML 2024 (PMLR 235, arXiv 2402.15607). Spec: shared/specs/seed-000.md §6 (L1–L18) and
-§7 (Figures 4, 5). Every claim of the paper, the laws that test it, and the report sections of its own."""
+In-Context Learning?", ICML 2024 (PMLR 235, arXiv 2402.15607). Claim ids L1–L18 (the theorems)
+and F4, F5A (Figures 4, 5) are the catalogue's.
+Every claim of the paper, the laws that test it, and the report sections of its own."""
 
 from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
 from iclscale.papers.nonlinear_icl.laws import learners, mechanism, pruning, theorem33, thresholds

@@ -39,7 +39,8 @@ def _concentration_law(domain: str) -> Law:
         claim="after training, attention puts more mass on demonstrations sharing the query's pattern than uniform "
         "attention would",
         citation=f"{L24} Corollary 4.3, Remark 4.4; Figure 2B",
-        conditions=f"trained one-layer model, probes on {DOMAIN_TEXT[domain]} at the training α and l_tr (spec §8B)",
+        conditions=f"trained one-layer model, probes on {DOMAIN_TEXT[domain]} at the training α and l_tr "
+        "(Fig. 2B's measure)",
         prediction_text="seed-mean of attention mass on N minus the uniform share |N|/l > 0 (the whole interval)",
         measure=FinalCombination(f"{domain}_attn_same", other=f"{domain}_attn_same_uniform", combine="difference"),
         x=None,
@@ -60,7 +61,7 @@ ATTENTION_CONCENTRATES_OOD = replace(_concentration_law("ood"), versus_printed=_
 
 
 def complement_prediction(params: Mapping[str, Any]) -> Prediction:
-    # [L24] Cor. 4.3 Eq. (20): 1 − Σ_{s∈N} attn_s = Θ(M1^{-C}) with C > 1 (OCR unclear, spec L15)
+    # [L24] Cor. 4.3 Eq. (20): 1 − Σ_{s∈N} attn_s = Θ(M1^{-C}) with C > 1 (the exponent is garbled in the text)
     return Prediction(
         Hypothesis("exponent ≤ −1 (C > 1)", Band(-math.inf, -1.0), "[L24] Cor. 4.3, Eq. (20)", OVERLAP),
     )
@@ -73,7 +74,7 @@ ATTENTION_COMPLEMENT_VS_M1 = Law(
     claim="the attention mass off the query's pattern falls polynomially in M1, faster than 1/M1",
     citation=f"{L24} Corollary 4.3, Eq. (20)",
     conditions="trained one-layer models at several M1, everything else fixed; unseen-task in-domain probe prompts; "
-    "the exponent C > 1 is read from a garbled OCR (spec §6 L15); a decay needs the model trained long enough at "
+    "the exponent C > 1 is read from a garbled text extraction; a decay needs the model trained long enough at "
     "every M1",
     prediction_text="exponent of 1 − attn on N vs M1 ≤ −1",
     measure=FinalCombination("id_attn_same", combine="one_minus"),
@@ -107,8 +108,8 @@ def _projection_law(weights: str, symbol: str) -> Law:
         claim=f"the trained W_{symbol} projects {'the query' if weights == 'q' else 'each demonstration'} onto its own "
         "relevant pattern; its projection on any other relevant pattern is smaller by a factor O(1/M1 + 1/M2)",
         citation=f"{L24} Proposition 4.1, Eq. (17)–(18); Figure 2A",
-        conditions="trained one-layer model, unseen-task in-domain probe prompts (spec §8A); e(v) = [v/β; 0] is a "
-        "valid pattern direction because W_Q, W_K start as δ·[I 0]; the O(·) constant is taken as 1 (not from the "
+        conditions="trained one-layer model, unseen-task in-domain probe prompts (Fig. 2A's norms); e(v) = [v/β; 0] "
+        "is a valid pattern direction because W_Q, W_K start as δ·[I 0]; the O(·) constant is taken as 1 (not from the "
         "paper); Eq. (19) (irrelevant patterns) is recorded as a probe",
         prediction_text="seed-mean of the largest off-target projection / the on-pattern projection ≤ 1/M1 + 1/M2 "
         "(beside it: < 1, Remark 4.2's 'relatively smaller')",
@@ -132,7 +133,7 @@ KEY_PROJECTION = replace(_projection_law("k", "K"), versus_printed=_CONSTANT_ONE
 # Proposition 4.5: the large neurons align with μ̄ and ±q ---------------------------------------------------
 def alignment_prediction(params: Mapping[str, Any]) -> Prediction | None:
     # [L24] Prop. 4.5 Eq. (21)–(22): cos(r_i, target) ≥ 1 − Θ(1)/M1 for i ∈ L (the denominator garbled, M1 most
-    # likely, spec L17); Θ(1) = 1 is not from the paper
+    # likely: our reading); Θ(1) = 1 is not from the paper
     M1 = params.get("M1")
     if M1 is None:
         return None
@@ -146,7 +147,7 @@ def _alignment_law(part: str, target: str, equation: str) -> Law:
         study=STUDY,
         claim=f"the {part} part of every large neuron's row of W_O W_V points along {target}",
         citation=f"{L24} Proposition 4.5, Eq. ({equation}); Figure 2{'C' if part == 'feature' else 'D'}",
-        conditions="trained one-layer model; L = the upper group of a 2-means split of log ‖r_i‖ (spec §8E, not from "
+        conditions="trained one-layer model; L = the upper group of a 2-means split of log ‖r_i‖ (not from "
         "the paper); the probe averages the angle over L (1 − cos of the mean angle); Θ(1) taken as 1 (not from the "
         "paper)",
         prediction_text="1 − cos(mean angle over L) ≤ 1/M1 (the whole interval)",

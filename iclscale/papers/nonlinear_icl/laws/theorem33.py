@@ -45,18 +45,18 @@ def t_vs_alpha_prediction(params: Mapping[str, Any]) -> Prediction:
         "[L24] Thm 3.3 (iv), Eq. (10); Fig. 6 right (T linear in α^{-2/3})",
         # bound reading: T* ≤ c·α^{-2/3} for every α ∈ (0, 1] needs T* to grow no faster as α → 0
         Band(-2 / 3, math.inf),
-        "[L24] Eq. (10) as an upper bound on the requirement (spec §6); not stated by the paper",
+        "[L24] Eq. (10) as an upper bound on the requirement (a sufficient condition, §3.3); not stated by the paper",
     )
 
 
 def t_vs_beta_prediction(params: Mapping[str, Any]) -> Prediction:
-    # [L24] Thm 3.3 (iv), Eq. (10): the β^{-2/3} factor (the proof's Eq. 83 also has δ^{-2/3}, spec §10.9)
+    # [L24] Thm 3.3 (iv), Eq. (10): the β^{-2/3} factor (the proof's Eq. (83) also has δ^{-2/3})
     return _exponent(
         -2 / 3,
         "[L24] Thm 3.3 (iv), Eq. (10)",
         # bound reading: T* ≤ c·β^{-2/3} as β grows (β ≥ 1) needs T* to fall at least as fast
         Band(-math.inf, -2 / 3),
-        "[L24] Eq. (10) as an upper bound on the requirement (spec §6); not stated by the paper",
+        "[L24] Eq. (10) as an upper bound on the requirement (a sufficient condition, §3.3); not stated by the paper",
     )
 
 
@@ -66,7 +66,7 @@ def t_vs_m1_prediction(params: Mapping[str, Any]) -> Prediction:
         1.0,
         "[L24] Thm 3.3 (iv), Eq. (10)",
         Band(-math.inf, 1.0),  # bound reading: T* grows no faster than M1·√log M1 as M1 grows
-        "[L24] Eq. (10) as an upper bound on the requirement (spec §6); not stated by the paper",
+        "[L24] Eq. (10) as an upper bound on the requirement (a sufficient condition, §3.3); not stated by the paper",
     )
 
 
@@ -76,7 +76,7 @@ def t_vs_eta_prediction(params: Mapping[str, Any]) -> Prediction:
         -1.0,
         "[L24] Thm 3.3 (iv), Eq. (10)",
         Band(-1.0, math.inf),  # bound reading: T* grows no faster than 1/η as η → 0
-        "[L24] Eq. (10) as an upper bound on the requirement (spec §6); not stated by the paper",
+        "[L24] Eq. (10) as an upper bound on the requirement (a sufficient condition, §3.3); not stated by the paper",
     )
 
 
@@ -86,7 +86,7 @@ def l_tr_prediction(params: Mapping[str, Any]) -> Prediction:
         -1.0,
         "[L24] Thm 3.3 (iii), Eq. (9); Fig. 6 left (l_tr linear in 1/α)",
         Band(-1.0, math.inf),  # bound reading: the required l_tr grows no faster than 1/α as α → 0
-        "[L24] Eq. (9) as an upper bound on the requirement (spec §6); not stated by the paper",
+        "[L24] Eq. (9) as an upper bound on the requirement (a sufficient condition, §3.3); not stated by the paper",
     )
 
 
@@ -96,7 +96,7 @@ def l_ts_prediction(params: Mapping[str, Any]) -> Prediction:
         -1.0,
         "[L24] Thm 3.3 (iii), Eq. (9); Thm 3.4, Remark 3.5; Fig. 3B",
         Band(-1.0, math.inf),  # bound reading: the required l_ts grows no faster than 1/α' as α' → 0
-        "[L24] Eq. (9) as an upper bound on the requirement (spec §6); not stated by the paper",
+        "[L24] Eq. (9) as an upper bound on the requirement (a sufficient condition, §3.3); not stated by the paper",
     )
 
 
@@ -169,7 +169,7 @@ SAMPLES_VS_ALPHA = Law(
     study=STUDY,
     claim="the training samples N = B·T needed to reach unseen-task error ≤ 0.01 scale as α^{-2/3}",
     citation=f"{L24} Theorem 3.3 (iv), Eq. (10) with N = BT; §3.3 insight 3",
-    conditions="as T vs α (spec §6 L5): β, M1, η, l_tr held fixed; at one B per group N* is B·T*, so the "
+    conditions="as T vs α (claim L1): β, M1, η, l_tr held fixed; at one B per group N* is B·T*, so the "
     "exponent is T's; a sweep that also grids B fits N* per B. " + THEOREM_3_3,
     prediction_text="exponent of N = B·T vs alpha: -0.667 (bound reading ≥ -0.667)",
     # [L24] Thm 3.3 (iv): N = BT samples with T ∝ α^{-2/3} (Eq. 10); insight 3: "the required number of
@@ -213,7 +213,8 @@ def width_prediction(params: Mapping[str, Any]) -> Prediction:
         1.0,
         "[L24] Thm 3.3 (i)",
         Band(-math.inf, 1.0),  # bound reading: the width needed grows no faster than M1² log M1 as M1 grows
-        "[L24] Thm 3.3 (i) as an upper bound on the requirement (spec §6); not stated by the paper",
+        "[L24] Thm 3.3 (i) as an upper bound on the requirement (a sufficient condition, §3.3); not stated by "
+        "the paper",
     )
 
 
@@ -224,7 +225,7 @@ WIDTH_VS_M1 = Law(
     citation=f"{L24} Theorem 3.3 (i)",
     conditions="a fixed iteration budget for every (M1, m); required m = the smallest m of the grid whose final "
     "unseen-task error is ≤ 0.01 (ε not from the paper; a staircase on the grid); a sufficient condition: "
-    "a measured width may grow slower than the bound (spec §6 L10, optional there; not a figure of the paper). "
+    "a measured width may grow slower than the bound (an optional check of ours; not a figure of the paper). "
     + THEOREM_3_3,
     prediction_text="exponent 1 of the required m vs M1²·ln M1 (bound reading ≤ 1)",
     measure=ThresholdAlongAxis("test_error", axis="m", threshold=EPSILON),
@@ -243,7 +244,7 @@ def hinge_vs_batch_prediction(params: Mapping[str, Any]) -> Prediction:
         "[L24] Thm 3.3 (ii), (11)",
         # bound reading: loss ≤ c·B^{-1/2} for every B needs the loss to fall at least as fast as B grows
         Band(-math.inf, -0.5),
-        "[L24] Thm 3.3 (ii) as an upper bound on the loss (spec §6); not stated by the paper",
+        "[L24] Thm 3.3 (ii) as an upper bound on the loss (a sufficient condition, §3.3); not stated by the paper",
     )
 
 
@@ -253,8 +254,9 @@ HINGE_VS_BATCH = Law(
     claim="the hinge loss reached after training falls with the batch size B as B^{-1/2}",
     citation=f"{L24} Theorem 3.3 (ii), (11)",
     conditions="final unseen-task hinge loss after a budget long enough to converge at every B; the theorem "
-    "needs B ≳ M1 log M1 (≈ 11 at M1 = 6); weak (spec §6 L11): a loss far below its bound need not follow "
-    "the bound's slope, and a loss of exactly 0 cannot enter a log–log fit (counted as left out). " + THEOREM_3_3,
+    "needs B ≳ M1 log M1 (≈ 11 at M1 = 6); weak (an optional check of ours): a loss far below its bound need "
+    "not follow the bound's slope, and a loss of exactly 0 cannot enter a log–log fit (counted as left out). "
+    + THEOREM_3_3,
     prediction_text="exponent of the hinge loss vs B: -0.5 (bound reading ≤ -0.5)",
     measure=FinalValue("test_hinge"),
     x="batch_size",

@@ -39,8 +39,8 @@ TRAIN_TASKS_THRESHOLD = Law(
     claim="unseen-task error is ≈ 0 iff the number of training tasks |T_tr| ≥ M1 (App. A.2's task sets)",
     citation=f"{L24} Condition 3.2, Lemma B.11; App. A.2, Figure 7",
     conditions="task sets of App. A.2: a random subset of the cyclic T_tr0 below M1 (Condition 3.2 fails), "
-    "T_tr0 plus random other tasks from M1 on; 'error ≈ 0' read as final error ≤ 0.01 (spec §6's ε_thr; "
-    "Fig. 7 gives no number); "
+    "T_tr0 plus random other tasks from M1 on; 'error ≈ 0' read as final error ≤ 0.01 (our reading of App. A.2's "
+    "'around 0'; Fig. 7 gives no number); "
     "the theorem gives the 'if' (Condition 3.2 ⇒ Thm 3.3), Fig. 7 the 'only if'",
     prediction_text="per M1: error ≤ 0.01 at every |T_tr| ≥ M1 and > 0.01 at every |T_tr| < M1",
     measure=FinalValue("test_error"),
@@ -105,7 +105,7 @@ def _s1_law(study: str, necessary: bool) -> Law:
         citation=source,
         conditions=f"{model}; OOD data of §5 (μ'_1 = 0.3(μ_1 − μ_2) + aμ_5 + bμ_6, S1 = a + b; ODI = IDI), read at "
         "the longest test prompt in the sweep (Fig. 3A: 20); the theorem's O(ε) has no number: ε = 0.01 is "
-        "Fig. 3A's; S1 = 1.3 is infeasible at ‖μ'_1‖ = β (a = b = 0.65, spec §2.5)",
+        "Fig. 3A's; S1 = 1.3 is infeasible at ‖μ'_1‖ = β (a = b = 0.65, our reading of Fig. 3A's 1.3)",
         prediction_text=text,
         measure=FinalValue("test_error"),
         x="S1",
