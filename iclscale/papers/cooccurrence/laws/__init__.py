@@ -1,7 +1,7 @@
 """The laws of seed 003, [Y24]: Yang, Kailkhura, Wang, Liang, "Training Dynamics of Transformers to Recognize Word
-Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605): the claims
-C1–C21 and Figure 1. Every claim with the laws that test it (CLAIMS), the Figure 1 report section and the
-run summary `iclscale train` prints."""
+Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605). Every claim (C1–C21, our ids for the
+paper's statements) with the laws that test it (CLAIMS), the Figure 1 report section and the run summary
+`iclscale train` prints."""
 
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses

@@ -55,8 +55,8 @@ DIAGNOSES = {
         Diagnosis(
             "open",
             "at Fig 3's σ = 0.01 ‖M‖ saturates for ReLU tasks (≈ 9.7 for every L ≥ 0.5) and rises then falls for cos "
-            "(ρ ≈ 0.03–0.09); a Monte Carlo of the population loss (ours) predicts almost no L-dependence there, so "
-            "what the paper's figure shows is not explained.",
+            "(ρ ≈ 0.03–0.09); a Monte Carlo of the population loss (outside the paper) predicts almost no "
+            "L-dependence there, so what the paper's figure shows is not explained.",
         ),
     ),
     "C14": (
