@@ -31,7 +31,7 @@ def test_gradient_flow_time_is_lr_times_step():
 
 @pytest.mark.parametrize("readout", ["pm1_fixed", "trainable"])
 def test_flow_rates_are_the_finite_differences_of_small_steps(readout):
-    """dX/dt (autograd, at step 0) ≈ (X(1) − X(0))/η for a small η (spec §7.1's check)."""
+    """dX/dt (autograd, at step 0) ≈ (X(1) − X(0))/η for a small η (our check)."""
     eta = 1e-6
     result, _ = _train(1, eta, RecordSchedule(every=1), init="theory", readout=readout, c0=1.0, c1=1.0)
     for name in ("G1", "G3", "A12", "A31", "v12", "u_norm2", "p12", "p13", "loss"):

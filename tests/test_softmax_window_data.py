@@ -85,7 +85,8 @@ def test_hills_frequency_has_nu_hills_on_the_circle():
 
 @pytest.mark.parametrize("task_class", ["affine", "relu"])
 def test_loss_symmetry_L_squared(task_class):
-    """ℒ(M; L, σ) = L²·ℒ(M; 1, σ/L) for the affine and ReLU classes (spec §2.3), with common random numbers."""
+    """ℒ(M; L, σ) = L²·ℒ(M; 1, σ/L) for the affine and ReLU classes (derived here from Def. 3.2), with common
+    random numbers."""
     from iclscale.papers.softmax_window.model import SoftmaxAttention
 
     unit = SoftmaxAttention(4)

@@ -1,8 +1,9 @@
 """The co-occurrence data of [Y24] Definition 2.1, for one config.
 
-Tokens are vocabulary indices: token i stands for μ_{i+1} = e_{i+1}, the one-hot embedding (spec §2.1: the
-standard basis; with Gaussian weights a random rotation of it is the same in distribution). Index 0 is the
-target μ1, 1 the target μ2, 2 the common token μ3, and 3..d−1 the random tokens R = {μ4, …, μd}.
+Tokens are vocabulary indices: token i stands for μ_{i+1} = e_{i+1}, the one-hot embedding (our reading of
+Def. 2.1's orthonormal μ_i: the standard basis; with Gaussian weights a random rotation of it is the same in
+distribution). Index 0 is the target μ1, 1 the target μ2, 2 the common token μ3, and 3..d−1 the random tokens
+R = {μ4, …, μd}.
 
 A sequence of type k (k = 1..4) is built in slot order, then its slots are put at random positions:
 
@@ -79,7 +80,7 @@ def random_tokens(rng: Stream, purpose: str, slots: torch.Tensor, d: int, distin
 def random_sample(random_seen: torch.Tensor, size: int) -> torch.Tensor:
     """The `size` lowest-index random tokens that occur in the training set, the first of them repeated where
     fewer occur: a random sample of them (the words are drawn at random) of a fixed size, so that configs of
-    one pack share its shape (spec §7.2's "random sample of pairs")."""
+    one pack share its shape (not from the paper)."""
     d = random_seen.shape[0]
     order = torch.where(random_seen, d - torch.arange(d), 0)  # larger for smaller indices, 0 if unseen
     rank, index = torch.topk(order, min(size, d - FIRST_RANDOM))

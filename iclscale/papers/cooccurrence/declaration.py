@@ -67,7 +67,7 @@ def _check_vocabulary(values: Mapping[str, Any]) -> str | None:
 def _dtype_param(recipe: tuple[Param, ...]) -> tuple[Param, ...]:
     """The recipe of App. A, whose float type the paper does not give."""
     meaning = (
-        "float type end to end; float64 not from the paper (spec §4: attention-score changes of 1e-5–1e-6 "
+        "float type end to end; float64 not from the paper (attention-score changes of 1e-5–1e-6 "
         "in the theory regime are below float32's resolution of the scores)"
     )
     return tuple(dataclasses.replace(p, meaning=meaning) if p.name == "dtype" else p for p in recipe)
@@ -80,7 +80,7 @@ METRICS = (
     Metric("loss_type#", "mean training loss over the sequences of type # (I_#; Fig. 1b)"),
     Metric(
         "min_margin",
-        "min_i y_iF_i over the training set (> 0: every sample correct; T1 is the first time; spec §7.4)",
+        "min_i y_iF_i over the training set (> 0: every sample correct; T1 is the first time, our reading of Thm 3.1)",
         headline=True,
     ),
     Metric("min_margin_type#", "min_i y_iF_i over the sequences of type #"),
@@ -96,7 +96,7 @@ METRICS = (
     ),
     Metric("G#", "G(μ_#) = uᵀW_Vμ_#, the linear sub-network on special token # ([Y24] Eq. 4)"),
     Metric("G_margin_type#", "the sub-network's margin on a type-# sequence (Thm 3.2 (iv))"),
-    Metric("G_signal_min", "min(G1, G2, −G3) (≥ c: the time T1_G(c); spec §7.4)"),
+    Metric("G_signal_min", "min(G1, G2, −G3) (≥ c: the time T1_G(c), ours)"),
     Metric("G_random_max", "max |G(μ_r)| over the training set's random tokens (Lemma F.14)"),
     Metric("G_random_mean", "mean |G(μ_r)| over the training set's random tokens"),
     Metric("u_norm2", "‖Wᵀa‖², the readout's squared norm ([Y24] Eq. 5)"),
@@ -119,7 +119,11 @@ METRICS = (
     Metric("S#", "S_# = Σ_{i∈I_#} g_i with g_i = 1/(1 + e^{y_iF_i}), the gradient mass of type # (§4.2)"),
     Metric("R", "R(t) = (S2 + S3 + S4 − S1)/(S1 − S2) ≈ −Ġ3/Ġ1 (§4.2)"),
     Metric("R_prime", "R′(t) = (S2 + S3 + S4 − S1)/(S1 − S3) ≈ −Ġ3/Ġ2"),
-    Metric("R_star", "R*, the root with c/a ≈ −2 that R(t) settles at (App. F.1; spec §9.9)"),
+    Metric(
+        "R_star",
+        "R*, the root with c/a ≈ −2 that R(t) settles at (App. F.1 prints c/a = (1 ± …)·2; the root is real for "
+        "c/a < 0: our reading)",
+    ),
     Metric("balance_23", "|S2 − S3| / min(S2, S3) (Lemma 4.4: ≤ C ≪ 1)"),
     Metric("S2_over_S3", "S2/S3 (Def. F.1: in [1/2, 2])"),
     Metric("S_ordering", "1 when S4 ≤ min(S2, S3) ≤ max(S2, S3) ≤ S1 ≤ S2 + S3 + S4 (Def. F.1's ordering), else 0"),
@@ -139,7 +143,7 @@ METRICS = (
     Metric(
         "rate_*",
         "rate_X: X's exact gradient-flow rate dX/dt along −∇L̂ (forward-mode autograd; Lemmas 4.1–4.3, 4.7, "
-        "F.4, F.11; spec §7.1)",
+        "F.4, F.11; the chain rule under §2.2's flow)",
     ),
 )
 
@@ -154,8 +158,8 @@ MEANING = {
     "init": "initialisation preset: theory = N(0, s0²) for W_Q, W_K, W_V and N(0, s1²) for W with s0 = c0/√(Lm), s1 = "
     "c1/√m1 (§2.2, Condition 1); kaiming_normal = N(0, 2/fan_in); torch_default = nn.Linear's U(±1/√fan_in). App. A "
     "says only 'Kaiming'. The default torch_default is a 'Kaiming' reading whose runs show Fig. 1's phases on its "
-    "epoch axis (T1 ≈ 1400–2000 of 30000 epochs, the type-2/3 losses peaking at ≈ 550 epochs; spec §9.2); theory "
-    "meets all four of spec §6.3's criteria but ends Phase 1 after ≈ 80 epochs; kaiming_normal with a = ±1 after ≈ 15 "
+    "epoch axis (T1 ≈ 1400–2000 of 30000 epochs, the type-2/3 losses peaking at ≈ 550 epochs); theory "
+    "meets all four of our Figure 1 criteria but ends Phase 1 after ≈ 80 epochs; kaiming_normal with a = ±1 after ≈ 15 "
     "(README). Not from the paper",
     "readout": "MLP output weights a: pm1_fixed = a_j ~ U{±1}, fixed (the theory, §2.2); init_fixed = drawn by the "
     "init preset (±1 for theory), fixed; trainable = that draw, trained. The default init_fixed is not from the paper "
@@ -164,7 +168,7 @@ MEANING = {
     "Lemma D.8 needs, is not from the paper)",
     "c1": "init theory: s1 = c1/√m1 (Condition 1 has s1 = 1/Θ̃(√m1); c1 = 0.1 not from the paper)",
     "n_test": "fresh test sequences from D (Def. 2.1, random tokens iid), exact type proportions; the paper reports no "
-    "test set (3000 from spec §2.3, not from the paper)",
+    "test set (3000 not from the paper)",
 }
 """The meanings of the params whose meaning does not fit on their declaration's line."""
 

@@ -69,7 +69,8 @@ class CooccurrenceTransformer(nn.Module):
 
 
 def initial_weights(rng: Stream, preset: str, d: int, L: int, m: int, m1: int, c0, c1) -> dict[str, torch.Tensor]:
-    """W_Q, W_K, W_V (m×d), W (m1×m) and a (m1) drawn by an init preset (spec §3.1):
+    """W_Q, W_K, W_V (m×d), W (m1×m) and a (m1) drawn by an init preset (App. A says only
+    'Kaiming'; the presets are our readings):
 
     theory:          W_Q, W_K, W_V ~ N(0, s0²), W ~ N(0, s1²), a ~ U{±1};  s0 = c0/√(Lm), s1 = c1/√m1
                      ([Y24] §2.2 and Condition 1)

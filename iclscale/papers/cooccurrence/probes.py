@@ -1,7 +1,7 @@
-"""The mechanism measurements of [Y24] (spec §7), for one config at one record.
+"""The mechanism measurements of [Y24] (§§3–4, Apps. E–F), for one config at one record.
 
 - margins and losses: ℓ_i = ℓ(y_i F_i) with ℓ(x) = log(1 + e^{−x}) (Eq. 2), per type k the mean over I_k
-  (Fig. 1b), min_i y_i F_i (T1 is the first time it is positive, spec §7.4), max_i |F_i| (Lemma D.8 at t = 0);
+  (Fig. 1b), min_i y_i F_i (T1 is the first time it is positive, our reading), max_i |F_i| (Lemma D.8 at t = 0);
 - the linear sub-network G(μ) = uᵀW_V μ (Eq. 4) on μ1, μ2, μ3, its margins (Thm 3.2(iv)) and its size on the
   random tokens of the training set (Lemma F.14); ‖Wᵀa‖² (Eq. 5);
 - attention: the key–query scores A_ij = μ_iᵀ W_Kᵀ W_Q μ_j (key i, query j; Fig. 1a, Thm 3.2(i)), the value
@@ -12,8 +12,8 @@
 - gradient balancing (§4.2, App. F.1): S_k = Σ_{i∈I_k} g_i with g_i = 1/(1 + e^{y_i F_i}), R(t), R′(t), R*,
   the ordering of Def. F.1, the ratios of Lemmas 4.4–4.5, the spread of g within a type (Cor. F.2);
 - exact gradient-flow rates dX/dt = −⟨∇_θX, ∇_θL̂⟩ (forward-mode autograd along −∇L̂) of the quantities the
-  claims about rates name (Lemmas 4.1–4.3, 4.7, F.4, F.11, Cor. F.17, Thm F.8; spec §7.1), and Eq. 5's
-  right-hand side.
+  claims about rates name (Lemmas 4.1–4.3, 4.7, F.4, F.11, Cor. F.17, Thm F.8; the chain rule under §2.2's
+  flow), and Eq. 5's right-hand side.
 
 The types come in order (data.sample_types), so I_k is a slice: no masks whose shape depends on data.
 """
@@ -45,13 +45,13 @@ def margins(net: Net, tokens: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def losses(margin: torch.Tensor) -> Metrics:
-    """L̂ = (1/n) Σ_i ℓ(y_iF_i) ([Y24] Eq. 2), the mean within each type (Fig. 1b; spec §9.17), the margins."""
+    """L̂ = (1/n) Σ_i ℓ(y_iF_i) ([Y24] Eq. 2), the mean within each type (Fig. 1b; our reading), the margins."""
     loss = logistic_loss(margin)
     I1, I2, I3, I4 = type_slices(margin.shape[-1])
     return {
         "loss": loss.mean(),
         **{f"loss_type{k}": loss[I].mean() for k, I in enumerate((I1, I2, I3, I4), start=1)},
-        "min_margin": margin.min(),  # > 0: every sample correct (T1, spec §7.4)
+        "min_margin": margin.min(),  # > 0: every sample correct (T1, our reading)
         "max_abs_output": margin.abs().max(),  # max_i |F(X_i)| (|y_i| = 1); at t = 0 Lemma D.8 needs ≤ 0.01
         # per type: which samples become correct last (Thm E.14 for type 1, Cor. E.20 for types 2 and 3,
         # Lemma E.19 / C21 for type 4)
@@ -72,7 +72,7 @@ def mlp_values(params: Mapping[str, torch.Tensor], random_seen: torch.Tensor) ->
         "G_margin_type1": G[MU1] + G[MU2] + G[MU3],
         "G_margin_type2": G[MU1] + G[MU3],
         "G_margin_type3": G[MU2] + G[MU3],
-        "G_signal_min": torch.minimum(torch.minimum(G[MU1], G[MU2]), -G[MU3]),  # ≥ c: T1_G(c) (spec §7.4)
+        "G_signal_min": torch.minimum(torch.minimum(G[MU1], G[MU2]), -G[MU3]),  # ≥ c: T1_G(c) (ours)
         "G_random_max": magnitude.max(),
         "G_random_mean": magnitude.sum() / random_seen.sum(),
         "u_norm2": u @ u,
@@ -157,7 +157,7 @@ def softmax_weights(params: Mapping[str, torch.Tensor], initial: Mapping[str, to
 
 
 def balancing(margin: torch.Tensor) -> Metrics:
-    """Gradient sums S_k and the balancing statistics of [Y24] Lemmas 4.4–4.5, App. F.1 (spec §7.3)."""
+    """Gradient sums S_k and the balancing statistics of [Y24] Lemmas 4.4–4.5, App. F.1."""
     g = torch.sigmoid(-margin)  # g_i = −ℓ'(y_iF_i) = 1/(1 + e^{y_iF_i})
     g_prime = -g * (1 - g)  # g'(x) = −g(x)(1 − g(x))
     slices = type_slices(margin.shape[-1])
@@ -172,8 +172,8 @@ def balancing(margin: torch.Tensor) -> Metrics:
         "S3": S3,
         "S4": S4,
         "R": (S2 + S3 + S4 - S1) / (S1 - S2),  # R(t) ≈ −Ġ3/Ġ1 (§4.2)
-        "R_prime": (S2 + S3 + S4 - S1) / (S1 - S3),  # R′(t) ≈ −Ġ3/Ġ2, the same with μ2 (spec §7.3)
-        "R_star": -beta / 2 + torch.sqrt(beta**2 / 4 + 2),  # the root R* with c/a ≈ −2 (spec §9.9)
+        "R_prime": (S2 + S3 + S4 - S1) / (S1 - S3),  # R′(t) ≈ −Ġ3/Ġ2, the same with μ2 (ours)
+        "R_star": -beta / 2 + torch.sqrt(beta**2 / 4 + 2),  # the root R* with c/a ≈ −2 (App. F.1: +2; our reading)
         "balance_23": (S2 - S3).abs() / torch.minimum(S2, S3),  # Lemma 4.4: ≤ C ≪ 1
         "S2_over_S3": S2 / S3,  # Def. F.1: in [1/2, 2]
         "S_ordering": ordered.to(S.dtype),  # Def. F.1: S4 ≤ min(S2,S3) ≤ max(S2,S3) ≤ S1 ≤ S2+S3+S4
@@ -186,7 +186,7 @@ def balancing(margin: torch.Tensor) -> Metrics:
 
 def flow_rates(net: Net, trainable: tuple[str, ...], loss: Callable[[Net], torch.Tensor], quantities) -> Metrics:
     """dX/dt = −⟨∇_θX, ∇_θL̂⟩ under gradient flow dθ/dt = −∇_θL̂ ([Y24] §2.2), for every X of `quantities(net)`:
-    one gradient of L̂ and one forward-mode derivative of all X along −∇L̂ (two autograd calls, spec §7.1)."""
+    one gradient of L̂ and one forward-mode derivative of all X along −∇L̂ (two autograd calls)."""
     fixed = {n: v for n, v in net.params.items() if n not in trainable}
     theta = {n: net.params[n] for n in trainable}
 

@@ -2,7 +2,7 @@
 
 `softmax_window` trains the attention unit; `softmax_window_oracle` measures the loss ℒ(w) of
 M = w·I by Monte Carlo and its minimiser w*, which by [C24] Lemma B.5 is the form of every
-minimiser for isotropic data — exponent fits without training noise (spec §5.1(b)).
+minimiser for isotropic data — exponent fits without training noise (our method, not the paper's).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ TASK_CLASS_MEANING = (
 
 MEANING = {
     "covariates": "covariates: isotropic U^d, nonisotropic U^d_S with S_d = diag(1..d) (§3.2), lowrank_gaussian "
-    "J̃x̃/‖J̃x̃‖ with J̃ = (JᵀJ)^{1/2}, J drawn once per trial (App J.1, spec's reading), lowrank_gaussian_task the "
+    "J̃x̃/‖J̃x̃‖ with J̃ = (JᵀJ)^{1/2}, J drawn once per trial (App J.1, our reading), lowrank_gaussian_task the "
     "same with J drawn anew for every task (App J.1: 'for each task')",
     "attention": "attention activation: softmax (eq. ICL) or linear (Remark 2.2, Thm 3.6)",
     "hills_mode": "reading of F_ν,hills (Fig 1; the OCR is garbled): frequency cos(ν(θ−b)) (default, not from the "
@@ -50,8 +50,8 @@ MEANING = {
     "5 fresh tasks per iteration with EMA smoothing, Fig 9 used 500)",
     "oracle task_class": "task class (see softmax_window); the oracle covers the full-rank ones",
     "oracle covariates": "covariates: isotropic U^d (the theorem's setting) or nonisotropic U^d_S (§3.2)",
-    "mc_tasks": "Monte-Carlo tasks for ℒ(w), shared by every w (common random numbers; spec §5.1(b) suggests "
-    "10^4–10^6; default not from the paper)",
+    "mc_tasks": "Monte-Carlo tasks for ℒ(w), shared by every w (common random numbers; 10^4–10^6 is our suggested "
+    "range; the default is not from the paper)",
 }
 """The meanings of the params whose meaning does not fit on their declaration's line."""
 

@@ -1,4 +1,4 @@
-"""Study `softmax_window_oracle`: the optimal window scale without training noise (spec §5.1(b)).
+"""Study `softmax_window_oracle`: the optimal window scale without training noise (ours).
 
 By [C24] Lemma B.5 every minimiser of the ICL loss on isotropic data has the form M* = w·I. This
 study estimates ℒ(w) = E (h_SA(x_{n+1}) − f(x_{n+1}))² by Monte Carlo on a log-grid of w, with the
@@ -7,7 +7,7 @@ and refines the grid minimiser by a parabola in log w. For linear attention ℒ(
 and its minimiser is exact.
 
 Recorded per config: `w_star`, `oracle_loss` (ℒ at the best grid point), `w_star_at_grid_edge`,
-and the theorem's regime conditions (spec §5.1) as 0/1 flags.
+and the theorem's regime conditions ([C24] Lemmas C.5, D.1, Thms E.1–E.2) as 0/1 flags.
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ def refine_minimum(grid: torch.Tensor, curve: torch.Tensor) -> tuple[torch.Tenso
 
 
 def regime_flags(w_star: torch.Tensor, c: SoftmaxWindowOracleConfig) -> dict[str, torch.Tensor]:
-    """The conditions of [C24] Thm 3.4's proof (spec §5.1), with w_KQ = w/2: the appendix writes the
+    """The conditions of [C24] Thm 3.4's proof (Lemmas C.5, D.1, Thms E.1–E.2), with w_KQ = w/2: the appendix writes the
     kernel as exp(−w_KQ‖x_i − x‖²), and on the sphere w·x_iᵀx = w − (w/2)‖x_i − x‖²."""
     d, n = c.d, c.n
     w_kq = w_star / 2

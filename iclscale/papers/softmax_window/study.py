@@ -118,7 +118,7 @@ class SoftmaxWindow(Study):
 
 
 def subspace_errors(M: torch.Tensor, B: torch.Tensor, B_perp: torch.Tensor) -> dict[str, torch.Tensor]:
-    """ρ(M, B) of [C24] App J.1 in the three readings of the garbled formula (spec §8.6)."""
+    """ρ(M, B) of [C24] App J.1 in the three readings of the garbled formula (ours)."""
     sigma_min = torch.linalg.svdvals(B.transpose(-1, -2) @ M @ B)[-1]
     spurious = B_perp.transpose(-1, -2) @ M @ B_perp
     return {

@@ -1,7 +1,7 @@
 """The laws of seed 003, [Y24]: Yang, Kailkhura, Wang, Liang, "Training Dynamics of Transformers to Recognize Word
-Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605). Spec: shared/specs/seed-003.md §5.5
-(C1–C21) and §6 (Figure 1). Every claim with the laws that test it (CLAIMS), the Figure 1 report section and the
-run summary `iclscale train` prints."""
+Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605). Every claim (C1–C21, our ids for the
+paper's statements) with the laws that test it (CLAIMS), the Figure 1 report section and the run summary
+`iclscale train` prints."""
 
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
@@ -71,7 +71,9 @@ CLAIMS = (
 )  # fmt: skip
 
 # Why what does not reproduce does not (numbers: the catalogue's sweeps, this paper's README.md)
-GROWS = "‖Wᵀa‖² grows through Phase 1 at spec §8's c1 = 0.3 (4.8–6.4 → 16–21 at m = 64), not Θ(σ1² m m1) (Thm E.27)"
+GROWS = (
+    "‖Wᵀa‖² grows through Phase 1 at our base point's c1 = 0.3 (4.8–6.4 → 16–21 at m = 64), not Θ(σ1² m m1) (Thm E.27)"
+)
 DIAGNOSES = {
     "C1": (
         Diagnosis(
@@ -95,7 +97,8 @@ DIAGNOSES = {
         Diagnosis(
             "open",
             "at F(0) ≈ 0.001 the ratio falls as m^(−0.94 [−1.08, −0.80]), within O(1/√m), but erratically (local "
-            "−2.5 … −0.08 over 20 seeds: inconclusive); at spec §8's F(0) ≈ 0.09 it has a random sign; not explained.",
+            "−2.5 … −0.08 over 20 seeds: inconclusive); at our base point's F(0) ≈ 0.09 it has a random sign; not "
+            "explained.",
         ),
     ),
     "C4": (

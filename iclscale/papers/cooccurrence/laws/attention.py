@@ -12,7 +12,10 @@ from iclscale.analysis.measures import FinalValue
 from iclscale.papers.cooccurrence.laws.common import PHASE2, PHASE_2_CONDITIONS, T_STAR_LOSS, theory_exponent_law
 
 C12_SOURCE = "Thm 3.3, Eq. 3 (C_12 = Θ(σ0²√m/(L σ1² m m1) + σ0²/(σ1² m m1)), up to log factors)"
-LOG_NOTE = "the log factor log(t_end/T1) is not divided out (spec §9.12)"
+LOG_NOTE = (
+    "the log factor log(t_end/T1) is not divided out (Thm 3.3's Θ hides it; derived here from Thm F.8: "
+    "∫L̂ dt ≈ log(t)/κ)"
+)
 T_STAR_NOTE = (
     f"read at T*, the first record with L̂ ≤ {T_STAR_LOSS:g} (Thm 3.3's T* = min{{t : L̂(t) = Θ(1/poly(m))}} at one "
     "level for every config, ours: a level falling with m would add a log m to ∫L̂ dt = log(L̂(T1)/L̂(T*))/κ, which "
@@ -55,10 +58,10 @@ def _c12_law(axis: str, exponent: float, group_by: tuple[str, ...], why: str, **
     return at_t_star, replace(at_end, versus_printed=FIXED_TIME)
 
 
-# [Y24] Thm 3.3 Eq. 3 in the c-parametrisation (spec §5.4): C12 ≈ (c0²/c1²)(1/(L² m^{3/2}) + 1/(L m²))
+# [Y24] Thm 3.3 Eq. 3 in the c-parametrisation (derived here): C12 ≈ (c0²/c1²)(1/(L² m^{3/2}) + 1/(L m²))
 C12_PAIRS = (
     _c12_law("m", -1.5, ("c0", "c1", "m1", "lr"), "s0 = c0/√(Lm), s1 = c1/√m1: the first term, "
-             "(c0²/c1²) m^(−3/2)/L², dominates for m ≥ L² (spec §5.4)"),
+             "(c0²/c1²) m^(−3/2)/L², dominates for m ≥ L² (derived here)"),
     _c12_law("c1", -2.0, ("c0", "m", "m1", "lr"), "σ1² = c1²/m1 in the denominator of both terms"),
     _c12_law("c0", 2.0, ("c1", "m", "m1", "lr"), "σ0² = c0²/(Lm) in the numerator of both terms"),
     _c12_law("m1", 0.0, ("c0", "c1", "m", "lr"), "σ1² m1 = c1²: no m1 at fixed c1"),
@@ -101,7 +104,7 @@ C13_VS_N = theory_exponent_law(
     "Thm 3.3, Eq. 3 (random-index coefficients)",
     "distinct random tokens (each in one sample); the largest |ΔA| over pairs of μ1, μ2, μ3 and 61 sampled "
     "random tokens with at least one random token, over |ΔA12|, at the end; exponent between −1 (first term) "
-    "and 0 (second term; its share is √m/(L n) of the first's, spec §5.4)",
+    "and 0 (second term; its share is √m/(L n) of the first's, derived here from Eq. 3)",
     FinalValue("random_score_change_ratio"),
     "n",
     (-1.0, 0.0),

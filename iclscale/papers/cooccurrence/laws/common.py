@@ -1,6 +1,6 @@
 """What the laws of seed 003 share: the citation, the phase windows, the verdict rules. Yang, Kailkhura, Wang,
 Liang, "Training Dynamics of Transformers to Recognize Word Co-occurrence via Gradient Flow Analysis",
-NeurIPS 2024 (arXiv 2410.09605), cited as [Y24]. Spec: shared/specs/seed-003.md §5.5, §6, §8."""
+NeurIPS 2024 (arXiv 2410.09605), cited as [Y24]."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
 Y24 = "Yang et al. 2024 [Y24] (NeurIPS 2024, arXiv 2410.09605)"
 STUDY = "cooccurrence"
 
-# Phase 2 starts at T1, the first record with every training sample correct (spec §7.4; [Y24] Thm 3.1)
+# Phase 2 starts at T1, the first record with every training sample correct (our reading of [Y24] Thm 3.1's T1)
 PHASE2 = Window("min_margin", 0.0, below=False, factor=1.0)
-# the 1/t law is fitted from 2·T1 on (spec §5.5 C8: "t ∈ [2 T1, t_end]")
+# the 1/t law is fitted from 2·T1 on (not from the paper: Def. E.2's T1 comes after the first all-correct record)
 LATE_PHASE2 = Window("min_margin", 0.0, below=False, factor=2.0)
 
 # T* of Thm 3.3 (min{t : L̂(t) = Θ(1/poly(m))}) read as the first record with L̂ ≤ 0.01 at every config (not from
@@ -127,11 +127,11 @@ def theory_init(runs):
 
 
 def with_alternative(predict, name: str, band: Band):
-    """`predict` with another reading (not the paper's own statement: a spec's) judged beside its primary."""
+    """`predict` with another reading (not the paper's own statement: ours) judged beside its primary."""
 
     def both(params) -> Prediction:
         primary = predict(params).primary
-        return Prediction(primary, (Hypothesis(name, band, "spec seed-003.md, not from the paper"),))
+        return Prediction(primary, (Hypothesis(name, band, "our reading, not from the paper"),))
 
     return both
 

@@ -1,7 +1,7 @@
 """[Y24] Figure 1's Phase-1 claims as laws, per setting: attention is still in Phase 1 (C7; Thm 3.1, E.28) and
-starts moving only after T1 (spec §7.4's T_attn), and the one-target-token losses rise and then fall before T1
+starts moving only after T1 (our T_attn), and the one-target-token losses rise and then fall before T1
 (C5; Lemmas 4.2–4.3), at a time T_0.5 ≤ O(1/m). Each run's number is computed from its curves by
-iclscale.papers.cooccurrence.laws.phases (spec §6.3's criteria (1) and (2))."""
+iclscale.papers.cooccurrence.laws.phases (criteria (1) and (2))."""
 
 from __future__ import annotations
 
@@ -43,13 +43,13 @@ PHASE1_STILLNESS = Law(
     study=STUDY,
     claim="attention hardly moves in Phase 1: max|ΔA_ij| (μ1, μ2, μ3) by T1 is a small share of its final size",
     citation=f"{Y24} Thm 3.1, Thm E.28; Figure 1a",
-    conditions=f"any init; share = max over [0, T1] of max_ij |ΔA_ij| / its maximum over the run; 'small' is spec "
-    f"§6.3's {STILLNESS:.0%} (not from the paper)",
+    conditions=f"any init; share = max over [0, T1] of max_ij |ΔA_ij| / its maximum over the run; 'small' is "
+    f"{STILLNESS:.0%} (not from the paper)",
     prediction_text=f"share < {STILLNESS:g} on every seed",
     measure=Figure1Criterion("phase1_score_share", text="max|ΔA| on [0, T1] / max|ΔA| over the run"),
     x=None,
     # [Y24] Thm E.28: |Δ νᵀW_KᵀW_Qμ| ≤ Õ(m^(−3/2)(1/L + 1/√m)) on [0, T1], while Phase 2 moves it by Θ(C12)
-    predict=constant(f"< {STILLNESS:g}", Band(0.0, STILLNESS), f"{Y24} Thm E.28; spec §6.3"),
+    predict=constant(f"< {STILLNESS:g}", Band(0.0, STILLNESS), f"{Y24} Thm E.28"),
     kind=Bound(aggregate="max", statistic_text="seed-mean share of the score change done by T1"),
     group_by=SETTING,
     rule=FRACTION_RULE,
@@ -75,24 +75,24 @@ ATTENTION_AFTER_T1 = Law(
     name=f"{STUDY}.attention_moves_after_T1",
     study=STUDY,
     claim="the phases are separate: attention starts moving only after Phase 1 ends (T_attn > T1)",
-    citation=f"{Y24} Thm 3.1 / E.28 (attention still on [0, T1]), Thm 3.2 (it moves in Phase 2); spec §7.4",
+    citation=f"{Y24} Thm 3.1 / E.28 (attention still on [0, T1]), Thm 3.2 (it moves in Phase 2)",
     conditions=f"any init; T_attn = the first t with max_ij |ΔA_ij| (μ1, μ2, μ3) ≥ {ATTENTION_ONSET:g} × its run "
-    f"maximum (spec §7.4's ε = {ATTENTION_ONSET:g}, not from the paper)",
+    f"maximum (ε = {ATTENTION_ONSET:g}, not from the paper)",
     prediction_text="T_attn / T1 > 1 on every seed",
     measure=Figure1Criterion("attention_separation", text="T_attn / T1"),
     x=None,
-    predict=constant("> 1", Band(1.0, float("inf")), f"{Y24} Thm E.28; spec §7.4"),
+    predict=constant("> 1", Band(1.0, float("inf")), f"{Y24} Thm E.28"),
     kind=Bound(aggregate="min", statistic_text="seed-mean of T_attn / T1"),
     group_by=SETTING,
     rule=FRACTION_RULE,
 )
 
-# [Y24] Lemma 4.3 / Thm E.19: the type-2/3 losses turn at T_0.5 ≤ O(1/m) (spec C5: fit T_0.5 vs m, exponent ≈ −1)
+# [Y24] Lemma 4.3 / Thm E.19: the type-2/3 losses turn at T_0.5 ≤ O(1/m) (claim C5: T_0.5 vs m, exponent ≈ −1)
 PEAK_TIME_VS_M = theory_exponent_law(
     "one_target_loss_peak_vs_m",
     "the type-2 loss (μ1 only) peaks at T_0.5 ≤ O(1/m), when −Ġ3 overtakes Ġ1",
     "Lemma 4.3, Thm E.19 (T_0.5 ≤ T1 = C_T1/(σ1² m m1))",
-    "T_0.5 = the t of the largest type-2 loss (type 3 is its mirror image); exponent −1 as T1's (spec C5)",
+    "T_0.5 = the t of the largest type-2 loss (type 3 is its mirror image); exponent −1 as T1's (ours: T_0.5 ≤ T1)",
     Figure1Criterion("T_peak_type2", text="t at which the type-2 loss is largest"),
     "m",
     -1.0,

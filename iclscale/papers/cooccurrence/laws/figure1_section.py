@@ -1,8 +1,8 @@
 """The report's Figure 1 section for cooccurrence ([Y24] Fig. 1): per setting (init preset, readout, …), (a) the
 changes of the key–query scores ΔA_ij on μ1, μ2, μ3 and (b) the training loss and the per-type losses against
-gradient-flow time t = η·step, T1 marked; a table of spec §6.3's criteria per seed (iclscale.analysis.catalogue.
+gradient-flow time t = η·step, T1 marked; a table of Figure 1's criteria per seed (iclscale.analysis.catalogue.
 cooccurrence.phases); and, when runs differ in η only, their losses against t on one chart (the gradient-flow
-collapse of spec §4). The generic report calls `figure1_section` (iclscale.analysis.catalogue)."""
+collapse, our check). The generic report calls `figure1_section` (iclscale.analysis.catalogue)."""
 
 from __future__ import annotations
 
@@ -52,8 +52,8 @@ def figure1_section(results: Results, add_chart) -> Section | None:
         "pairs Thm 3.2(i) names (ΔA12, ΔA21 should rise, ΔA31, ΔA32 fall in Phase 2); (b) the training loss and "
         "the mean loss of each sample type (1: μ1 and μ2; 2: μ1 only; 3: μ2 only; 4: neither). x: gradient-flow "
         "time t = η·step, log scale; the dashed line is T1, the first record with every training sample "
-        "correct (seed median). Every seed is drawn. The table gives spec §6.3's criteria per seed and T_attn, the "
-        "first t at which max|ΔA_ij| reaches 5% of its run maximum (spec §7.4: the phases are separate when "
+        "correct (seed median). Every seed is drawn. The table gives our Figure 1 criteria per seed and T_attn, the "
+        "first t at which max|ΔA_ij| reaches 5% of its run maximum (ours: the phases are separate when "
         "T_attn > T1).</p>",
     )
     for setting, part in runs.groupby([p for p in varying if p != "lr"] or (lambda _: 0), sort=True):

@@ -25,15 +25,15 @@ SETTING = ("init", "readout", "m", "m1", "c0", "c1", "lr")  # one verdict per tr
 INF = math.inf
 
 
-# Phase 2 from T1 = the first record with every sample correct (spec §7.4), or from 2·T1: [Y24]'s own T1 is
+# Phase 2 from T1 = the first record with every sample correct (our reading), or from 2·T1: [Y24]'s own T1 is
 # C_T1/(σ1² m m1) "for some sufficiently large constant C_T1" (Def. E.2), a time by which Phase 1 is over, not
-# the first time it could be (spec C8 fits from 2·T1 for the same reason)
+# the first time it could be (the κ of claim C8 is fitted from 2·T1 for the same reason)
 WINDOWS = {
     "": (PHASE2, "t ≥ T1, the first record with every training sample correct"),
     "_from_2T1": (
         LATE_PHASE2,
         "t ≥ 2·T1 ([Y24] Def. E.2's T1 = C_T1/(σ1² m m1) with a sufficiently large C_T1 comes after the first "
-        "all-correct record T1; the factor 2 is spec C8's)",
+        "all-correct record T1; the factor 2 is not from the paper)",
     ),
 }
 
@@ -90,7 +90,7 @@ FRACTION_LAWS = (
     _throughout("C16", "S2_over_S3", 0.5, 2.0, "S2/S3 ∈ [1/2, 2]", "Def. F.1"),
     _throughout("C16", "S_ordering", 1.0, INF, "S4 ≤ min(S2,S3) ≤ max(S2,S3) ≤ S1 ≤ S2+S3+S4", "Def. F.1"),
     _throughout("C16", "R", 1.0, 2.0, "R(t) = (S2+S3+S4−S1)/(S1−S2) contracts into (1, 2)", "§4.2, App. F.1"),
-    # R′ swaps μ1 for μ2 (spec §7.3): the same contraction by symmetry of [Y24] §4.2's argument
+    # R′ swaps μ1 for μ2 (ours): the same contraction by symmetry of [Y24] §4.2's argument
     _throughout("C16", "R_prime", 1.0, 2.0, "R′(t) = (S2+S3+S4−S1)/(S1−S3) contracts into (1, 2)",
                 "§4.2, App. F.1 (with μ2 for μ1)"),
     # Lemma 4.5: (1+C) max(Ġ1, Ġ2) ≤ −Ġ3 ≤ (1−C)(Ġ1 + Ġ2)

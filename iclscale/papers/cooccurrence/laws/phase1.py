@@ -1,6 +1,6 @@
 """[Y24] Phase 1: its length T1 ∝ 1/(σ1² m m1) (Def. E.2, Thm E.26; C1) against m, c1, c0, m1, n, L, the general
 rate scale (σ0² + σ1²)·m·m1 of §4.1 and — for the gradient-flow reading of gradient descent — the step size η;
-its sub-events (each type correct: Thm E.14, Cor. E.20, Lemma E.19; the robustness reading T1_G(c), spec §7.4);
+its sub-events (each type correct: Thm E.14, Cor. E.20, Lemma E.19; the robustness reading T1_G(c), ours);
 the state at T1 (Thm 3.1, E.27; C6); how little attention and the Gram matrices move by T1 (Thm E.28; C7)."""
 
 from __future__ import annotations
@@ -18,12 +18,15 @@ from iclscale.papers.cooccurrence.laws.common import (
     theory_exponent_law,
 )
 
-T1 = FirstTimeReaching("min_margin", threshold=0.0, below=False)  # spec §7.4: the first t with min y_iF_i ≥ 0
-T1_CONDITION = "T1 = the first record with every training sample correct (spec §7.4); gradient flow read as GD"
-# spec §7.4's T1_G(c): the MLP has aligned, min(G1, G2, −G3) ≥ c; c = 0.5 (refitted at 0.25 and 1) not from the paper
+# our reading of Thm 3.1's T1: the first t with min y_iF_i ≥ 0
+T1 = FirstTimeReaching("min_margin", threshold=0.0, below=False)
+T1_CONDITION = (
+    "T1 = the first record with every training sample correct (our reading of Thm 3.1); gradient flow read as GD"
+)
+# T1_G(c), ours: the MLP has aligned, min(G1, G2, −G3) ≥ c; c = 0.5 (refitted at 0.25 and 1) not from the paper
 T1_G = FirstTimeReaching("G_signal_min", threshold=0.5, below=False)
 T1_G_CONDITION = (
-    "T1_G(c) = the first record with min(G1, G2, −G3) ≥ c (spec §7.4; Thm E.27: G(μ1), G(μ2), −G(μ3) = Θ(1) at "
+    "T1_G(c) = the first record with min(G1, G2, −G3) ≥ c (ours; Thm E.27: G(μ1), G(μ2), −G(μ3) = Θ(1) at "
     "T1), c = 0.5 (refitted at 0.25 and 1; not from the paper); gradient flow read as GD"
 )
 # [Y24] Def. E.2 / Thm E.26: T1 = C_T1/(σ1² m m1); with σ1² = c1²/m1 that is C_T1/(c1² m)
@@ -166,14 +169,14 @@ T1_VS_LR = Law(
     study=STUDY,
     claim="gradient descent follows the gradient flow the theory analyses: T1 in flow time t = η·step does not "
     "depend on the step size η",
-    citation=f"{Y24} §2.2 (gradient flow), App. A (GD at η = 0.01); spec §4's collapse check",
+    citation=f"{Y24} §2.2 (gradient flow), App. A (GD at η = 0.01); the collapse check is ours",
     conditions="any init; the check of the gradient-flow reading, not a theorem (exponent 0 is what a flow "
     "time that does not depend on η means)",
     prediction_text="exponent 0 (±0.1) of T1 (in flow time) vs η",
     measure=T1,
     x="lr",
     # [Y24] §2.2 analyses dθ/dt = −∇L̂; GD with step η is its Euler scheme, so T1 (in t) is η-free as η → 0
-    predict=constant("exponent 0 (±0.1)", exponent_band(0.0), f"{Y24} §2.2 (gradient flow); spec §4"),
+    predict=constant("exponent 0 (±0.1)", exponent_band(0.0), f"{Y24} §2.2 (gradient flow)"),
     kind=PowerLaw(),
     group_by=("init", "readout", "m", "m1", "c1"),
     pool=("steps",),  # steps = t_end/η varies with η by design (one flow time for every η)

@@ -29,7 +29,7 @@ from iclscale.papers.cooccurrence.laws.common import (
 
 SETTING = ("init", "readout", "m", "m1", "c0", "c1", "lr")  # one verdict per trained setting
 KAPPA = SlopeAfter("loss", window=LATE_PHASE2, transform="reciprocal")
-KAPPA_CONDITIONS = "κ = least-squares slope of 1/L̂ against t over t ≥ 2·T1 (spec C8)"
+KAPPA_CONDITIONS = "κ = least-squares slope of 1/L̂ against t over t ≥ 2·T1 (2·T1 not from the paper)"
 
 # [Y24] Thm F.8: dL̂/dt = −‖Wᵀa‖² Θ(L̂²) with ‖Wᵀa‖² = Θ(σ1² m m1) = Θ(c1² m)
 KAPPA_VS_M = theory_exponent_law(
@@ -75,7 +75,7 @@ LOCAL_LOSS_EXPONENT = Law(
     claim="in Phase 2 the loss falls as 1/(t − T1): the slope of log L̂ against log(t − T1) is −1",
     citation=f"{Y24} Thm F.8",
     conditions="any init; slope over t ≥ 2·T1 to the end of the run; the band ±0.25 around −1 is this tool's "
-    "tolerance (not from the paper; spec §9.13 expects a drift below −1 toward 1/(t log t) at small m)",
+    "tolerance (not from the paper; we expect a drift below −1 toward 1/(t log t) at small m)",
     prediction_text="slope in [−1.25, −0.75] for every seed",
     measure=SlopeAfter("loss", window=LATE_PHASE2, transform="loglog"),
     x=None,
@@ -86,7 +86,7 @@ LOCAL_LOSS_EXPONENT = Law(
     rule=VerdictRule(mode=INSIDE, min_levels=1, min_points=3),
 )
 
-LOSS_LEVELS = (0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.003, 0.002, 0.001)  # ε: the spec's 1e-1…1e-3, denser
+LOSS_LEVELS = (0.1, 0.05, 0.03, 0.02, 0.01, 0.005, 0.003, 0.002, 0.001)  # ε: 1e-1…1e-3, not from the paper
 # [Y24] Thm 3.3 / F.8: L̂(t) = 1/(κ(t − T1) + 1/L̂(T1)) reaches ε at t_ε = T1 + (1/ε − 1/L̂(T1))/κ
 TIME_TO_LOSS = Law(
     name=f"{STUDY}.time_to_loss",
@@ -96,7 +96,7 @@ TIME_TO_LOSS = Law(
     "1/ε − 1/L̂(T1)",
     citation=f"{Y24} Thm 3.3, Thm F.8 (T* = min{{t: L̂ = Θ(1/poly(m))}} = Θ(poly(m)))",
     conditions="any init; slope of log(t_ε − T1) against log(1/ε − 1/L̂(T1)) over the levels ε ∈ "
-    f"{{{', '.join(f'{e:g}' for e in LOSS_LEVELS)}}} the run reaches (at least 3; spec C9); ±0.1 is this "
+    f"{{{', '.join(f'{e:g}' for e in LOSS_LEVELS)}}} the run reaches (at least 3; ours); ±0.1 is this "
     "tool's tolerance (not from the paper)",
     prediction_text="slope 1 (±0.1), seed-mean",
     measure=LevelTimeSlope("loss", window=PHASE2, levels=LOSS_LEVELS),
@@ -108,14 +108,14 @@ TIME_TO_LOSS = Law(
 )
 
 # [Y24] Lemma F.10 over ‖Wᵀa‖²(T1) = Θ(σ1² m m1): relative growth Õ(1/(σ1² m)) = Õ(m1/(c1² m)): an O bound, so an
-# exponent of at most −1; spec C10 reads it as tight (exponent −1): judged beside it. Its regime is Condition 1
+# exponent of at most −1; our tight reading (exponent −1) is judged beside it. Its regime is Condition 1
 # and Lemma D.8 without Def. F.1's size of ‖Wᵀa‖²: that size is what it measures (selecting on it would bias it)
 READOUT_GROWTH_VS_M = theory_exponent_law(
     "readout_growth_vs_m",
     "‖Wᵀa‖² barely grows in Phase 2: its growth relative to T1 is Õ(m1/(σ1² m m1)) ∝ 1/m at fixed c1",
     "Lemma F.10, Cor. F.9 (‖Wᵀa‖² − ‖Wᵀa‖²(T1) = O(m1 log m log t/(σ1² m m1)))",
-    "growth = ‖Wᵀa‖²(end)/‖Wᵀa‖²(T1) − 1 (spec C10); the log factors are not divided out; an O bound read as an "
-    "exponent at most −1 (+0.1); spec C10's tight reading (−1 ± 0.1) is judged beside it",
+    "growth = ‖Wᵀa‖²(end)/‖Wᵀa‖²(T1) − 1 (claim C10); the log factors are not divided out; an O bound read as an "
+    "exponent at most −1 (+0.1); the tight reading (−1 ± 0.1, ours) is judged beside it",
     PhaseValue("u_norm2", window=PHASE2, statistic="growth"),
     "m",
     -1.0,
@@ -124,9 +124,7 @@ READOUT_GROWTH_VS_M = theory_exponent_law(
 )
 READOUT_GROWTH_VS_M = replace(
     READOUT_GROWTH_VS_M,
-    predict=with_alternative(
-        READOUT_GROWTH_VS_M.predict, "spec C10: the bound is tight, exponent −1 (±0.1)", exponent_band(-1.0)
-    ),
+    predict=with_alternative(READOUT_GROWTH_VS_M.predict, "tight reading: exponent −1 (±0.1)", exponent_band(-1.0)),
 )
 
 # C17, [Y24] Cor. F.2: within a type, max_{i,j} g_i/g_j = O(1) throughout Phase 2
@@ -189,7 +187,7 @@ TEST_LOSS_VS_M = Law(
 )
 
 # [Y24] App. F.10: a random token shifts F by O(1), so a test sequence's loss is within e^{O(1)} of a training
-# sequence's (spec C20: the test/train ratio stays bounded)
+# sequence's (claim C20: the test/train ratio stays bounded)
 TEST_TRAIN_RATIO_VS_M = theory_exponent_law(
     "test_to_train_loss_vs_m",
     "test and training losses stay within a constant factor: the final test/train loss ratio does not grow with m",

@@ -1,19 +1,19 @@
 """The two phases of [Y24] read off one run's curves, in gradient-flow time t = η·step (`gf_time`).
 
-- T1, the end of Phase 1: the first recorded t with min_i y_iF_i > 0, every training sample correct (spec §7.4's
-  primary definition; [Y24] Thm 3.1 and Def. E.2 end Phase 1 when all samples are correct).
+- T1, the end of Phase 1: the first recorded t with min_i y_iF_i > 0, every training sample correct (our
+  reading; [Y24] Thm 3.1 and Def. E.2 end Phase 1 when all samples are correct).
 - T_peak: the t at which a one-target-token loss (types 2 and 3) is largest ([Y24] Lemmas 4.2–4.3: it rises
-  first, then falls; spec §7.4's T_0.5).
-- T_attn: the first t at which max_ij |ΔA_ij| (μ1, μ2, μ3) reaches 5% of its largest value over the run (spec
-  §7.4; the 5% is the spec's, not from the paper); the phases are separate when T_attn > T1.
-- Figure 1's four criteria (spec §6.3), per run:
+  first, then falls; our reading of Lemma 4.3's T_0.5).
+- T_attn: the first t at which max_ij |ΔA_ij| (μ1, μ2, μ3) reaches 5% of its largest value over the run (ours,
+  not from the paper, nor is the 5%); the phases are separate when T_attn > T1.
+- Figure 1's four criteria (ours, read off Fig. 1 and Thms 3.1–3.2), per run:
   (1) stillness: max over [0, T1] of max_ij |ΔA_ij| (μ1, μ2, μ3) is below 10% of its maximum over the run;
   (2) the type-2 and type-3 losses peak strictly inside (0, T1);
   (3) in Phase 2, ΔA12 and ΔA21 rise and ΔA31 and ΔA32 fall between consecutive records ([Y24] Thm 3.2(i));
   (4) in Phase 2 every per-type loss falls between consecutive records ([Y24] Thm 3.2, Fig. 1b).
   (3) and (4) are reported as the fraction of consecutive Phase-2 record pairs that move the right way; a
   criterion holds when that fraction is 1 (the paper's "increase"/"decrease" read as monotone). The 10% of (1)
-  is spec §6.3's, not from the paper.
+  is not from the paper.
 
 Pure pandas on a wide table (one row per record, one column per metric), so that tests can build the curves
 by hand.
@@ -26,10 +26,10 @@ import pandas as pd
 
 SCORES = [f"A{i}{j}" for i in (1, 2, 3) for j in (1, 2, 3)]  # key i, query j: μ_iᵀ W_Kᵀ W_Q μ_j
 RISING_SCORES = ("A12", "A21")  # [Y24] Thm 3.2(i): the target pair
-FALLING_SCORES = ("A31", "A32")  # key μ3, query a target (spec §9.11)
+FALLING_SCORES = ("A31", "A32")  # key μ3, query a target ([Y24] Thm 3.2(i): μ3ᵀW_KᵀW_Qμ1, μ3ᵀW_KᵀW_Qμ2)
 TYPE_LOSSES = ("loss_type1", "loss_type2", "loss_type3", "loss_type4")
-STILLNESS = 0.10  # spec §6.3 criterion (1); not from the paper
-ATTENTION_ONSET = 0.05  # spec §7.4's ε of T_attn(ε); not from the paper
+STILLNESS = 0.10  # criterion (1); not from the paper
+ATTENTION_ONSET = 0.05  # the ε of T_attn(ε); not from the paper
 
 
 def wide(curves: pd.DataFrame, run_id: str) -> pd.DataFrame:
@@ -39,7 +39,7 @@ def wide(curves: pd.DataFrame, run_id: str) -> pd.DataFrame:
 
 
 def phase_boundary(run: pd.DataFrame) -> float:
-    """T1: the first recorded gf_time with min_margin > 0; NaN if never (spec §7.4)."""
+    """T1: the first recorded gf_time with min_margin > 0; NaN if never (our reading of Thm 3.1's T1)."""
     correct = run["min_margin"] > 0
     return float(run.loc[correct, "gf_time"].iloc[0]) if correct.any() else float("nan")
 
@@ -63,7 +63,7 @@ def fraction_moving(values: pd.Series, rising: bool) -> float:
 
 
 def figure1_criteria(run: pd.DataFrame) -> dict[str, float]:
-    """Spec §6.3's criteria (module docstring) and the numbers behind them, for one run."""
+    """Figure 1's criteria (module docstring) and the numbers behind them, for one run."""
     t = run["gf_time"]
     T1 = phase_boundary(run)
     out: dict[str, float] = {"T1": T1}
@@ -73,7 +73,7 @@ def figure1_criteria(run: pd.DataFrame) -> dict[str, float]:
     out["T_attn"] = float(t[change >= ATTENTION_ONSET * change.max()].iloc[0]) if change.max() > 0 else np.nan
     if not np.isfinite(T1):
         return {**out, "phase1_score_share": float("nan")}
-    out["attention_separation"] = out["T_attn"] / T1  # > 1: attention starts moving after Phase 1 (spec §7.4)
+    out["attention_separation"] = out["T_attn"] / T1  # > 1: attention starts moving after Phase 1 (Thms 3.1–3.2)
     out["phase1_score_share"] = float(change[t <= T1].max() / change.max())
     out["still_in_phase1"] = float(out["phase1_score_share"] < STILLNESS)
     out["peaks_inside_phase1"] = float(all(0 < out[f"T_peak_type{k}"] < T1 for k in (2, 3)))

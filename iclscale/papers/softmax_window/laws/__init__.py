@@ -1,6 +1,6 @@
 """The laws of seed 004, [C24]: Collins, Parulekar, Mokhtari, Sanghavi, Shakkottai, "In-Context Learning with
 Transformers: Softmax Attention Adapts to Function Lipschitzness", NeurIPS 2024 (arXiv 2402.11639).
-Spec: shared/specs/seed-004.md §5–6. Every claim of the paper, and the laws that test it."""
+Every claim of the paper, and the laws that test it."""
 
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
@@ -55,8 +55,8 @@ DIAGNOSES = {
         Diagnosis(
             "open",
             "at Fig 3's σ = 0.01 ‖M‖ saturates for ReLU tasks (≈ 9.7 for every L ≥ 0.5) and rises then falls for cos "
-            "(ρ ≈ 0.03–0.09); the spec's Monte Carlo of the population loss predicts almost no L-dependence there, so "
-            "what the paper's figure shows is not explained.",
+            "(ρ ≈ 0.03–0.09); a Monte Carlo of the population loss (outside the paper) predicts almost no "
+            "L-dependence there, so what the paper's figure shows is not explained.",
         ),
     ),
     "C14": (

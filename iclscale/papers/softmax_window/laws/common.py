@@ -1,7 +1,6 @@
 """What the laws of seed 004 share: the citation, the task classes the theorems cover, the row filters and
 verdict rules. Collins, Parulekar, Mokhtari, Sanghavi, Shakkottai, "In-Context Learning with Transformers:
-Softmax Attention Adapts to Function Lipschitzness", NeurIPS 2024 (arXiv 2402.11639), cited as [C24].
-Spec: shared/specs/seed-004.md §5."""
+Softmax Attention Adapts to Function Lipschitzness", NeurIPS 2024 (arXiv 2402.11639), cited as [C24]."""
 
 from __future__ import annotations
 

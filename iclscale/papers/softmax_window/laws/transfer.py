@@ -60,8 +60,10 @@ def error_rate_prediction(params: Mapping[str, Any]) -> Prediction:
         alternatives = [
             # [C24] App E.2: ℒ ≤ O(L²(σ²d/(nL²))^{2/(d+4)})
             Hypothesis("bound rate −2/(d+4)", Band.point(-2 / (d + 4)), "[C24] App E.2", OVERLAP),
-            # Lemmas C.6 + D.1 balanced: ℒ ≍ L²Λ^{−4/(d+4)} (derived from the paper's bounds, spec §5.3)
-            Hypothesis("balance rate −4/(d+4)", Band.point(-4 / (d + 4)), "[C24] C.6 + D.1 (derived)", OVERLAP),
+            # Cor. C.6 + Lemma D.1 balanced: ℒ ≍ L²Λ^{−4/(d+4)} (derived here from the paper's bounds)
+            Hypothesis(
+                "balance rate −4/(d+4)", Band.point(-4 / (d + 4)), "[C24] Cor. C.6 + Lemma D.1 (derived)", OVERLAP
+            ),
         ]
     return Prediction(primary, tuple(alternatives))
 
@@ -228,7 +230,7 @@ LIPSCHITZ_MATCHED_TRANSFER = Law(
     "beats cos pretrainings at other L",
     citation=f"{C24} Figure 5 (right); Theorem 3.5",
     conditions="softmax attention; the pretraining class varies with L by design (affine at L = L*, cos at L ≠ L*, "
-    "spec §8.9's reading of the illegible subscripts); 'sharply worse' is shown as the best mismatched / matched "
+    "our reading of the illegible subscripts); 'sharply worse' is shown as the best mismatched / matched "
     "error ratio",
     prediction_text="fraction of test L' whose best pretraining L is L' = 1",
     measure=FinalValue("test_mse"),

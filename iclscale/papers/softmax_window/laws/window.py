@@ -62,21 +62,21 @@ def window_scale_prediction(params: Mapping[str, Any]) -> Prediction | None:
             "[C24] Thm 3.4 Case 2; App E.1, E.3",
         )
     alternatives = [
-        # Affine: balancing the bias L²/w² (Lemma C.6) against the variance σ²w^{d/2}/n (Lemma D.1)
-        # gives w* ≍ Λ^{2/(d+4)}: derived from the paper's bounds (spec §5.1), not stated as a result.
-        Hypothesis("point 2/(d+4)", Band.point(2 / (d + 4)), "[C24] Lemmas C.6 + D.1 balanced (derived, spec §5.1)"),
+        # Affine: balancing the bias L²/w² (Cor. C.6) against the variance σ²w^{d/2}/n (Lemma D.1)
+        # gives w* ≍ Λ^{2/(d+4)}: derived here from the paper's bounds, not stated as a result.
+        Hypothesis("point 2/(d+4)", Band.point(2 / (d + 4)), "[C24] Cor. C.6 + Lemma D.1 balanced (derived here)"),
         # [C24] §3.1 sketch: L_signal = Θ(L²/w), L_noise = Θ(σ²w^{d/2}/n) → w* ≍ Λ^{2/(d+2)}
         Hypothesis("point 2/(d+2)", Band.point(2 / (d + 2)), "[C24] §3.1 sketch (ReLU / modified softmax)"),
     ]
     if d >= 2:
         # Not from the paper: S^{d−1} has intrinsic dimension d−1 (its own Lemma G.1 cap measure ∝
-        # ε^{(d−1)/2}), so the window counting may run with d−1 in place of d (spec §8.2).
+        # ε^{(d−1)/2}), so the window counting may run with d−1 in place of d.
         e = d - 1
         if task_class == "affine":
             band, point = Band(1 / (e + 4), 2 * (e + 2) / (e * (e + 4))), 2 / (e + 4)
         else:
             band, point = Band(1 / (e + 2), 2 / (e + 2)), 2 / (e + 2)
-        not_paper = "not from the paper: d−1 in place of d (spec §8.2)"
+        not_paper = "not from the paper: d−1 in place of d (Lemma G.1's caps)"
         alternatives += [
             Hypothesis("band with d−1", band, not_paper),
             Hypothesis("point with d−1", Band.point(point), not_paper),
@@ -145,7 +145,7 @@ W_STAR_VS_LAMBDA = Law(
     kind=PowerLaw(),
     group_by=("d", "task_class"),
     where=THEORY_ROWS,
-    # the proof's conditions (spec §5.1): w_KQ ≥ d + √d (Lemma C.5), w_KQ ≤ (n/log n)^{2/d}
+    # the proof's conditions ([C24] App. C–E): w_KQ ≥ d + √d (Lemma C.5), w_KQ ≤ (n/log n)^{2/d}
     # (Lemma D.1), n ≳ (L²/σ²)^{d/2} or ^{(d+2)/2} (App E.1/E.2), as the oracle computes them
     regime=Regime(
         "w_KQ ≥ d + √d, w_KQ ≤ (n/log n)^{2/d}, n ≥ (L²/σ²)^{d/2} or ^{(d+2)/2} ([C24] Lemmas C.5, D.1, App "
@@ -208,8 +208,8 @@ def _trend_law(name: str, x: str, rises: bool, claim: str, source: str, citation
         claim=claim,
         citation=f"{C24} {citation}",
         conditions="softmax attention, everything but x held fixed; the figures' settings (d = 5, n = 20, σ = 0.01) "
-        "are outside Theorem 3.4's conditions (spec §8.18): an empirical claim of the paper, tested as such, "
-        "for every task class and covariate distribution of the sweep",
+        "are outside Theorem 3.4's proof conditions (Lemma D.1's (n/log n)^{2/d} < Lemma C.5's d + √d there): an "
+        "empirical claim of the paper, tested as such, for every task class and covariate distribution of the sweep",
         prediction_text=f"Spearman ρ between {x} and the seed-mean of the final ‖M‖₂ {'≥ 0.5' if rises else '≤ −0.5'} "
         "(the whole interval; 0.5 not from the paper); beside it ρ = ±1 (every step)",
         measure=FinalValue("M_spectral_norm"),
