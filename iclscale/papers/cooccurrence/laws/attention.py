@@ -104,7 +104,7 @@ C13_VS_N = theory_exponent_law(
     "Thm 3.3, Eq. 3 (random-index coefficients)",
     "distinct random tokens (each in one sample); the largest |ΔA| over pairs of μ1, μ2, μ3 and 61 sampled "
     "random tokens with at least one random token, over |ΔA12|, at the end; exponent between −1 (first term) "
-    "and 0 (second term; its share is √m/(L n) of the first's, derived here from Eq. 3)",
+    "and 0 (second term; the first is √m/(L n) of the second, derived here from Eq. 3)",
     FinalValue("random_score_change_ratio"),
     "n",
     (-1.0, 0.0),
