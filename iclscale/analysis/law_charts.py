@@ -1,11 +1,13 @@
 """Altair charts of laws, one builder per kind (`law_chart` picks it). Every chart is drawn from data
 aggregated here (means over seeds, at most a few hundred rows).
 
-Power laws: log–log points (geometric mean over seeds ± one standard deviation of log y), censored points as
-open triangles at their bound, points outside the theorem's conditions in grey, the fitted line (and the
-drop-censored one where they differ), the theory's band or slope anchored at the data's centre (the theory
-gives exponents, not prefactors), the paper's other forms, the residuals and the local exponents along x.
-Axes carry the param's symbol and meaning where the frozen sweep gives them.
+Power laws: log–log points (geometric mean over seeds ± one standard deviation of log y), points outside the
+theorem's conditions in grey, the fitted line (and the drop-censored one where they differ), the theory's band
+or slope anchored at the data's centre (the theory gives exponents, not prefactors), the paper's other forms,
+the residuals and the local exponents along x.
+Axes carry the param's symbol and meaning where the frozen sweep gives them. Every kind draws censored points
+the same way (iclscale.analysis.censored_marks): each seed's bound as a red triangle with its legend entry, counted
+in the caption.
 """
 
 from __future__ import annotations
@@ -38,31 +40,45 @@ def law_chart(fit: LawFit) -> alt.TopLevelMixin | None:
 
 
 def _title(fit: LawFit, text: str, note: str = "") -> dict:
+    """The chart's title, its subtitle the group and verdict, the note and the censored points' count."""
+    from iclscale.analysis.censored_marks import censored_caption
     from iclscale.analysis.page import verdict_line
 
     subtitle = textwrap.wrap(f"{fit.group_label} — {verdict_line(fit.verdict)}", SUBTITLE_WIDTH)
+    counted = censored_caption(fit.points, fit.outside_points)
     return {
         "text": text,
-        "subtitle": [*subtitle, *textwrap.wrap(note, SUBTITLE_WIDTH)],
+        "subtitle": [*subtitle, *textwrap.wrap(note, SUBTITLE_WIDTH), *textwrap.wrap(counted, SUBTITLE_WIDTH)],
         "subtitleColor": VERDICT_COLOURS.get(fit.verdict.verdict, "black"),
         "anchor": "start",
     }
+
+
+def _single_seeds(points: pd.DataFrame, x_enc, y_enc=None) -> alt.Chart:
+    """The measured single seeds as small grey points (the censored ones are drawn as bounds instead)."""
+    import altair as alt
+
+    measured = points[~points["censored"].astype(bool)]
+    y_enc = y_enc if y_enc is not None else alt.Y("value:Q")
+    return alt.Chart(measured).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y=y_enc)
 
 
 def power_law_chart(fit: LawFit) -> alt.TopLevelMixin:
     from iclscale.analysis.power_chart import power_law_chart as chart
 
     law = fit.law
-    note = "points: geometric mean over seeds ± 1 s.d.; red triangles: censored points at their bound (▲ above, "
-    note += "▼ below); theory lines anchored at the fitted points' centre"
+    note = "points: geometric mean over seeds ± 1 s.d.; theory lines anchored at the fitted points' centre"
     return chart(fit, _title(fit, f"{law.name}: {law.measure.label} vs {law.x_symbol}", note))
 
 
 def bound_chart(fit: LawFit) -> alt.TopLevelMixin:
-    """Seed means ± one s.d. per x value (or per group when there is no x), single seeds in grey, and the
-    predicted band's edges as dashed rules. A categorical x (a task class) is drawn as categories."""
+    """Seed means ± one s.d. per x value (or per group when there is no x), single seeds in grey, censored
+    points at their bound, and the predicted band's edges as dashed rules. A categorical x (a task class) is
+    drawn as categories."""
     import altair as alt
     import pandas as pd
+
+    from iclscale.analysis.censored_marks import censored_layer
 
     law = fit.law
     points = fit.points.assign(x=fit.points["x"] if law.x else "all")
@@ -75,9 +91,10 @@ def bound_chart(fit: LawFit) -> alt.TopLevelMixin:
         x_enc = alt.X("x:N", title=fit.x_title or law.x_symbol or None)
     y_title = law.measure.describe()
     layers = [
-        alt.Chart(points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        _single_seeds(points, x_enc),
         alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title), y2="high:Q"),
         alt.Chart(summary).mark_point(filled=True, color="black").encode(x=x_enc, y="mean:Q"),
+        *censored_layer(points, x_enc),
     ]
     if fit.prediction is not None:
         band = fit.prediction.primary.band
@@ -93,26 +110,34 @@ def bound_chart(fit: LawFit) -> alt.TopLevelMixin:
 
 
 def trend_chart(fit: LawFit) -> alt.TopLevelMixin:
-    """Seed means ± one s.d. joined in x order (the trend Spearman's ρ summarises), single seeds in grey."""
+    """Seed means ± one s.d. joined in x order (the trend Spearman's ρ summarises), single seeds in grey,
+    censored points at their bound."""
     import altair as alt
+
+    from iclscale.analysis.censored_marks import censored_layer
 
     law = fit.law
     summary = seed_summary(fit.points, log=False)
     x_enc = alt.X("x:Q", scale=alt.Scale(type="log", padding=12), title=fit.x_title or law.x_symbol)
     layers = [
-        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        _single_seeds(fit.points, x_enc),
         alt.Chart(summary)
         .mark_rule(color="black")
         .encode(x=x_enc, y=alt.Y("low:Q", title=law.measure.describe()), y2="high:Q"),
         alt.Chart(summary).mark_line(point=True, color="black").encode(x=x_enc, y="mean:Q"),
+        *censored_layer(fit.points, x_enc),
     ]
     note = f"Spearman ρ = {fit.estimate:.3g} [{fit.ci_low:.3g}, {fit.ci_high:.3g}]; black: mean ± 1 s.d. over seeds"
     return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
 def comparison_chart(fit: LawFit) -> alt.TopLevelMixin:
-    """Seed means ± one s.d. per x and per compared setting (softmax vs linear attention, learners)."""
+    """Seed means ± one s.d. per x and per compared setting (softmax vs linear attention, learners); censored
+    values enter the means at their bound (iclscale.analysis.kinds.comparison) and are marked there, in their
+    setting's colour."""
     import altair as alt
+
+    from iclscale.analysis.censored_marks import censored_layer
 
     law, param = fit.law, fit.details["param"]
     points = fit.points.assign(setting=fit.points[param].astype(str))
@@ -131,17 +156,21 @@ def comparison_chart(fit: LawFit) -> alt.TopLevelMixin:
         (
             alt.Chart(stats).mark_line(point=True) if numeric else alt.Chart(stats).mark_point(filled=True, size=60)
         ).encode(x=x_enc, y="mean:Q", color=colour, tooltip=["setting:N", "x:Q", "mean:Q", "std:Q"]),
+        *censored_layer(points, x_enc, colour=colour),
     ]
     note = f"mean ± 1 s.d. over seeds; the claim is about {fit.details['subject']}"
     if "censored" in fit.details:
-        note += f"; never reached: {fit.details['censored']}"
+        note += f"; censored settings, in the means at their bound: {fit.details['censored']}"
     return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
 def earlier_onset_chart(fit: LawFit) -> alt.TopLevelMixin:
-    """Seed means ± one s.d. against x per variant, each variant's onset as a dotted rule."""
+    """Seed means ± one s.d. against x per variant, each variant's onset as a dotted rule, censored points at
+    their bound in their variant's colour."""
     import altair as alt
     import pandas as pd
+
+    from iclscale.analysis.censored_marks import censored_layer
 
     law, kind = fit.law, fit.law.kind
     points = fit.points.assign(variant=fit.points[kind.param].astype(str))
@@ -154,6 +183,7 @@ def earlier_onset_chart(fit: LawFit) -> alt.TopLevelMixin:
         .mark_rule(opacity=0.6)
         .encode(x=x_enc, y=alt.Y("low:Q", title=law.measure.describe()), y2="high:Q", color=colour),
         alt.Chart(stats).mark_line(point=True).encode(x=x_enc, y="mean:Q", color=colour),
+        *censored_layer(points, x_enc, colour=colour),
     ]
     onsets = [{"x": v, "variant": k} for k, v in fit.details["onsets"].items() if math.isfinite(v)]
     if onsets:
@@ -165,9 +195,11 @@ def earlier_onset_chart(fit: LawFit) -> alt.TopLevelMixin:
 def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
     """Seed-mean of the measure per x value with its 95% bootstrap interval, coloured by whether it lies
     on the side of ε the claim puts it on; ε as a horizontal rule, the predicted threshold x0 as a
-    vertical one. The y axis is symlog (errors of exactly 0 stay on the chart)."""
+    vertical one; censored points at their bound. The y axis is symlog (errors of exactly 0 stay on the chart)."""
     import altair as alt
     import pandas as pd
+
+    from iclscale.analysis.censored_marks import censored_layer
 
     law = fit.law
     levels = fit.details.get("levels")
@@ -193,9 +225,8 @@ def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
     x_enc = alt.X("x:Q", title=fit.x_title or law.x_symbol, scale=alt.Scale(padding=12, zero=False))
     y_title = f"{law.measure.label} (seed-mean, 95% interval)"
     layers = [
-        alt.Chart(fit.points)
-        .mark_point(color="#999999", size=12, opacity=0.6)
-        .encode(x=x_enc, y=alt.Y("value:Q", scale=y_scale, title=y_title)),
+        _single_seeds(fit.points, x_enc, alt.Y("value:Q", scale=y_scale, title=y_title)),
+        *censored_layer(fit.points, x_enc, y_scale=y_scale),
         alt.Chart(table).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale), y2="high:Q", color="agrees:N"),
         alt.Chart(table)
         .mark_point(filled=True, size=50)
@@ -223,8 +254,11 @@ def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
 
 
 def _linear_seed_layers(fit: LawFit, mean_as_line: bool):
-    """Single seeds (grey), seed means ± one s.d. (black) on linear axes: (summary, x encoding, layers)."""
+    """Single seeds (grey), seed means ± one s.d. (black) and censored points at their bound on linear axes:
+    (summary, x encoding, layers)."""
     import altair as alt
+
+    from iclscale.analysis.censored_marks import censored_layer
 
     summary = seed_summary(fit.points, log=False)
     x_enc = alt.X("x:Q", title=fit.x_title or fit.law.x_symbol, scale=alt.Scale(padding=12))
@@ -234,11 +268,12 @@ def _linear_seed_layers(fit: LawFit, mean_as_line: bool):
     else:
         means = chart.mark_point(filled=True, color="black", size=30)
     layers = [
-        alt.Chart(fit.points).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y="value:Q"),
+        _single_seeds(fit.points, x_enc),
         alt.Chart(summary)
         .mark_rule(color="black")
         .encode(x=x_enc, y=alt.Y("low:Q", title=fit.law.measure.label), y2="high:Q"),
         means.encode(x=x_enc, y="mean:Q"),
+        *censored_layer(fit.points, x_enc),
     ]
     return summary, x_enc, layers
 

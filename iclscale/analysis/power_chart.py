@@ -1,10 +1,12 @@
 """The power-law chart: three panels on a shared log x axis.
 
-1. The data and the curves: seed means (geometric) ± one s.d. of log y in black; censored points as red
-   triangles at their bound (pointing up: the true value is larger; down: smaller); points outside the
-   theorem's conditions in grey (never fitted); the fitted line (the censored fit where points are censored,
-   the drop-censored fit dashed beside it); the theory's band (shaded) or slopes anchored at the centre of the
-   fitted points (the theory gives exponents, not prefactors); the paper's other forms (y = c0 + c1·x^q).
+1. The data and the curves: seed means (geometric) ± one s.d. of log y in black; censored points (inside the
+   conditions or not) as red triangles at their bound, labelled as every law chart labels them
+   (iclscale.analysis.censored_marks: pointing up, the true value is larger; down, smaller); the measured
+   points outside the theorem's conditions in grey (never fitted); the fitted line (the censored fit where
+   points are censored, the drop-censored fit dashed beside it); the theory's band (shaded) or slopes anchored
+   at the centre of the fitted points (the theory gives exponents, not prefactors); the paper's other forms
+   (y = c0 + c1·x^q).
 2. The log residuals of the least-squares fit.
 3. The local exponents (slopes between neighbouring x values of the means; over every point, those outside
    the conditions included, where there are such) against the theory's band: a power law is a flat row.
@@ -17,6 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from iclscale.analysis import censored_marks
+
 if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
@@ -27,8 +31,8 @@ WIDTH, HEIGHT = 1060, 400  # full width on the report page
 LEGEND = {"orient": "bottom", "columns": 1, "labelLimit": 500, "title": None}
 OBSERVED, CENSORED_UP, CENSORED_DOWN, OUTSIDE = (
     "seed mean ± 1 s.d.",
-    "censored: true value above (bound shown)",
-    "censored: true value below (bound shown)",
+    censored_marks.ABOVE,
+    censored_marks.BELOW,
     "outside the theorem's conditions (not fitted)",
 )
 
@@ -61,8 +65,9 @@ def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
                 ),
             )
         )
-    shapes = {OBSERVED: "circle", CENSORED_UP: "triangle-up", CENSORED_DOWN: "triangle-down", OUTSIDE: "circle"}
-    colours = {OBSERVED: "black", CENSORED_UP: "#d6604d", CENSORED_DOWN: "#d6604d", OUTSIDE: "#aaaaaa"}
+    shapes = {OBSERVED: "circle", OUTSIDE: "circle", **censored_marks.SHAPES}
+    colours = {OBSERVED: "black", CENSORED_UP: censored_marks.COLOUR, CENSORED_DOWN: censored_marks.COLOUR,
+               OUTSIDE: "#aaaaaa"}  # fmt: skip
     present = [k for k in shapes if (marks["mark"] == k).any()]
     layers.append(
         alt.Chart(marks[marks["mark"] == OBSERVED])
@@ -76,32 +81,33 @@ def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
             x=x_enc,
             y=alt.Y("mean:Q", scale=y_scale, title=y_title),
             shape=alt.Shape("mark:N", scale=alt.Scale(domain=present, range=[shapes[k] for k in present]),
-                            legend=None),
+                            legend=alt.Legend(**LEGEND)),  # the same legend as colour's: one, merged
             color=alt.Color("mark:N", scale=alt.Scale(domain=present, range=[colours[k] for k in present]),
                             legend=alt.Legend(**LEGEND)),
             tooltip=["x:Q", "mean:Q", "seeds:Q", "mark:N"],
         )
     )  # fmt: skip
-    main = alt.layer(*layers).resolve_scale(color="independent").properties(width=WIDTH, height=HEIGHT, title=title)
+    main = alt.layer(*layers).resolve_scale(color="independent", shape="independent")
+    main = main.properties(width=WIDTH, height=HEIGHT, title=title)
     panels = [main, *_residual_panel(fit, x_enc), *_local_panel(fit, x_enc)]
     return alt.vconcat(*panels).resolve_scale(color="independent", shape="independent")
 
 
 def _marks(fit: LawFit) -> pd.DataFrame:
     """One row per x and kind of mark: observed seed means ± 1 s.d., censored points (per seed, at their
-    bound), and the seed means outside the conditions."""
+    bound, inside the conditions or not), and the measured seed means outside the conditions."""
     import pandas as pd
 
     from iclscale.analysis.seed_summary import seed_summary
 
     frames = [seed_summary(fit.points).assign(mark=OBSERVED)]
-    censored = fit.points[fit.points["censored"]]
-    if len(censored):
-        mark = np.where(censored["left_censored"], CENSORED_DOWN, CENSORED_UP)
-        frames.append(pd.DataFrame({"x": censored["x"], "mean": censored["value"], "seeds": 1, "mark": mark}))
+    for points in (fit.points, fit.outside_points):
+        censored = censored_marks.censored_rows(points)
+        if censored is not None:
+            mark = censored[censored_marks.FIELD]
+            frames.append(pd.DataFrame({"x": censored["x"], "mean": censored["value"], "seeds": 1, "mark": mark}))
     if fit.outside_points is not None and len(fit.outside_points):
-        outside = fit.outside_points.assign(censored=False)
-        frames.append(seed_summary(outside).assign(mark=OUTSIDE))
+        frames.append(seed_summary(fit.outside_points).assign(mark=OUTSIDE))
     table = pd.concat(frames, ignore_index=True).astype({"x": float, "mean": float})
     return table[np.isfinite(table["mean"]) & (table["mean"] > 0)]
 

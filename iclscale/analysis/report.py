@@ -114,7 +114,7 @@ def write_report(directory: str, out: str | None = None) -> Report:
     sections += [s for hook in sections_of_study(results.study) if (s := hook(results, add)) is not None]
     thresholds = {fit.law.measure.metric: fit.law.measure.threshold for fit in fits
                   if getattr(fit.law.measure, "threshold", None) is not None}  # fmt: skip
-    charts = sweep_charts.training_curve_charts(results, thresholds) + sweep_charts.probe_charts(results)
+    charts = sweep_charts.training_curve_charts(results, thresholds) + sweep_charts.probe_charts(results, thresholds)
     sweep = [(title, add(chart, title)) for title, chart in charts]
     key_metrics = {getattr(fit.law.measure, "metric", None) for fit in fits}
     page = render_html(results, fits, law_sections, sweep, sections, _vl_version(), report.notes, key_metrics)

@@ -55,7 +55,8 @@ def search_section(results: Results, add) -> Section | None:
         f"{html.escape(', '.join(params))}, {len(frames)} Optuna studies (one per grid point), "
         f"{len(trials)} finished trials. The studies are in <code>{html.escape(str(path))}</code>: "
         f'<code>optuna.load_study(study_name=..., storage="sqlite:///{html.escape(str(path))}")</code> or '
-        f"<code>optuna-dashboard sqlite:///{html.escape(str(path))}</code>.</p>" + _best_table(trials, params, mode)
+        f"<code>optuna-dashboard sqlite:///{html.escape(str(path))} --port 8080</code> (<code>pip install "
+        "optuna-dashboard</code>), then http://127.0.0.1:8080/dashboard.</p>" + _best_table(trials, params, mode)
     )
     section = Section("Search: what Optuna found", intro, first=True)
     for param in params:

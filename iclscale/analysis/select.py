@@ -162,3 +162,17 @@ def measured_points(rows: pd.DataFrame) -> pd.DataFrame:
     import numpy as np
 
     return rows[~rows["censored"] & np.isfinite(rows["value"].astype(float))]
+
+
+def chart_points(rows: pd.DataFrame, x: str | None, numeric: bool = True) -> pd.DataFrame:
+    """What a law's chart draws: every finite value, the censored ones included (drawn at their bound and
+    marked as bounds, never in the statistic), with columns value, seed, censored, left_censored and x (the
+    law's x as floats, its raw values with `numeric` False, 0 without an x)."""
+    import numpy as np
+
+    shown = rows[np.isfinite(rows["value"].astype(float))]
+    if x is None:
+        values = np.zeros(len(shown))
+    else:
+        values = shown[x].astype(float).to_numpy() if numeric else shown[x].to_numpy()
+    return shown[["value", "seed", "censored", "left_censored"]].assign(x=values)

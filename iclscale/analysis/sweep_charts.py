@@ -180,16 +180,21 @@ def _case_position(results: Results, keys: list[str]):
     return lambda key: cases.index(key) if key in cases else len(cases)
 
 
-def probe_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin]]:
+def probe_charts(results: Results, thresholds=None) -> list[tuple[str, alt.TopLevelMixin]]:
     """Final metrics (the study's measurements and mechanism probes) against the sweep's axes:
     mean ± one s.d. over seeds, the axis with most values on x (log scale when positive). A metric
-    that is the same at every eval point of a run is drawn against the config axes only."""
+    that is the same at every eval point of a run is drawn against the config axes only. `thresholds`:
+    {metric: ε} of the laws' measures; those metrics come first (a threshold search's criterion is never
+    cut off by MAX_PROBE_CHARTS) and get ε as a dashed red rule, as on their training curves."""
     runs = results.runs[results.runs["status"] == "ok"]
     if not len(runs):
         return []
+    thresholds = thresholds or {}
     eval_params = set(results.params("eval"))
     charts = []
-    for metric in [m for m in results.metrics() if not is_per_unit(m)][:MAX_PROBE_CHARTS]:
+    metrics = [m for m in results.metrics() if not is_per_unit(m)]
+    metrics = sorted(metrics, key=lambda m: m not in thresholds)  # stable: otherwise the study's order
+    for metric in metrics[:MAX_PROBE_CHARTS]:
         values = runs[np.isfinite(runs[metric].astype(float))]
         if not len(values) or values[metric].nunique() < 2:
             continue
@@ -200,11 +205,11 @@ def probe_charts(results: Results) -> list[tuple[str, alt.TopLevelMixin]]:
         values, axes = with_case_axis(results, values, axes)
         axes = [a for a in axes if values[a].nunique(dropna=False) > 1]
         if axes:
-            charts.append((f"probe {metric}", _probe_chart(results, values, metric, axes)))
+            charts.append((f"probe {metric}", _probe_chart(results, values, metric, axes, thresholds.get(metric))))
     return charts
 
 
-def _probe_chart(results: Results, values: pd.DataFrame, metric: str, axes: list[str]):
+def _probe_chart(results: Results, values: pd.DataFrame, metric: str, axes: list[str], epsilon=None):
     import altair as alt
 
     layout = axis_layout(order_axes(results, values, axes), ("x", "colour", "column", "row"))
@@ -221,5 +226,11 @@ def _probe_chart(results: Results, values: pd.DataFrame, metric: str, axes: list
     y_enc = alt.Y("low:Q", title=metric, scale=y_scale)
     rules = alt.Chart().mark_rule().encode(x=x_enc, y=y_enc, y2="high:Q", **colour_enc)
     line = alt.Chart().mark_line(point=True).encode(x=x_enc, y=alt.Y("mean:Q", scale=y_scale), **colour_enc)
-    chart = alt.layer(rules, line, data=stats).properties(width=380, height=220)
-    return _facet(chart, facet_layout).properties(title=f"final {metric} ({BAND_TEXT[log]} over seeds)")
+    layers = [rules, line]
+    title = f"final {metric} ({BAND_TEXT[log]} over seeds)"
+    if epsilon is not None:  # in the same data, so that the facets keep it
+        stats = stats.assign(epsilon=epsilon)
+        layers.append(alt.Chart().mark_rule(color="#b2182b", strokeDash=[6, 3]).encode(y="epsilon:Q"))
+        title += f"; dashed red: the laws' ε = {epsilon:g}"
+    chart = alt.layer(*layers, data=stats).properties(width=380, height=220)
+    return _facet(chart, facet_layout).properties(title=title)

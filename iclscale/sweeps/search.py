@@ -38,7 +38,7 @@ Execution: `--executor ray` runs each grid point's search as one Tune experiment
 `ray.tune.search.optuna.OptunaSearch`; `--executor inline` drives the same objective with Optuna's
 ask/tell loop in this process. Grid points are searched one after another. The best values per grid
 point are printed and written to `DIR/search_best.yaml`; every grid point's search is written as an Optuna
-study to `DIR/optuna.db` (`optuna-dashboard sqlite:///DIR/optuna.db`). Ray Tune's experiment state stays
+study to `DIR/optuna.db` (`optuna-dashboard sqlite:///DIR/optuna.db --port 8080`). Ray Tune's experiment state stays
 out of the results directory.
 
 Modules: this one drives a search; the `search:` block is parsed by search_spec, a trial and the store's trials

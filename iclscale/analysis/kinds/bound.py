@@ -13,7 +13,7 @@ import numpy as np
 from iclscale.analysis.fits import bootstrap_cell_statistic
 from iclscale.analysis.kinds.base import Kind
 from iclscale.analysis.lawfit import Estimate
-from iclscale.analysis.select import measured_points
+from iclscale.analysis.select import chart_points, measured_points
 
 REDUCTIONS = {
     "min": lambda means: np.min(means, axis=1),
@@ -43,7 +43,7 @@ class Bound(Kind):
             estimate, low, high, method = bootstrap_cell_statistic(
                 usable["value"], cells, REDUCTIONS[self.aggregate], usable["seed"], usable["stratum"]
             )
-        points = usable[["value", "seed", "censored", "left_censored"]].assign(x=cells)
+        points = chart_points(group.rows, law.x, numeric=False)
         return Estimate(
             statistic=self.statistic_text or f"{self.aggregate} over x of the seed-mean",
             estimate=estimate,

@@ -23,7 +23,7 @@ import numpy as np
 from iclscale.analysis.fits import CONFIDENCE, percentile_intervals, resample_weights
 from iclscale.analysis.kinds.base import Kind
 from iclscale.analysis.lawfit import Estimate
-from iclscale.analysis.select import measured_points
+from iclscale.analysis.select import chart_points, measured_points
 
 CURVE_RESAMPLES = 300  # fewer than the linear fits' 2000: each is an iterative fit (this tool's choice)
 
@@ -71,7 +71,7 @@ class Curve(Kind):
             n_levels=len(np.unique(x)),
             n_censored=int(group.rows["censored"].sum()),
             r2=r2,
-            points=usable[["value", "seed", "censored", "left_censored"]].assign(x=x),
+            points=chart_points(group.rows, law.x),
             details=details,
         )
 

@@ -16,7 +16,7 @@ from iclscale.analysis.fits import fit_line
 from iclscale.analysis.forms import lack_of_fit, local_exponents
 from iclscale.analysis.kinds.base import TransformedX
 from iclscale.analysis.lawfit import Estimate
-from iclscale.analysis.select import measured_points
+from iclscale.analysis.select import chart_points, measured_points
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Linear(TransformedX):
                 "quadratic coefficient": line.curvature,
                 "intercept": line.intercept,
             },
-            points=usable[["value", "seed", "censored", "left_censored"]].assign(x=x),
+            points=chart_points(group.rows, law.x),
             fit=line,
             # a bend matters when the local slopes differ by more than the slope itself
             details={"intercept": line.intercept, "slope": line.slope, "bend_tolerance": abs(line.slope)},

@@ -25,7 +25,7 @@ from iclscale.analysis.fits import bootstrap_cell_statistic
 from iclscale.analysis.kinds.base import Kind
 from iclscale.analysis.lawfit import Estimate
 from iclscale.analysis.levels import level_means
-from iclscale.analysis.select import measured_points
+from iclscale.analysis.select import chart_points, measured_points
 from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Verdict, evidence
 
 REACHES, MISSES, UNCLEAR = "≤ ε", "> ε", "unclear"
@@ -72,7 +72,7 @@ class Threshold(Kind):
             n_points=len(usable),
             n_levels=len(levels),
             n_censored=int(group.rows["censored"].sum()),
-            points=usable[["value", "seed", "censored", "left_censored"]].assign(x=x),
+            points=chart_points(group.rows, law.x),
             details={"threshold": self.threshold, "levels": sides},
         )
 

@@ -15,7 +15,7 @@ import numpy as np
 from iclscale.analysis.fits import bootstrap_cell_statistic, labels
 from iclscale.analysis.kinds.base import Kind
 from iclscale.analysis.lawfit import Estimate
-from iclscale.analysis.select import measured_points
+from iclscale.analysis.select import chart_points, measured_points
 
 
 def spearman_of_means(order: np.ndarray):
@@ -66,5 +66,5 @@ class Trend(Kind):
             n_points=len(usable),
             n_levels=len(np.unique(x)),
             n_censored=int(group.rows["censored"].sum()),
-            points=usable[["value", "seed", "censored", "left_censored"]].assign(x=x),
+            points=chart_points(group.rows, law.x),
         )
