@@ -22,6 +22,7 @@ from iclscale.analysis.seed_summary import seed_summary
 
 if TYPE_CHECKING:
     import altair as alt
+    import pandas as pd
 
     from iclscale.analysis.lawfit import LawFit
 
