@@ -231,15 +231,10 @@ def curve_points(design: Design, constant: float, rng):
 
 
 def curve_kind() -> Curve:
-    """The catalogue's T_vs_alpha_curve kind (iclscale/papers/feature_selector/laws/iterations.py)."""
-    return Curve(
-        function=lambda alpha, params, A, C: A / (1 - 1 / (C * alpha)),
-        constants=("A", "C"),
-        judged="C",
-        initial=lambda x, y, params: (float(np.exp(np.log(y).mean())), 2 / x.min()),
-        bounds=lambda x, params: ((0.0, 1.0001 / x.min()), (math.inf, 1e4)),
-        form_text="T = A/(1 − 1/(Cα))",
-    )
+    """The catalogue's own kind: feature_selector.T_vs_alpha_curve (iclscale/papers/feature_selector/laws)."""
+    from iclscale.papers.feature_selector.laws.iterations import T_VS_ALPHA_CURVE
+
+    return T_VS_ALPHA_CURVE.kind
 
 
 # Laws --------------------------------------------------------------------------------------------------
