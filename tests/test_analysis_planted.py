@@ -8,7 +8,8 @@
 - alternative forms: T = c0 + c1·α^(−2/3) is told from a pure power law by AIC, and the paper's form rescues a
   verdict the pure power law cannot give;
 - the theorem's conditions: points outside are left out and counted, a sweep entirely outside gets no verdict;
-- the kinds added for the claims of seeds 000 and 004 (trend, comparison, earlier onset, a floor).
+- the kinds added for the claims of seeds 000 and 004 (trend, comparison, earlier onset, a floor);
+- the curve kind's intervals (profile t; per-seed fits where seeds are paired).
 """
 
 import math
@@ -20,7 +21,7 @@ import pytest
 from iclscale.analysis import censored as tobit
 from iclscale.analysis.fits import fit_power_law
 from iclscale.analysis.forms import OffsetForm, compare_forms, lack_of_fit, local_exponents
-from iclscale.analysis.kinds import Comparison, EarlierOnset, Linear, PowerLaw, Trend
+from iclscale.analysis.kinds import Comparison, Curve, EarlierOnset, Linear, PowerLaw, Trend
 from iclscale.analysis.law import Hypothesis, Law, Prediction, Regime
 from iclscale.analysis.measures import FinalValue
 from iclscale.analysis.reader import Results
@@ -410,3 +411,41 @@ def test_the_report_says_how_many_inconsistent_verdicts_chance_would_give():
     assert note.startswith("Chance across laws: 80 hypotheses judged") and "0 inconsistent" in note
     assert "at most 2 inconsistent on average" in note and "at most 5" in note  # 0.025·80; Binomial(80, .025)
     assert chance_note([]) == ""
+
+
+def _c_curve(eval_role: bool, seeds: int, rng) -> Results:
+    """T = 10/(1 − 1/(2α))·e^noise over α = 0.6 … 6 (C = 2); eval_role: one model per seed at every α, each seed
+    its own level and C."""
+    rows = []
+    for s in range(seeds):
+        level, c = (rng.normal(0, 0.1), 2 + rng.normal(0, 0.03)) if eval_role else (0.0, 2.0)
+        for i, a in enumerate(np.geomspace(0.6, 6, 6)):
+            value = 10 / (1 - 1 / (c * a)) * math.exp(level + rng.normal(0, 0.1))
+            rows.append(row(f"{i}-{s}" if not eval_role else f"s{s}", s, alpha=float(a), value=value))
+    return results_of(rows, eval_params=("alpha",) if eval_role else ())
+
+
+def test_curve_intervals_hold_a_planted_constant_with_one_seed_and_keep_the_pairing():
+    """The Curve kind: a profile t-interval where every point is its own model (one seed per x included, where
+    the bootstrap over seeds gave none), the t-interval of per-seed fits where one model per seed is measured at
+    every x."""
+    kind = Curve(
+        function=lambda alpha, params, A, C: A / (1 - 1 / (C * alpha)),
+        constants=("A", "C"),
+        judged="C",
+        initial=lambda x, y, params: (float(np.exp(np.log(y).mean())), 2 / x.min()),
+        bounds=lambda x, params: ((0.0, 1.0001 / x.min()), (math.inf, 1e4)),
+        form_text="T = A/(1 − 1/(Cα))",
+    )
+    law = toy_law(kind, band=Band(1.9, 2.1), rule=VerdictRule(mode=INSIDE))
+    rng = np.random.default_rng(5)
+    covered = 0
+    for _ in range(20):
+        (fit,) = law.evaluate(_c_curve(False, 1, rng))
+        assert fit.interval_method.startswith("profile t-interval") and fit.ci_low <= fit.estimate <= fit.ci_high
+        covered += fit.ci_low <= 2.0 <= fit.ci_high
+    assert covered >= 16  # 95% intervals: 20 of 20 expected, ≥ 16 but for a 1-in-1000 draw
+    paired = toy_law(kind, band=Band(1.9, 2.1), rule=VerdictRule(mode=INSIDE), one_row_per_run=False)
+    (fit,) = paired.evaluate(_c_curve(True, 5, rng))
+    assert fit.interval_method.startswith("t-interval of per-seed curve fits")
+    assert fit.ci_low <= 2.0 <= fit.ci_high

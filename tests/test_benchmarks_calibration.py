@@ -16,7 +16,7 @@ def test_the_calibration_script_prints_a_row_per_kind_and_design():
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| kind")]
     kinds = {row.split("|")[1].strip() for row in rows}
-    assert kinds == {"power law", "line", "trend", "threshold"}
+    assert kinds == {"power law", "line", "trend", "threshold", "curve"}
     for row in rows:
         cells = [c.strip() for c in row.strip("|").split("|")]
         rates = [float(c) for c in cells[3:] if re.fullmatch(r"\d\.\d{3}", c)]

@@ -11,7 +11,9 @@ above) or unclear. The verdict (this tool's rule, not from any paper):
 The statistic is the crossing: the smallest x from which every larger x has seed-mean ≤ ε (good side
 "above"; "below": the largest x up to which every x has it), with a bootstrap interval
 (iclscale.analysis.fits.bootstrap_cell_statistic: t draws of the means, or seeds resampled where paired); ±∞ when no x
-qualifies."""
+qualifies. The crossing is a grid value (the true one lies between two x: interval-censored), so its
+interval covers whenever the grid leaves it unambiguous (benchmarks/calibration.py: 1.000); the verdict does
+not use it but the per-x t-intervals, whose coverage the calibration measures (README, "Laws and verdicts")."""
 
 from __future__ import annotations
 
