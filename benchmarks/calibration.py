@@ -33,7 +33,7 @@ Two statistics are lattice-valued, and their coverage is measured where it means
   t-interval, and the coverage column gives those intervals' coverage of the planted mean; the crossing's is
   shown beside it, also on a design with a mean at ε (where the crossing is ambiguous).
 
-    python benchmarks/calibration.py            # ≥ 400 replicates per design: the README's table (~20 min, 2 cores)
+    python benchmarks/calibration.py            # ≥ 400 replicates per design: the table in docs/laws-and-verdicts.md
     python benchmarks/calibration.py --quick    # 5 replicates: checks that the script runs (seconds)
 
 Prints a Markdown table.

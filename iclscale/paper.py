@@ -11,7 +11,7 @@ the list of papers imports neither torch nor the trainer nor the laws:
 - `sweeps`: the folder of its sweep files, found by name (`iclscale sweep run demo`).
 
 The built-in papers are listed in `iclscale.papers.BUILT_IN`; an installed distribution adds its own through
-an entry point in the group `iclscale.papers` whose value is its `Paper` (README, "Writing a paper"):
+an entry point in the group `iclscale.papers` whose value is its `Paper` (docs/writing-a-paper.md):
 
     [project.entry-points."iclscale.papers"]
     my_paper = "my_paper:PAPER"

@@ -1,5 +1,5 @@
 """benchmarks/calibration.py runs end to end in its quick mode and prints its table (its numbers at 5 replicates
-are noise: the README's table is made with 400)."""
+are noise: the table in docs/laws-and-verdicts.md is made with 400)."""
 
 import re
 import subprocess

@@ -17,8 +17,8 @@ Intervals (`least_squares`), chosen by what is random in the experiment, the tra
 Why not a bootstrap over seeds (this module's earlier interval): with 3 to 5 seeds a percentile interval
 is too narrow (it ignores the (n − 1)/n shrinkage and uses normal, not t, quantiles), and an unbalanced
 design starves it: benchmarks/calibration.py measured 0.81–0.89 coverage at 3–5 seeds and 0.57 with one
-seed at most x values; the t-intervals above lie within [0.93, 0.97] at the catalogue's designs (README,
-"Laws and verdicts"). `interval_method` names the interval used.
+seed at most x values; the t-intervals above lie within [0.93, 0.97] at the catalogue's designs
+(docs/laws-and-verdicts.md). `interval_method` names the interval used.
 
 Censored points (a threshold never reached), and points with y ≤ 0 (on log axes) or non-finite x, y, are
 left out of these fits and counted; `iclscale.analysis.censored` fits the censored ones with a likelihood.

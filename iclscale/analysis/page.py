@@ -258,7 +258,7 @@ def _verdict_rule_html() -> str:
         "measured at every x (paired); censored points enter a Tobit likelihood on log y (Wald t-interval). "
         "Statistics of seed-means (a minimum, Spearman's ρ, a crossing) get a parametric t-bootstrap of the "
         "means (seeds resampled whole where paired). "
-        "benchmarks/calibration.py measures their coverage (README, Laws and verdicts).</p></details>"
+        "benchmarks/calibration.py measures their coverage (docs/laws-and-verdicts.md).</p></details>"
     )
 
 

@@ -8,7 +8,7 @@ steps from the buffers and copies the new state back into them, and the step cou
 0-d tensor set before each replay. The step must be a pure function of its inputs with no host
 synchronisation (iclscale's counter-based random numbers need no generator state, so one is).
 
-Off by default (`ENVIRONMENT`; `train_pack(graph_steps=...)`): on an H100 (README, Speed) eager steps replayed
+Off by default (`ENVIRONMENT`; `train_pack(graph_steps=...)`): on an H100 (docs/speed.md) eager steps replayed
 from graphs ran 2–7× faster than launched one by one, but the compiled step does not yet run on CUDA.
 A capture that fails (an op that synchronises, an allocation the capture refuses) leaves the step as
 it was, with one warning. On the CPU there are no graphs: `GraphedSteps(..., capture=False)` runs the

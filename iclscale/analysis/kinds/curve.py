@@ -20,7 +20,7 @@ curve finite). The interval is chosen, as for the linear fits (iclscale.analysis
 Neither scipy nor statsmodels profiles a bounded curve_fit, hence the search here (scipy.optimize.brentq on the
 profile). Why not the bootstrap over seeds this kind used before: resampling 3 to 5 seeds gives intervals that
 are too narrow, as for the linear fits, and none at all with fewer than 3 seeds per x (benchmarks/calibration.py
-measured it; README, "Laws and verdicts"). Censored points (a threshold never reached) are left out and counted:
+measured it; docs/laws-and-verdicts.md). Censored points (a threshold never reached) are left out and counted:
 a censored non-linear fit is not implemented. `interval_method` names the interval used.
 """
 

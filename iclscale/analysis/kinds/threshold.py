@@ -13,7 +13,7 @@ The statistic is the crossing: the smallest x from which every larger x has seed
 (iclscale.analysis.fits.bootstrap_cell_statistic: t draws of the means, or seeds resampled where paired); ±∞ when no x
 qualifies. The crossing is a grid value (the true one lies between two x: interval-censored), so its
 interval covers whenever the grid leaves it unambiguous (benchmarks/calibration.py: 1.000); the verdict does
-not use it but the per-x t-intervals, whose coverage the calibration measures (README, "Laws and verdicts")."""
+not use it but the per-x t-intervals, whose coverage the calibration measures (docs/laws-and-verdicts.md)."""
 
 from __future__ import annotations
 

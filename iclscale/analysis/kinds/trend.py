@@ -11,7 +11,7 @@ and a monotone truth sits at 1, the top of its range. A consistent estimate equa
 too): no non-randomised interval covers a discrete parameter near 95% (the Clopper–Pearson interval of a
 binomial proportion is conservative for the same reason). The interval is therefore calibrated as the
 verdict's test: with the true ρ just below the band [0.5, 1], or flat means, "consistent" in ≤ 5% of
-replicates (README, "Laws and verdicts")."""
+replicates (docs/laws-and-verdicts.md)."""
 
 from __future__ import annotations
 
