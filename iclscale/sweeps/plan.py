@@ -40,7 +40,7 @@ class Plan:
 
     @property
     def model_steps(self) -> int:
-        """Config-steps still to train (a pack of K configs for T steps is K·T)."""
+        """Config-steps still to train (a pack of P configs for T steps is P·T)."""
         return sum(len(p.configs) * p.steps for p in self.packs)
 
     @property

@@ -124,9 +124,10 @@ def pack_tables(
 ) -> tuple[pa.Table, pa.Table]:
     """The runs table (one row per config and missing eval point) and curves table of a trained pack."""
     configs, points = pack.configs, pack.eval_points
-    K = len(configs)
+    pack_size = len(configs)
     keys = [eval_key(p) for p in points]
-    wanted = np.array([[(c.run_id, key) in pack.missing for key in keys] for c in configs], dtype=bool).reshape(K, -1)
+    wanted = np.array([[(c.run_id, key) in pack.missing for key in keys] for c in configs], dtype=bool)
+    wanted = wanted.reshape(pack_size, -1)
     ks, ps = np.nonzero(wanted)  # config-major
     errors = getattr(result, "eval_errors", None) or {}  # eval points whose evaluation raised (trainer side)
     point_error = [errors.get(p) for p in points]
@@ -160,7 +161,7 @@ def pack_tables(
         metrics,
         {
             "pack_id": pack.pack_id,
-            "pack_size": K,
+            "pack_size": pack_size,
             "wall_time_s": float(result.wall_time),
             **provenance,
             "finished_at": now(),
@@ -172,7 +173,7 @@ def pack_tables(
 
 
 def _final_values(result, points, failed_point, diverged) -> dict[str, dict[int, np.ndarray]]:
-    """metric -> eval point index -> (K,) final values: the last record, NaN for diverged configs."""
+    """metric -> eval point index -> (pack_size,) final values: the last record, NaN for diverged configs."""
     final: dict[str, dict[int, np.ndarray]] = {}
     for p, point in enumerate(points):
         if failed_point[p]:
@@ -189,12 +190,12 @@ def curves_table(info, sweep, configs, points, result, wanted, fresh, failed_poi
     """Long rows (run_id, step, metric, value, eval key and params): probes once per fresh config,
     eval metrics per missing (config, point); only records before a config diverged, never NaN."""
     steps = np.asarray(result.record_steps, dtype=np.int64)
-    before = (diverged_step[None, :] < 0) | (steps[:, None] < diverged_step[None, :])  # (R, K)
+    before = (diverged_step[None, :] < 0) | (steps[:, None] < diverged_step[None, :])  # (records, pack_size)
     blocks: list[tuple[np.ndarray, np.ndarray, int, int, np.ndarray]] = []  # ks, rs, metric, point (-1), values
     names: list[str] = []
 
     def add(name: str, records, point: int, configs_wanted: np.ndarray) -> None:
-        array = np.asarray(np.stack(records), dtype=np.float64)  # (R, K)
+        array = np.asarray(np.stack(records), dtype=np.float64)  # (records, pack_size)
         mask = before & configs_wanted[None, :] & ~np.isnan(array)
         ks, rs = np.nonzero(mask.T)
         if name not in names:
@@ -233,15 +234,16 @@ def failed_tables(
 ) -> tuple[pa.Table, pa.Table]:
     """A pack whose trial failed after its retries: `failed` rows for its missing (config, point) pairs."""
     keys = [eval_key(p) for p in pack.eval_points]
-    K = len(pack.configs)
-    wanted = np.array([[(c.run_id, k) in pack.missing for k in keys] for c in pack.configs], dtype=bool).reshape(K, -1)
+    pack_size = len(pack.configs)
+    wanted = np.array([[(c.run_id, k) in pack.missing for k in keys] for c in pack.configs], dtype=bool)
+    wanted = wanted.reshape(pack_size, -1)
     ks, ps = np.nonzero(wanted)
     n = len(ks)
     status = {
         "status": np.full(n, FAILED, dtype=object),
         "error": np.full(n, error, dtype=object),
-        "diverged_step": np.full(K, -1, dtype=np.int64),
+        "diverged_step": np.full(pack_size, -1, dtype=np.int64),
     }
-    extra = {"pack_id": pack.pack_id, "pack_size": K, "wall_time_s": None, **provenance, "finished_at": now()}
+    extra = {"pack_id": pack.pack_id, "pack_size": pack_size, "wall_time_s": None, **provenance, "finished_at": now()}
     runs = runs_table(info, sweep, pack.configs, pack.eval_points, (ks, ps), status, {}, extra)
     return runs, curves_schema(info).empty_table()

@@ -1,7 +1,7 @@
 """Whether and how the training step is compiled.
 
 `torch.compile` fuses the step (random numbers, forward, backward, optimizer, divergence mask) into a
-few loops: on one CPU thread at K = 4096 it ran the seed-004 unit about 4× faster than eager. But a
+few loops: on one CPU thread in a pack of 4096 it ran the seed-004 unit about 4× faster than eager. But a
 first compilation takes 10–60 s, so "auto" times a few eager steps and compiles only when the remaining
 eager time would exceed `COMPILE_PAYS_AFTER_S` — or at once when this step, for these input shapes, was
 compiled before and saved (`iclscale.trainer.precompiled`: loading takes a fraction of a second in a new
@@ -44,8 +44,8 @@ fused multiply-adds (`SMALL_MATMUL`)."""
 SMALL_MATMUL = 32
 """On the CPU, batched matrix products whose matrices have no side longer than this are compiled as fused
 multiply-adds instead of calls to a batched-matmul routine. A pack's per-config matrices are tiny (seed
-004's unit: 4×5 by 5×20, K of them), where the routine pays per matrix; fused into the step's loops,
-seed 004's step took 22% less CPU time (one thread, K = 4096). Inductor has this decomposition
+004's unit: 4×5 by 5×20, one per config), where the routine pays per matrix; fused into the step's loops,
+seed 004's step took 22% less CPU time (one thread, a pack of 4096). Inductor has this decomposition
 (`fx_passes.decompose_mem_bound_mm`) but on the CPU applies it only to a batch of one; its rule is replaced
 for the CPU (the pass itself is enabled for CPU steps only, `CPU_OPTIONS`)."""
 

@@ -1,11 +1,11 @@
 """Memory-sized packs: how many configs of a study fit on a device at once, and the parts a pack is cut in.
 
 A pack's memory is a fixed part plus a per-config part (every tensor of a step has the pack dimension). Both
-are measured, not guessed: a short run — constants, initialisation, two training steps and a record — at K = 8
-and K = 16 (on CUDA 1024 and 2048: `CUDA_PROBE_SIZES`) on the device itself, and the difference of the two
+are measured, not guessed: a short run — constants, initialisation, two training steps and a record — at pack
+sizes 8 and 16 (on CUDA 1024 and 2048: `CUDA_PROBE_SIZES`) on the device itself, and the difference of the two
 peaks gives the per-config bytes. Packs larger than the free memory allows are trained in equal parts (the
 last one padded with copies whose results are dropped, so that a compiled step serves every part), never out
-of memory. Small packs (K ≤ `MEASURE_ABOVE`) are trained whole without measuring. A measurement depends on the
+of memory. Small packs (pack size ≤ `MEASURE_ABOVE`) are trained whole without measuring. A measurement depends on the
 study's shape params, the eval points, the device and the code only: it is kept for the rest of the process
 and in ~/.cache/iclscale/footprints.json under a digest of iclscale's sources and torch's version (a new
 process would otherwise spend about a second measuring again; changed code measures afresh).
@@ -36,9 +36,9 @@ from iclscale.trainer.registry import StudyInfo
 MEASURE_ABOVE = 16
 PROBE_SIZES = (8, 16)
 CUDA_PROBE_SIZES = (1024, 2048)
-"""On CUDA the caching allocator rounds every block up to 512 bytes, so at K = 8 and 16 most per-config
+"""On CUDA the caching allocator rounds every block up to 512 bytes, so in packs of 8 and 16 most per-config
 tensors of a tiny model take one block each and their difference hides the per-config bytes (seed 004's
-unit on an H100: 640 B measured that way, 4.3 kB at K = 8192). At these sizes the rounding is noise."""
+unit on an H100: 640 B measured that way, 4.3 kB in a pack of 8192). At these sizes the rounding is noise."""
 
 
 def probe_sizes(device: torch.device) -> tuple[int, int]:
@@ -190,8 +190,7 @@ def pack_parts(
     memory_limit: int | None = None,
 ) -> list[tuple[list[Config], int]]:
     """The parts to train a pack in, each with its number of padding copies at the end."""
-    K = len(configs)
-    if K <= MEASURE_ABOVE and memory_limit is None:
+    if len(configs) <= MEASURE_ABOVE and memory_limit is None:
         return [(configs, 0)]
     return split(configs, auto_pack_size(info, configs, eval_points, device, short_run, memory_limit))
 
@@ -217,18 +216,17 @@ def fits(budget: int, fixed: int, per_config: int) -> int:
     return max(1, (budget - fixed) // max(1, per_config))
 
 
-def estimated_bytes(fixed: int, per_config: int, K: int) -> int:
-    """The memory model: the peak bytes of a pack of K configs."""
-    return fixed + per_config * K
+def estimated_bytes(fixed: int, per_config: int, pack_size: int) -> int:
+    """The memory model: the peak bytes of a pack of `pack_size` configs."""
+    return fixed + per_config * pack_size
 
 
 def split(configs: Sequence[Config], fits: int) -> list[tuple[list[Config], int]]:
     """Equal parts of at most `fits` configs; the last one padded with copies of its first config."""
-    K = len(configs)
-    count = math.ceil(K / fits)
-    size = math.ceil(K / count)
+    count = math.ceil(len(configs) / fits)
+    size = math.ceil(len(configs) / count)
     parts = []
-    for start in range(0, K, size):
+    for start in range(0, len(configs), size):
         part = list(configs[start : start + size])
         padding = size - len(part)
         parts.append((part + [part[0]] * padding, padding))

@@ -32,7 +32,7 @@ from iclscale.trainer.study import MAP_CHUNK, Net, Pack, PackNet, Study, config_
 TEST_DATA_SHARE = 0.25
 DRAW_CHUNK = 256
 """Configs per call of a compiled test-set draw: the compiled function is specialised to it, so a size
-independent of K keeps one saved draw per study, shape params and eval point."""
+independent of the pack size keeps one saved draw per study, shape params and eval point."""
 
 
 class Measurer:
@@ -96,8 +96,8 @@ class Measurer:
     def draw(self, point: Mapping[str, Any]) -> Any:
         """The pack's test set of an eval point: compiled in chunks when that pays (module docstring), else eager."""
         eager = lambda c: self.study.test_data(c, point)  # noqa: E731
-        pack, size = self.pack, min(DRAW_CHUNK, self.pack.K)
-        if self.compile == "off" or pack.device.type != "cpu" or (self.compile == "auto" and pack.K < DRAW_CHUNK):
+        pack, size = self.pack, min(DRAW_CHUNK, self.pack.pack_size)
+        if self.compile == "off" or pack.device.type != "cpu" or (self.compile == "auto" and size < DRAW_CHUNK):
             return pack.map(eager)
         info = pack.info
         fn = draw_function(self.study, config_view_class(info), pack.shape, dict(point))
@@ -106,7 +106,7 @@ class Measurer:
         if self.compile == "auto" and not precompiled.exists(key, example):
             started = time.perf_counter()
             pack.subset(slice(0, MAP_CHUNK)).map(eager)
-            if (time.perf_counter() - started) * pack.K / MAP_CHUNK <= compiling.COMPILE_PAYS_AFTER_S:
+            if (time.perf_counter() - started) * pack.pack_size / MAP_CHUNK <= compiling.COMPILE_PAYS_AFTER_S:
                 return pack.map(eager)
         try:
             compiled = compiling.compile_function(fn, example, key)
@@ -134,14 +134,14 @@ def _bytes(tree: Any) -> int:
 
 def append(store: dict[str, list[np.ndarray]], metrics: Mapping[str, torch.Tensor], n_before: int) -> None:
     """Add one record; a metric missing from some records (e.g. measured only at the end) is NaN there."""
-    K = None
+    size = None
     for name, value in metrics.items():
         values = value.detach().to("cpu", torch.float64).numpy()
-        K = len(values)
-        store.setdefault(name, [np.full(K, np.nan)] * n_before).append(values)
+        size = len(values)
+        store.setdefault(name, [np.full(size, np.nan)] * n_before).append(values)
     for column in store.values():
         if len(column) == n_before:
-            column.append(np.full(len(column[0]) if column else K, np.nan))
+            column.append(np.full(len(column[0]) if column else size, np.nan))
 
 
 def draw_function(study: Study, view_class: type, shape: Mapping[str, Any], point: Mapping[str, Any]) -> Callable:
@@ -157,7 +157,7 @@ def draw_function(study: Study, view_class: type, shape: Mapping[str, Any], poin
 def chunk_inputs(pack: Pack, start: int, size: int) -> tuple:
     """Params, stream keys and constants of configs start, start + 1, …, padded with the first config."""
     index = torch.arange(start, start + size, device=pack.device)
-    index = torch.where(index < pack.K, index, 0)
+    index = torch.where(index < pack.pack_size, index, 0)
     return (
         {name: value[index] for name, value in pack.hp.items()},
         pack.rng.base[index],
@@ -166,13 +166,13 @@ def chunk_inputs(pack: Pack, start: int, size: int) -> tuple:
 
 
 def map_in_chunks(fn: Callable, pack: Pack, size: int) -> Any:
-    """`fn` of `chunk_inputs` over the whole pack, written into one (K, ...) result (no copy of it in pieces)."""
+    """`fn` of `chunk_inputs` over the whole pack, written into one (pack_size, ...) result (not copied in pieces)."""
     out = None
-    for start in range(0, pack.K, size):
+    for start in range(0, pack.pack_size, size):
         found = fn(*chunk_inputs(pack, start, size))
         if out is None:
-            out = tree_map(lambda x: x.new_empty((pack.K, *x.shape[1:])), found)
-        count = min(size, pack.K - start)
+            out = tree_map(lambda x: x.new_empty((pack.pack_size, *x.shape[1:])), found)
+        count = min(size, pack.pack_size - start)
         for whole, part in zip(tree_leaves(out), tree_leaves(found), strict=True):
             whole[start : start + count] = part[:count]
     return out

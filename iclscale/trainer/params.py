@@ -5,7 +5,7 @@ A study declares its knobs as `Param`s. The role says how a sweep may vary it:
 - ``shape``: structural (tensor shapes, code paths, loop length). Configs that differ here
   cannot share a pack.
 - ``train``: changes training but not structure (L, sigma, lr, ...). Varies inside a pack as a
-  per-config tensor of shape (K,).
+  per-config tensor of shape (pack_size,).
 - ``eval``: used only after training; one trained model is measured over the whole eval grid.
 
 This module is torch-free so that planning a sweep and listing studies stay light.
@@ -73,7 +73,7 @@ class Param:
         if self.type not in _TYPE_NAMES:
             raise ValueError(f"param {self.name}: unsupported type {self.type}")
         if self.role == "train" and (self.type is str or self.nullable):
-            # train params become per-config (K,) tensors inside a pack: numbers only
+            # train params become per-config (pack_size,) tensors inside a pack: numbers only
             raise ValueError(f"param {self.name}: a train-role param must be a non-null number (or bool)")
         if self.default is not None or not self.nullable:
             self.coerce(self.default, f"default of {self.name}")

@@ -38,7 +38,7 @@ def learning_rate(schedule: str, lr: torch.Tensor, decay: torch.Tensor, t: torch
 
 def elapsed_time(schedule: str, lr: torch.Tensor, decay: torch.Tensor, steps_done: int, total: int) -> torch.Tensor:
     """t = Σ_{s<k} η_s after k steps: the time of the gradient flow dθ/dt = −∇L that gradient descent
-    discretises (t = η·k for a constant η). lr and decay are (K,) or 0-d; so is the result."""
+    discretises (t = η·k for a constant η). lr and decay are (pack_size,) or 0-d; so is the result."""
     if steps_done == 0:
         return torch.zeros_like(lr)
     s = torch.arange(steps_done, dtype=torch.int64, device=lr.device)

@@ -1,11 +1,11 @@
 """Per-config random streams: every draw is a pure function of (config seed, purpose, step, index).
 
-Why not one `torch.Generator` per config: a pack of K configs would need K generator calls per
-step, which costs more than the training step itself, and generators do not run under `vmap` or
+Why not one `torch.Generator` per config: a pack of configs would need one generator call per
+config and step, which costs more than the training step itself, and generators do not run under `vmap` or
 `torch.compile`. Instead each number is a counter-based hash (Wellons' "lowbias32" integer hash)
 of a per-config key. A study draws for its one config (`c.rng`, whose key is a 0-d tensor); the
 trainer vmaps that over the pack, where the key is each config's own. A config therefore sees the
-same numbers whatever pack it runs in, whatever K, compiled or eager, on CPU or CUDA.
+same numbers whatever pack it runs in, whatever its size, compiled or eager, on CPU or CUDA.
 
 The 32-bit hash is computed in int64 arithmetic with every intermediate masked to [0, 2^32): int32
 wrap-around multiplication is signed overflow, undefined behaviour in the C++ and Triton code that
@@ -108,7 +108,7 @@ def _counters(count: int, device: torch.device) -> torch.Tensor:
 
 class Stream:
     """The random numbers of one config, or of a stack of configs: `key` is a 0-d int64 tensor (one
-    config, as a study sees it under vmap) or (K,) (a pack, for pack-level code). Draws have shape
+    config, as a study sees it under vmap) or (pack_size,) (a pack, for pack-level code). Draws have shape
     (*key.shape, *shape).
 
     Each (purpose, step) names one draw: ask for all the numbers of that draw at once, and use

@@ -9,7 +9,7 @@ the study sees it (`config_view`), an instance of the study's config class (icls
   (seed, purpose, step, index);
 - `c.const`, the config's constants: tensors drawn once for the whole trial (a subspace B, a task set).
 
-and the trainer runs `vmap` over K configs (`torch.func`), so no study code ever sees the pack dimension:
+and the trainer runs `vmap` over a pack of configs (`torch.func`), so no study code ever sees the pack dimension:
 
     module(c)             the model, an nn.Module whose forward reads like the paper's equations
     constants(c)          per-config draws fixed for the trial (default: none)
@@ -25,7 +25,10 @@ Tensors created inside these functions (`torch.eye(c.d)`) land on the pack's dev
 float type: the trainer sets both as defaults while it runs them.
 
 Where vectorising is impossible or wasteful, a study may measure at pack level instead:
-`pack_evaluate(pack, net, point, final)` returns (K,) metrics for a point, or None to use `evaluate`.
+`pack_evaluate(pack, net, point, final)` returns (pack_size,) metrics for a point, or None to use `evaluate`.
+
+The pack size, `Pack.pack_size`, is the number of configs trained together; shapes at pack level lead with
+it, written (pack_size, ...). The name is the framework's own: papers keep their symbols.
 """
 
 from __future__ import annotations
@@ -52,8 +55,8 @@ DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 MAP_CHUNK = 64
 """Configs per vmap call outside the training step (set-up, probes, evaluation): eager code over a whole
-pack streams every intermediate through memory; in chunks they stay in cache (a K = 4096 test set was
-drawn 5× faster in chunks of 64), and measurement memory stops growing with K."""
+pack streams every intermediate through memory; in chunks they stay in cache (a test set for a pack of
+4096 was drawn 5× faster in chunks of 64), and measurement memory stops growing with the pack size."""
 
 
 class Net:
@@ -68,7 +71,7 @@ class Net:
 
 
 class PackNet(Net):
-    """The same for stacked (K, ...) tensors and inputs, at pack level."""
+    """The same for stacked (pack_size, ...) tensors and inputs, at pack level."""
 
     def __call__(self, *inputs: Any) -> Any:
         return vmap(lambda params, *x: functional_call(self.module, params, x))(dict(self.params), *inputs)
@@ -110,18 +113,18 @@ def config_view(view_class: type, shape: Mapping[str, Any], train: Mapping[str, 
 
 @dataclass
 class Pack:
-    """K configs with equal shape params, stacked: what pack-level code (the trainer, `pack_evaluate`) sees."""
+    """Configs with equal shape params, stacked: what pack-level code (the trainer, `pack_evaluate`) sees."""
 
     info: StudyInfo
     configs: list[Config]
     shape: dict[str, Any]
     hp: dict[str, torch.Tensor]
-    """Train params as (K,) tensors."""
+    """Train params as (pack_size,) tensors."""
     rng: Stream
     device: torch.device
     dtype: torch.dtype = torch.float32
     const: dict[str, torch.Tensor] = field(default_factory=dict)
-    """Per-config constants, stacked (K, ...)."""
+    """Per-config constants, stacked (pack_size, ...)."""
 
     @classmethod
     def build(cls, info: StudyInfo, configs: list[Config], device: torch.device | str = "cpu") -> Pack:
@@ -143,11 +146,12 @@ class Pack:
         return cls(info, list(configs), shape, hp, rng, device, dtype)
 
     @property
-    def K(self) -> int:
+    def pack_size(self) -> int:
+        """The number of configs trained together."""
         return len(self.configs)
 
     def view(self) -> Any:
-        """The stacked configs as one view (attributes are (K,) tensors): for pack-level code only."""
+        """The stacked configs as one view (attributes are (pack_size,) tensors): for pack-level code only."""
         return self.view_of(self.hp, self.rng.base, self.const)
 
     def view_of(self, hp: Mapping[str, torch.Tensor], key: torch.Tensor, const: Mapping[str, torch.Tensor]) -> Any:
@@ -233,5 +237,5 @@ class Study:
     def pack_evaluate(
         self, pack: Pack, net: PackNet | None, point: Mapping[str, Any], final: bool
     ) -> dict[str, torch.Tensor] | None:
-        """(K,) metrics at one eval point measured at pack level, or None to vmap `evaluate` (the default)."""
+        """(pack_size,) metrics at one eval point measured at pack level, or None to vmap `evaluate` (the default)."""
         return None

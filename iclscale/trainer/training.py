@@ -1,11 +1,11 @@
-"""Packed training: K configs of one study trained together as one batched model.
+"""Packed training: a pack of configs of one study trained together as one batched model.
 
 The study's functions are written for one config (`iclscale.trainer.study`); here they are vectorised with
 `torch.func.vmap` over the pack, and one training step — batch, loss, gradient, optimizer update and
 divergence mask — is one function of the stacked tensors, compiled with `torch.compile` when the pack
 is big enough for compilation to pay (`iclscale.trainer.compiling`). A config whose loss or gradient turns
-non-finite is marked diverged and frozen; its pack-mates go on. Results do not depend on K, on the
-pack a config lands in, or on compilation (within float tolerance): every random number is a pure
+non-finite is marked diverged and frozen; its pack-mates go on. Results do not depend on the pack size,
+on the pack a config lands in, or on compilation (within float tolerance): every random number is a pure
 function of the config's seed, and every update is elementwise per config.
 
 A pack that does not fit in memory is trained in parts (`iclscale.trainer.footprint`), never out of memory.
@@ -110,9 +110,9 @@ def _join(tables: Sequence[dict[str, list[np.ndarray]]], sizes: Sequence[int]) -
         columns = []
         for r in range(records):
             parts = []
-            for table, K in zip(tables, sizes, strict=True):
+            for table, size in zip(tables, sizes, strict=True):
                 column = table.get(name)
-                parts.append(column[r] if column is not None else np.full(K, np.nan))
+                parts.append(column[r] if column is not None else np.full(size, np.nan))
             columns.append(np.concatenate(parts))
         joined[name] = columns
     return joined
@@ -136,7 +136,7 @@ def train_pack(
     refine: Refine | None = None,
     graph_steps: int | None = None,
 ) -> PackResult:
-    """Train K configs with equal shape params together, recording at `record` (every k steps, or a
+    """Train configs with equal shape params together as one pack, recording at `record` (every k steps, or a
     schedule). `compile`: "auto" (when it pays), "on" or "off". `memory_limit` (bytes) overrides the
     device's free memory when sizing parts. `refine` measures the trained parts at more eval points.
     `graph_steps`: on CUDA, steps per replayed CUDA graph (`iclscale.trainer.replay`; None: its environment
@@ -285,9 +285,9 @@ class PackTrainer:
     def start_state(self) -> tuple:
         """What a step updates: params, optimizer state, the active mask, the step each config diverged at
         (0: not diverged) and the summed training loss since the last record."""
-        K = self.pack.K
-        active, diverged_at = torch.ones(K, dtype=torch.bool), torch.zeros(K, dtype=torch.int64)
-        return self.params, self.opt_state, active, diverged_at, torch.zeros(K)
+        size = self.pack.pack_size
+        active, diverged_at = torch.ones(size, dtype=torch.bool), torch.zeros(size, dtype=torch.int64)
+        return self.params, self.opt_state, active, diverged_at, torch.zeros(size)
 
     def step_inputs(self) -> tuple:
         """What a step reads and never changes."""
@@ -325,7 +325,7 @@ class PackTrainer:
         self.measurer.record(result, step, step == self.steps, self.measured_net(active), train_loss, flow_time)
 
     def flow_time(self, step: int) -> torch.Tensor:
-        """(K,) gradient-flow time t = Σ_{s<step} η_s of each config (η·step for a constant rate)."""
+        """(pack_size,) gradient-flow time t = Σ_{s<step} η_s of each config (η·step for a constant rate)."""
         hp = self.pack.hp
         return recipe.elapsed_time(self.pack.shape["schedule"], hp["lr"], hp["lr_decay"], step, self.steps)
 
@@ -383,5 +383,5 @@ def make_step(info: StudyInfo, study: Study, module: torch.nn.Module, shape: Map
 
 
 def _per_config(value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:
-    """A (K,) tensor shaped to broadcast against a (K, ...) tensor."""
+    """A (pack_size,) tensor shaped to broadcast against a (pack_size, ...) tensor."""
     return value.reshape(-1, *([1] * (like.ndim - 1)))

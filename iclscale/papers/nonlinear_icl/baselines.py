@@ -51,18 +51,18 @@ def predict_query(learner: str, x_context: np.ndarray, labels: np.ndarray, x_que
 def classical_error(
     learner: str, x_context: torch.Tensor, labels: torch.Tensor, x_query: torch.Tensor, z: torch.Tensor
 ) -> torch.Tensor:
-    """(K,) classification error of `learner` over n prompts per config.
+    """(pack_size,) classification error of `learner` over n prompts per config.
 
-    x_context (K, n, l, d), labels (K, n, l) ±1, x_query (K, n, d), z (K, n) ±1."""
+    x_context (pack_size, n, l, d), labels (pack_size, n, l) ±1, x_query (pack_size, n, d), z (pack_size, n) ±1."""
     if learner not in CLASSICAL_LEARNERS:
         raise ValueError(f"unknown learner {learner!r}; expected one of {', '.join(CLASSICAL_LEARNERS)}")
     X = x_context.detach().to("cpu", torch.float64).numpy()
     Y = labels.detach().to("cpu").numpy()
     Q = x_query.detach().to("cpu", torch.float64).numpy()
     Z = z.detach().to("cpu").numpy()
-    K, n = Z.shape
+    pack_size, n = Z.shape
     margin = np.array(
-        [[Z[k, i] * predict_query(learner, X[k, i], Y[k, i], Q[k, i]) for i in range(n)] for k in range(K)]
+        [[Z[k, i] * predict_query(learner, X[k, i], Y[k, i], Q[k, i]) for i in range(n)] for k in range(pack_size)]
     )
     error = (margin < 0) + 0.5 * (margin == 0)
     return torch.as_tensor(error.mean(axis=1), dtype=torch.float32, device=z.device)

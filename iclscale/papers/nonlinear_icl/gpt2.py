@@ -89,7 +89,7 @@ def initial_params(
 ) -> dict[str, torch.Tensor]:
     """GPT-2's initialisation (Radford et al. 2019, as in nanoGPT), not from [L24]: weights and positional
     embeddings N(0, 0.02²), residual projections (c_proj) N(0, (0.02/√(2·n_layer))²), biases 0, LayerNorm
-    gains 1. `normal(purpose, shape)` draws (K, *shape) standard normals, one stream per parameter."""
+    gains 1. `normal(purpose, shape)` draws (pack_size, *shape) standard normals, one stream per parameter."""
     params = {}
     for name, p in module.named_parameters():
         draw = normal("init/" + name, tuple(p.shape))

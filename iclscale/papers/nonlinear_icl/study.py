@@ -48,7 +48,7 @@ from iclscale.papers.nonlinear_icl.pruning import neuron_magnitudes, prune, remo
 from iclscale.trainer.study import Batch, Net, Pack, PackNet, Study
 
 EVAL_CHUNK_PROMPTS = 256
-"""Test prompts drawn and evaluated together. Fixed rather than sized by K, so that a config's test set
+"""Test prompts drawn and evaluated together. Fixed rather than sized by the pack, so that a config's test set
 (chunk c is the draw of step c) does not depend on the pack it runs in."""
 
 FIG2_OOD = {"S1": 1.28, "odr_split": "equal", "K_ood": 5.0}
@@ -242,7 +242,7 @@ class NonlinearICL(PatternICL[NonlinearICLConfig]):
         if not final:
             return {}
         count, d_x = point["baseline_prompts"], pack.shape["d_x"]
-        errors = torch.zeros(pack.K, dtype=torch.float64)
+        errors = torch.zeros(pack.pack_size, dtype=torch.float64)
         has_tasks = None
         for chunk in range(math.ceil(count / EVAL_CHUNK_PROMPTS)):
             prompts, has_tasks = pack_prompts(self, pack, point, count, chunk)

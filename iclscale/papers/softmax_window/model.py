@@ -16,7 +16,7 @@ from torch import nn
 
 
 def attention_matrix(M_K: torch.Tensor, M_Q: torch.Tensor) -> torch.Tensor:
-    """M = M_Kᵀ M_Q ([C24] eq. 4); works on stacked (K, d, d) parameters too."""
+    """M = M_Kᵀ M_Q ([C24] eq. 4); works on stacked (pack_size, d, d) parameters too."""
     return M_K.transpose(-1, -2) @ M_Q
 
 

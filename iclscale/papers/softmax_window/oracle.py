@@ -44,7 +44,7 @@ class SoftmaxWindowOracle(Study):
 
     def loss_sums(self, c: SoftmaxWindowOracleConfig) -> torch.Tensor:
         """Softmax: Σ over tasks of the squared error at each grid w, (G,). Linear: the sums of f², a·f
-        and a², (3,). Tasks come in chunks whose size depends only on (n, d), never on K, so that a
+        and a², (3,). Tasks come in chunks whose size depends only on (n, d), never on the pack size, so that a
         config's Monte-Carlo sample is the same in any pack."""
         chunk = max(1, ELEMENTS_PER_CHUNK // ((c.n + 1) * c.d))
         softmax = c.attention == "softmax"

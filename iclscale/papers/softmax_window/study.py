@@ -96,7 +96,7 @@ class SoftmaxWindow(Study):
 
     def test_data(self, c: SoftmaxWindowConfig, point: Mapping[str, Any]) -> list[Batch]:
         """A fixed set of `test_tasks` fresh tasks (another L' or task class at an eval point), in chunks whose
-        size never depends on K: the test set must not."""
+        size never depends on the pack size: the test set must not."""
         task_class = point["test_class"] or c.task_class
         L = c.L if point["L_test"] is None else torch.full_like(c.L, point["L_test"])
         chunk = max(1, TEST_ELEMENTS_PER_CONFIG // ((c.n + query_count(c)) * c.d))
