@@ -90,6 +90,9 @@ RECOMPILE_LIMITS = {"recompile_limit": 64, "cache_size_limit": 64, "accumulated_
 silently runs it eagerly: the compiled peers would be timed uncompiled at the larger sizes."""
 GRAPH_STEPS = {"softmax_window": 8, "nonlinear_icl": 4}
 """Steps per replayed CUDA graph (a divisor of the timed steps, so that no step runs outside a graph)."""
+SIZE_KEY, TRAINED_SIZE_KEY = "K", "trained_K"
+"""The pack size's keys in device_check.json (speed and auto entries): kept as the runs stored in
+benchmarks/results/ have them, so that a new run compares with those."""
 
 
 @dataclass
@@ -98,7 +101,7 @@ class Plan:
 
     sizes: dict[str, list[int]]
     steps: dict[str, int]
-    max_K: dict[str, int]
+    max_pack_size: dict[str, int]
     repeats: int
     budget: float
     iclscale_compile: str
@@ -109,7 +112,7 @@ class Plan:
 FULL = Plan(
     sizes={"softmax_window": [1024], "nonlinear_icl": [1024]},
     steps={"softmax_window": 200, "nonlinear_icl": 20},
-    max_K={"softmax_window": 2**21, "nonlinear_icl": 2**17},
+    max_pack_size={"softmax_window": 2**21, "nonlinear_icl": 2**17},
     repeats=2,
     budget=420.0,
     iclscale_compile="on",
@@ -119,7 +122,7 @@ FULL = Plan(
 QUICK = Plan(
     sizes={"softmax_window": [64], "nonlinear_icl": [8]},
     steps={"softmax_window": 16, "nonlinear_icl": 4},
-    max_K={"softmax_window": 128, "nonlinear_icl": 16},
+    max_pack_size={"softmax_window": 128, "nonlinear_icl": 16},
     repeats=1,
     budget=90.0,
     iclscale_compile="off",
@@ -258,7 +261,7 @@ def is_out_of_memory(error: BaseException) -> bool:
     return isinstance(error, torch.cuda.OutOfMemoryError) or "RESOURCE_EXHAUSTED" in text or "out of memory" in text
 
 
-def measure(prepare: Callable[[], Callable], K: int, steps: int, repeats: int, device: str) -> Measured:
+def measure(prepare: Callable[[], Callable], pack_size: int, steps: int, repeats: int, device: str) -> Measured:
     """Prepare (compiling where the peer does), a first call, then the best of `repeats` timed calls; peak
     memory over all of them (CUDA). Out-of-memory is caught and recorded."""
     import torch
@@ -279,7 +282,7 @@ def measure(prepare: Callable[[], Callable], K: int, steps: int, repeats: int, d
             started = time.perf_counter()
             run()  # returns host values: the device work is done
             found.best_s = min(found.best_s, time.perf_counter() - started)
-        found.rate = K * steps / found.best_s
+        found.rate = pack_size * steps / found.best_s
     except Exception as error:
         found.out_of_memory = is_out_of_memory(error)
         found.error = "out of memory" if found.out_of_memory else _error(error)
@@ -292,18 +295,20 @@ def measure(prepare: Callable[[], Callable], K: int, steps: int, repeats: int, d
 
 
 def peers(model: str, device: str, plan: Plan) -> dict[str, Callable]:
-    """Peer name -> prepare(K, steps) -> run."""
+    """Peer name -> prepare(pack_size, steps) -> run."""
     from peers import torch_loop
 
     steps_per_graph = GRAPH_STEPS[model]
-    chosen = {"iclscale": lambda K, steps: iclscale_prepare(model, K, steps, device, plan.iclscale_compile, 0)}
+    chosen = {"iclscale": lambda size, steps: iclscale_prepare(model, size, steps, device, plan.iclscale_compile, 0)}
     if device.startswith("cuda"):
-        chosen[f"iclscale graphs/{steps_per_graph}"] = lambda K, steps: iclscale_prepare(
-            model, K, steps, device, plan.iclscale_compile, steps_per_graph
+        chosen[f"iclscale graphs/{steps_per_graph}"] = lambda size, steps: iclscale_prepare(
+            model, size, steps, device, plan.iclscale_compile, steps_per_graph
         )
     compiled = plan.torch_peer == "torch compiled"
-    chosen[plan.torch_peer] = lambda K, steps: torch_loop.prepare(model, K, steps, steps, device, compiled=compiled)
-    chosen["jax"] = lambda K, steps: jax_prepare(model, K, steps, device)
+    chosen[plan.torch_peer] = lambda size, steps: torch_loop.prepare(
+        model, size, steps, steps, device, compiled=compiled
+    )
+    chosen["jax"] = lambda size, steps: jax_prepare(model, size, steps, device)
     return chosen
 
 
@@ -311,12 +316,12 @@ ICLSCALE_PATH: dict[str, bool] = {}
 """How iclscale's last run went: compiled, replayed from CUDA graphs (a failed capture falls back quietly)."""
 
 
-def iclscale_prepare(model: str, K: int, steps: int, device: str, compile: str, graph_steps: int) -> Callable:
+def iclscale_prepare(model: str, pack_size: int, steps: int, device: str, compile: str, graph_steps: int) -> Callable:
     """iclscale through its Python API, the pack trained whole (a memory limit beyond any device: the point is
     to find where it runs out), recording at the start and the end only."""
     from peers import iclscale_run
 
-    info, configs, point = iclscale_run.pack_configs(model, K, steps)
+    info, configs, point = iclscale_run.pack_configs(model, pack_size, steps)
     options = {"graph_steps": graph_steps, "memory_limit": 2**62}
 
     def run() -> float:
@@ -330,7 +335,7 @@ def iclscale_prepare(model: str, K: int, steps: int, device: str, compile: str, 
 JAX_PROGRAM_BYTES: dict[tuple, int] = {}
 
 
-def jax_prepare(model: str, K: int, steps: int, device: str) -> Callable:
+def jax_prepare(model: str, pack_size: int, steps: int, device: str) -> Callable:
     """The JAX peer, compiled here; its memory is XLA's buffer assignment of the program (arguments, outputs
     and temporaries), which the platform allocator does not report as a peak."""
     import jax
@@ -339,10 +344,10 @@ def jax_prepare(model: str, K: int, steps: int, device: str) -> Callable:
     from peers import jax_loop
 
     seed = jax.device_put(jnp.uint32(0), jax_loop.device_for(device))
-    compiled = jax.jit(jax_loop.train, static_argnums=(0, 1, 2)).lower(model, K, steps, seed).compile()
+    compiled = jax.jit(jax_loop.train, static_argnums=(0, 1, 2)).lower(model, pack_size, steps, seed).compile()
     try:
         memory = compiled.memory_analysis()
-        JAX_PROGRAM_BYTES[(model, K)] = int(
+        JAX_PROGRAM_BYTES[(model, pack_size)] = int(
             memory.argument_size_in_bytes + memory.output_size_in_bytes + memory.temp_size_in_bytes
         )
     except Exception:  # not every backend reports it
@@ -362,7 +367,7 @@ def memory_model(model: str, steps: int, device: str) -> tuple[int, int]:
     return footprint.per_config_bytes(info, configs, [point], torch.device(device), short_run)
 
 
-def cpu_peak(model: str, K: int, steps: int) -> int:
+def cpu_peak(model: str, pack_size: int, steps: int) -> int:
     """On the CPU, where torch keeps no allocator statistics: the live-tensor peak of a short run of the pack
     (`footprint.peak_bytes`, the same short run the memory model is measured on)."""
     import torch
@@ -371,7 +376,7 @@ def cpu_peak(model: str, K: int, steps: int) -> int:
     from iclscale.trainer import footprint
     from iclscale.trainer.training import short_run
 
-    info, configs, point = iclscale_run.pack_configs(model, K, steps)
+    info, configs, point = iclscale_run.pack_configs(model, pack_size, steps)
     return footprint.peak_bytes(info, configs, [point], torch.device("cpu"), short_run)
 
 
@@ -381,7 +386,7 @@ def sizes_to_try(model: str, device: str, plan: Plan, per_config: int) -> list[i
     limit may still fit)."""
     import torch
 
-    cap = plan.max_K[model]
+    cap = plan.max_pack_size[model]
     if device.startswith("cuda"):
         cap = min(cap, 2 * torch.cuda.get_device_properties(device).total_memory // per_config)
     sizes = [plan.sizes[model][0]]
@@ -406,15 +411,16 @@ def visiting_order(count: int) -> list[int]:
     return order
 
 
-def predicted_seconds(done: dict[int, Measured], K: int, repeats: int) -> float:
-    """Time to measure a pack of K: from the nearest smaller size measured, the setup and compilation again
-    and the calls scaled with K (pessimistic where larger packs run faster per config); 0 when none is."""
-    smaller = [k for k in done if k < K] or list(done)
+def predicted_seconds(done: dict[int, Measured], pack_size: int, repeats: int) -> float:
+    """Time to measure a pack of `pack_size`: from the nearest smaller size measured, the setup and compilation
+    again and the calls scaled with the size (pessimistic where larger packs run faster per config); 0 when
+    none is."""
+    smaller = [k for k in done if k < pack_size] or list(done)
     if not smaller:
         return 0.0
-    k = max(smaller) if any(x < K for x in done) else min(smaller)
+    k = max(smaller) if any(x < pack_size for x in done) else min(smaller)
     m = done[k]
-    return max(0.0, m.first_s - m.best_s) + (1 + repeats) * m.best_s * K / k
+    return max(0.0, m.first_s - m.best_s) + (1 + repeats) * m.best_s * pack_size / k
 
 
 def check_speed(model: str, device: str, plan: Plan, budget: Budget, report: Report) -> None:
@@ -430,38 +436,40 @@ def check_speed(model: str, device: str, plan: Plan, budget: Budget, report: Rep
     fits_below: dict[str, int] = {}  # peer -> the smallest size that ran out of memory
     done: dict[str, dict[int, Measured]] = {peer: {} for peer in chosen}
     for index in visiting_order(len(sizes)):
-        K = sizes[index]
+        size = sizes[index]
         for peer, prepare in chosen.items():
-            if K >= fits_below.get(peer, math.inf):
-                why = f"out of memory at K = {fits_below[peer]}" if fits_below[peer] else "failed at another size"
-                report.skip(f"{model} {peer} K = {K}", why)
+            if size >= fits_below.get(peer, math.inf):
+                why = f"out of memory in a pack of {fits_below[peer]}" if fits_below[peer] else "failed at another size"
+                report.skip(f"{model} {peer} pack of {size}", why)
                 continue
-            predicted = predicted_seconds(done[peer], K, plan.repeats)
+            predicted = predicted_seconds(done[peer], size, plan.repeats)
             if index and budget.left() < max(predicted, 5.0):  # the first size is measured whatever is left
-                report.skip(f"{model} {peer} K = {K}", f"time budget: {budget.left():.0f} s left, {predicted:.0f} s")
+                why = f"time budget: {budget.left():.0f} s left, {predicted:.0f} s"
+                report.skip(f"{model} {peer} pack of {size}", why)
                 continue
-            found = measure(lambda prepare=prepare, K=K: prepare(K, steps), K, steps, plan.repeats, device)
-            entry = {"model": model, "K": K, "peer": peer, "steps": steps, "model_steps_per_s": found.rate,
+            found = measure(lambda prepare=prepare, size=size: prepare(size, steps), size, steps, plan.repeats, device)
+            entry = {"model": model, SIZE_KEY: size, "peer": peer, "steps": steps, "model_steps_per_s": found.rate,
                      "first_call_s": found.first_s, "best_s": found.best_s, "peak_bytes": found.peak_bytes,
                      "peak_source": "torch.cuda.max_memory_allocated" if cuda else None,
                      "error": found.error, "out_of_memory": found.out_of_memory}  # fmt: skip
             if peer == "jax":
-                entry["peak_bytes"], entry["peak_source"] = JAX_PROGRAM_BYTES.get((model, K)), "XLA buffer assignment"
+                entry["peak_bytes"] = JAX_PROGRAM_BYTES.get((model, size))
+                entry["peak_source"] = "XLA buffer assignment"
             if peer.startswith("iclscale"):
                 entry.update(ICLSCALE_PATH)
                 if not cuda and found.error is None:
-                    entry["peak_bytes"], entry["peak_source"] = cpu_peak(model, K, steps), "footprint.peak_bytes"
-                entry["estimated_bytes"] = footprint.estimated_bytes(fixed, per_config, K)
+                    entry["peak_bytes"], entry["peak_source"] = cpu_peak(model, size, steps), "footprint.peak_bytes"
+                entry["estimated_bytes"] = footprint.estimated_bytes(fixed, per_config, size)
                 if entry["peak_bytes"]:
                     entry["estimate_over_peak"] = entry["estimated_bytes"] / entry["peak_bytes"]
             report.add("speed", entry)
             if found.out_of_memory:
-                fits_below[peer] = min(K, fits_below.get(peer, K))
+                fits_below[peer] = min(size, fits_below.get(peer, size))
             elif found.error is None:
-                done[peer][K] = found
+                done[peer][size] = found
             else:  # not a matter of size: no other size is tried
                 fits_below[peer] = 0
-    report.data["speed"].sort(key=lambda e: (SPEED_MODELS.index(e["model"]), e["K"], list(chosen).index(e["peer"])
+    report.data["speed"].sort(key=lambda e: (SPEED_MODELS.index(e["model"]), e[SIZE_KEY], list(chosen).index(e["peer"])
                                              if e["peer"] in chosen else 0))  # fmt: skip
     report.write()
 
@@ -480,17 +488,18 @@ def check_auto(model: str, device: str, plan: Plan, budget: Budget, report: Repo
     auto = footprint.auto_pack_size(info, configs, [point], dev)
     entry = {"model": model, "auto_pack_size": auto, "fixed_bytes": fixed, "per_config_bytes": per_config,
              "free_bytes": free, "memory_fraction": footprint.MEMORY_FRACTION}  # fmt: skip
-    K = min(2 * auto, plan.max_K[model])
+    size = min(2 * auto, plan.max_pack_size[model])
     speed = [e for e in report.data["speed"] if e["model"] == model and e["peer"] == "iclscale" and not e["error"]]
     rate = max((e["model_steps_per_s"] for e in speed), default=0.0)
-    predicted = 2 * K * plan.steps[model] / rate if rate else math.inf
+    predicted = 2 * size * plan.steps[model] / rate if rate else math.inf
     if budget.left() < predicted:
-        report.skip(f"{model} auto-sized pack of {K}", f"time budget: {budget.left():.0f} s left, {predicted:.0f} s")
+        report.skip(f"{model} auto-sized pack of {size}", f"time budget: {budget.left():.0f} s left, {predicted:.0f} s")
         report.add("auto", entry)
         return
-    found = measure(lambda: iclscale_run.prepare(model, K, plan.steps[model], plan.steps[model], device,
-                                                 plan.iclscale_compile), K, plan.steps[model], 0, device)  # fmt: skip
-    entry["trained_K"], entry["parts"] = K, math.ceil(K / auto)
+    steps = plan.steps[model]
+    trained = lambda: iclscale_run.prepare(model, size, steps, steps, device, plan.iclscale_compile)  # noqa: E731
+    found = measure(trained, size, steps, 0, device)
+    entry[TRAINED_SIZE_KEY], entry["parts"] = size, math.ceil(size / auto)
     entry["error"], entry["out_of_memory"], entry["peak_bytes"] = found.error, found.out_of_memory, found.peak_bytes
     entry["seconds"] = found.first_s
     report.add("auto", entry)
@@ -510,14 +519,14 @@ def table(data: dict) -> str:
         lines.append(f"  FAIL {e['study']} [{e['variant']}]: {e.get('error') or e.get('worst_metric')}")
     uncaptured = [f"{e['study']} [{e['variant']}]" for e in parity if "graphs" in e["variant"] and not e.get("graphed")]
     uncaptured += [
-        f"{e['model']} K = {e['K']}" for e in data["speed"] if "graphs" in e["peer"] and not e.get("graphed")
+        f"{e['model']} pack of {e[SIZE_KEY]}" for e in data["speed"] if "graphs" in e["peer"] and not e.get("graphed")
     ]
     if uncaptured:
         lines.append(f"  no CUDA graph captured (steps launched one by one): {', '.join(uncaptured)}")
     lines += speed_rows(data["speed"])
     for e in data["auto"]:
-        trained = (f"; a pack of {e['trained_K']} in {e['parts']} part(s): "
-                   f"{'ok' if not e.get('error') else e['error']}") if "trained_K" in e else ""  # fmt: skip
+        trained = (f"; a pack of {e[TRAINED_SIZE_KEY]} in {e['parts']} part(s): "
+                   f"{'ok' if not e.get('error') else e['error']}") if TRAINED_SIZE_KEY in e else ""  # fmt: skip
         lines.append(f"pack_size auto, {e['model']}: {e['auto_pack_size']:,} configs "
                      f"({e['per_config_bytes']:,} B each){trained}")  # fmt: skip
     if data["skipped"]:
@@ -530,13 +539,13 @@ def speed_rows(speed: list[dict]) -> list[str]:
     peak MiB, and iclscale's best against JAX; the memory model's estimate over iclscale's measured peak."""
     peers = list(dict.fromkeys(e["peer"] for e in speed))
     width = max([16, *(len(p) for p in peers)])
-    head = f"{'model':<15} {'K':>8} " + " ".join(f"{p:>{width}}" for p in peers)
+    head = f"{'model':<15} {'pack':>8} " + " ".join(f"{p:>{width}}" for p in peers)
     lines = [
         "model-steps/s (peak MiB); est/peak: iclscale's memory model over its measured peak",
         head + "  ours/jax  est/peak",
     ]
-    for model, K in dict.fromkeys((e["model"], e["K"]) for e in speed):
-        row = {e["peer"]: e for e in speed if (e["model"], e["K"]) == (model, K)}
+    for model, size in dict.fromkeys((e["model"], e[SIZE_KEY]) for e in speed):
+        row = {e["peer"]: e for e in speed if (e["model"], e[SIZE_KEY]) == (model, size)}
         cells = []
         for peer in peers:
             e = row.get(peer)
@@ -553,7 +562,7 @@ def speed_rows(speed: list[dict]) -> list[str]:
         versus = ours / jax["model_steps_per_s"] if jax and not jax["error"] else math.nan
         ratio = row.get("iclscale", {}).get("estimate_over_peak") or math.nan
         lines.append(
-            f"{model:<15} {K:>8} " + " ".join(f"{c:>{width}}" for c in cells) + f"  {versus:>8.2f}  {ratio:>8.2f}"
+            f"{model:<15} {size:>8} " + " ".join(f"{c:>{width}}" for c in cells) + f"  {versus:>8.2f}  {ratio:>8.2f}"
         )
     return lines
 

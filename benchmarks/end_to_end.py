@@ -3,7 +3,7 @@
 1. Inline: a sweep of seed-004 configs (default 4096 × 1000 steps) through
    `iclscale sweep run FILE --executor inline` with one thread and the default pack size, the whole
    command timed (process start, planning, training, evaluation, store). Its model-steps/s is set beside
-   the hand-batched loop's (eager, one thread, K = the sweep's size) measured in this process.
+   the hand-batched loop's (eager, one thread, a pack the sweep's size) measured in this process.
    The issue wants ≥ 0.9×. As the loop's first call is left out of its timing, a warm-up run of the same
    sweep (compile "on") first compiles and saves the training step and the test-set draw, as any earlier
    sweep of these shapes on this machine would have; its time is printed too (--cold leaves it out).
@@ -69,20 +69,20 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def hand_batched_rates(K: int, steps: int, repeats: int) -> tuple[float, float]:
+def hand_batched_rates(pack_size: int, steps: int, repeats: int) -> tuple[float, float]:
     """The eager hand-batched loop's model-steps per second (best call) and per CPU-second."""
     from peers import harness, torch_loop
 
     peer = harness.Peer("torch eager", lambda *a: torch_loop.prepare(*a, compiled=False))
-    timing = harness.time_peers([peer], "softmax_window", K, steps, "cpu", repeats)[0]["torch eager"]
-    return timing.rate(K * steps), K * steps / timing.least_cpu
+    timing = harness.time_peers([peer], "softmax_window", pack_size, steps, "cpu", repeats)[0]["torch eager"]
+    return timing.rate(pack_size * steps), pack_size * steps / timing.least_cpu
 
 
 def inline_target(args: argparse.Namespace, directory: str, env: dict[str, str]) -> None:
     configs = args.configs
     print(f"1. inline: {configs} seed-004 configs × {args.steps} steps, one thread, default pack size", flush=True)
     loop, loop_cpu = hand_batched_rates(configs, args.loop_steps, args.repeats)
-    print(f"   hand-batched PyTorch loop (eager, K = {configs}, {args.loop_steps} steps): "
+    print(f"   hand-batched PyTorch loop (eager, a pack of {configs}, {args.loop_steps} steps): "
           f"{loop:>10,.0f} model-steps/s, {loop_cpu:,.0f} per CPU-s")  # fmt: skip
     path = sweep_file(directory, "bench_inline", configs, args.steps, args.record_every)
     one_thread = {**env, "OMP_NUM_THREADS": "1"}

@@ -1,7 +1,7 @@
-"""Packed training throughput of `softmax_window`: model-steps per second at K = 1, 64, 256, 1024.
+"""Packed training throughput of `softmax_window`: model-steps per second in packs of 1, 64, 256, 1024.
 
-One model-step is one training iteration of one config. Every K runs the same code path (the
-packed trainer); the ratios to K = 1 are what packing buys. A plain single-config PyTorch loop
+One model-step is one training iteration of one config. Every pack size runs the same code path (the
+packed trainer); the ratios to a pack of 1 are what packing buys. A plain single-config PyTorch loop
 (the attention unit as an nn.Module with torch.optim.Adam, no torch.func) is measured too, as the
 honest "one config at a time" reference. All numbers come from one run on this machine.
 
@@ -27,14 +27,14 @@ from iclscale.trainer.rng import Stream
 SETTINGS = {"d": 5, "n": 20, "task_class": "relu", "test_tasks": 1}  # the paper's Fig 3 setting
 
 
-def packed_rate(K: int, steps: int) -> float:
+def packed_rate(pack_size: int, steps: int) -> float:
     info = study_info("softmax_window")
-    resolved = [info.resolve({**SETTINGS, "steps": steps, "L": 0.5 + k % 7}, k, "bench") for k in range(K)]
+    resolved = [info.resolve({**SETTINGS, "steps": steps, "L": 0.5 + k % 7}, k, "bench") for k in range(pack_size)]
     configs, point = [c for c, _ in resolved], resolved[0][1]
     train(info, configs, point, steps, "cpu")  # warm-up (allocator, first-call costs)
     start = time.perf_counter()
     train(info, configs, point, steps, "cpu")
-    return K * steps / (time.perf_counter() - start)
+    return pack_size * steps / (time.perf_counter() - start)
 
 
 def plain_loop_rate(steps: int) -> float:
@@ -74,10 +74,10 @@ def main() -> None:
           f"{torch.get_num_threads()} threads")  # fmt: skip
     reference = plain_loop_rate(args.steps)
     print(f"{'plain single-config loop':>26}: {reference:>10,.0f} model-steps/s")
-    rates = {K: packed_rate(K, args.steps) for K in args.sizes}
+    rates = {size: packed_rate(size, args.steps) for size in args.sizes}
     base = rates[args.sizes[0]]
-    for K, rate in rates.items():
-        print(f"{f'packed K = {K}':>26}: {rate:>10,.0f} model-steps/s   {rate / base:7.1f}× K = {args.sizes[0]}"
+    for size, rate in rates.items():
+        print(f"{f'pack of {size}':>26}: {rate:>10,.0f} model-steps/s   {rate / base:7.1f}× pack of {args.sizes[0]}"
               f"   {rate / reference:7.1f}× plain loop")  # fmt: skip
 
 

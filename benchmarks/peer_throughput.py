@@ -6,12 +6,13 @@ vmap over configs, lax.scan over steps, jit; skipped when jax is not installed);
 `train_pack` as a sweep runs it (compile "auto") and compiled ("on"). Models: seed 004's softmax
 attention unit and nonlinear_icl's one-layer Transformer.
 
-    python benchmarks/peer_throughput.py [--model softmax_window] [--K 4096 1024] [--steps 300] [--threads 1]
+    python benchmarks/peer_throughput.py [--model softmax_window] [--pack-size 4096 1024] [--steps 300] [--threads 1]
 
 One model-step is one training iteration of one config. Each peer's first call (compilation included)
 is printed apart from the rate, which is the best of --repeats calls. Before timing, every peer trains a
 small pack for a few hundred steps and the mean loss of its first and last window is printed: the
 peers draw other random numbers from the same distributions, so the losses agree in distribution only.
+(--K and --check-K, the flags' earlier names, still work.)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import argparse
 import importlib.util
 import os
 
-DEFAULTS = {  # K, timed steps, check steps: nonlinear_icl's step is ~1000× seed 004's
+DEFAULTS = {  # pack size, timed steps, check steps: nonlinear_icl's step is ~1000× seed 004's
     "softmax_window": (4096, 300, 300),
     "nonlinear_icl": (256, 20, 200),
 }
@@ -30,23 +31,25 @@ PEER_NAMES = ("torch eager", "torch compiled", "jax", "iclscale", "iclscale comp
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", choices=("softmax_window", "nonlinear_icl", "both"), default="softmax_window")
-    parser.add_argument("--K", type=int, nargs="+", help="pack sizes (default: 4096 seed 004, 256 nonlinear_icl)")
+    parser.add_argument(
+        "--pack-size", "--K", type=int, nargs="+", help="pack sizes (default: 4096 seed 004, 256 nonlinear_icl)"
+    )
     parser.add_argument("--steps", type=int, help="timed steps per call (default: 300 seed 004, 20 nonlinear_icl)")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls per peer; the best counts")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads (torch, OpenMP, XLA)")
     parser.add_argument("--pin", type=int, nargs="+", metavar="CPU", help="pin the process to these CPUs")
     parser.add_argument("--device", default="auto", help="cpu, cuda, or auto: cpu, then cuda when torch sees one")
     parser.add_argument("--peers", nargs="+", choices=PEER_NAMES, default=list(PEER_NAMES))
-    parser.add_argument("--check-K", type=int, default=256, help="pack size of the loss check")
+    parser.add_argument("--check-pack-size", "--check-K", type=int, default=256, help="pack size of the loss check")
     parser.add_argument("--check-steps", type=int, help="steps of the loss check (default: 300 / 200)")
     parser.add_argument("--check-window", type=int, default=20, help="steps averaged at the start and end")
     parser.add_argument("--no-check", action="store_true", help="skip the loss check")
     args = parser.parse_args()
-    for name in ("repeats", "threads", "check_K", "check_window"):
+    for name in ("repeats", "threads", "check_pack_size", "check_window"):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be at least 1")
-    if any(k < 1 for k in args.K or []) or (args.steps is not None and args.steps < 1):
-        parser.error("--K and --steps must be at least 1")
+    if any(size < 1 for size in args.pack_size or []) or (args.steps is not None and args.steps < 1):
+        parser.error("--pack-size and --steps must be at least 1")
     return args
 
 
@@ -96,20 +99,21 @@ def main() -> None:
           f"XLA_FLAGS={xla_flags!r}); CPUs allowed: {sorted(os.sched_getaffinity(0))}")  # fmt: skip
     chosen = peers(args.peers)
     for model in ("softmax_window", "nonlinear_icl") if args.model == "both" else (args.model,):
-        default_K, default_steps, default_check = DEFAULTS[model]
+        default_size, default_steps, default_check = DEFAULTS[model]
         steps = args.steps or default_steps
         for device in devices:
             if not args.no_check:
                 check_steps = args.check_steps or default_check
                 window = min(args.check_window, check_steps)
-                losses, skipped = harness.check_losses(chosen, model, args.check_K, check_steps, window, device)
-                title = (f"\n{model} on {device}: loss check, K = {args.check_K}, {check_steps} steps, mean "
+                size = args.check_pack_size
+                losses, skipped = harness.check_losses(chosen, model, size, check_steps, window, device)
+                title = (f"\n{model} on {device}: loss check, pack of {size}, {check_steps} steps, mean "
                          f"training loss of the first and the last {window} steps")  # fmt: skip
                 print(harness.check_table(title, losses, skipped), flush=True)
-            for K in args.K or [default_K]:
-                timings, skipped = harness.time_peers(chosen, model, K, steps, device, args.repeats)
-                title = f"\n{model} on {device}: K = {K}, {steps} steps, best of {args.repeats}"
-                print(harness.speed_table(title, K, steps, timings, skipped), flush=True)
+            for size in args.pack_size or [default_size]:
+                timings, skipped = harness.time_peers(chosen, model, size, steps, device, args.repeats)
+                title = f"\n{model} on {device}: pack of {size}, {steps} steps, best of {args.repeats}"
+                print(harness.speed_table(title, size, steps, timings, skipped), flush=True)
 
 
 if __name__ == "__main__":

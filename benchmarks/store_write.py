@@ -51,14 +51,14 @@ def main() -> None:
     key = eval_key(points[0])
     pack = PackPlan("bench", configs, points, {(c.run_id, key) for c in configs}, {c.run_id for c in configs})
     rng = np.random.default_rng(0)
-    K, R = len(configs), args.records
+    pack_size, R = len(configs), args.records
 
     def series() -> list[np.ndarray]:
-        return [rng.random(K) for _ in range(R)]
+        return [rng.random(pack_size) for _ in range(R)]
 
-    status = ["ok"] * K
-    diverged: list[int | None] = [None] * K
-    for k in range(0, K, 97):  # a few diverged configs
+    status = ["ok"] * pack_size
+    diverged: list[int | None] = [None] * pack_size
+    for k in range(0, pack_size, 97):  # a few diverged configs
         status[k], diverged[k] = "diverged", 500
     result = FakeResult(
         record_steps=[100 * r for r in range(R)],
@@ -79,7 +79,7 @@ def main() -> None:
             write_fragment(location, f"pack-{i}", runs, curves)
             build.append(built - start)
             write.append(time.perf_counter() - built)
-    print(f"{K} configs × {R} records × 10 metrics: {runs.num_rows} runs rows, {curves.num_rows:,} curve rows")
+    print(f"{pack_size} configs × {R} records × 10 metrics: {runs.num_rows} runs rows, {curves.num_rows:,} curve rows")
     total = statistics.median(b + w for b, w in zip(build, write, strict=True))
     print(
         f"build tables {statistics.median(build):.3f} s, write Parquet {statistics.median(write):.3f} s, "

@@ -19,7 +19,7 @@ sys.path.insert(0, str(BENCHMARKS))
 from peers import harness, iclscale_run, torch_loop  # noqa: E402
 
 HAS_JAX = importlib.util.find_spec("jax") is not None
-CHECK = {"softmax_window": (16, 100, 20), "nonlinear_icl": (8, 100, 20)}  # K, steps, window
+CHECK = {"softmax_window": (16, 100, 20), "nonlinear_icl": (8, 100, 20)}  # pack size, steps, window
 
 
 @pytest.fixture(autouse=True)
@@ -37,16 +37,16 @@ def falls(losses: list[float]) -> bool:
 
 @pytest.mark.parametrize("model", ["softmax_window", "nonlinear_icl"])
 def test_hand_batched_torch_loop_trains(model):
-    K, steps, window = CHECK[model]
-    losses = torch_loop.prepare(model, K, steps, window, "cpu", compiled=False)()
+    size, steps, window = CHECK[model]
+    losses = torch_loop.prepare(model, size, steps, window, "cpu", compiled=False)()
     assert len(losses) == steps // window
     assert falls(losses), losses
 
 
 @pytest.mark.parametrize("model", ["softmax_window", "nonlinear_icl"])
 def test_iclscale_peer_trains(model):
-    K, steps, window = CHECK[model]
-    losses = iclscale_run.prepare(model, K, steps, window, "cpu")()
+    size, steps, window = CHECK[model]
+    losses = iclscale_run.prepare(model, size, steps, window, "cpu")()
     assert len(losses) == steps // window
     assert falls(losses), losses
 
@@ -62,8 +62,8 @@ def test_iclscale_peer_trains_the_benchmark_setting():
 def test_jax_peer_trains():
     from peers import jax_loop
 
-    K, steps, window = CHECK["softmax_window"]
-    assert falls(jax_loop.prepare("softmax_window", K, steps, window, "cpu")())
+    size, steps, window = CHECK["softmax_window"]
+    assert falls(jax_loop.prepare("softmax_window", size, steps, window, "cpu")())
 
 
 def test_window_means_match_iclscale_records():
@@ -72,11 +72,11 @@ def test_window_means_match_iclscale_records():
 
 def test_command_prints_one_row_per_peer_and_the_ratios():
     peers = ["torch eager", "jax", "iclscale"]
-    command = [sys.executable, str(BENCHMARKS / "peer_throughput.py"), "--K", "8", "--steps", "5", "--repeats", "1",
-               "--check-K", "8", "--check-steps", "40", "--peers", *peers]  # fmt: skip
+    command = [sys.executable, str(BENCHMARKS / "peer_throughput.py"), "--pack-size", "8", "--steps", "5",
+               "--repeats", "1", "--check-pack-size", "8", "--check-steps", "40", "--peers", *peers]  # fmt: skip
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600, env=env).stdout
-    check, speed = out.split("loss check")[1].split("K = 8, 5 steps")
+    check, speed = out.split("loss check")[1].split("pack of 8, 5 steps")
     for name in peers:
         (row,) = [line for line in speed.splitlines() if line.startswith(name + " ")]
         if name == "jax" and not HAS_JAX:
@@ -87,6 +87,14 @@ def test_command_prints_one_row_per_peer_and_the_ratios():
         start, end = (float(v) for v in loss_row.split()[-3:-1])
         assert end < start, loss_row
     assert "iclscale: " in speed and "× torch eager" in speed
+
+
+def test_the_earlier_pack_size_flags_still_work(monkeypatch):
+    import peer_throughput
+
+    monkeypatch.setattr(sys, "argv", ["peer_throughput.py", "--K", "8", "16", "--check-K", "4"])
+    args = peer_throughput.parse_args()
+    assert (args.pack_size, args.check_pack_size) == ([8, 16], 4)
 
 
 def test_end_to_end_benchmark_times_a_warm_sweep_against_the_loop():

@@ -15,9 +15,9 @@ SMALL = {
 }
 
 
-def _pack(name, K):
+def _pack(name, pack_size):
     info = study_info(name)
-    resolved = [info.resolve(SMALL[name], seed, "t") for seed in range(K)]
+    resolved = [info.resolve(SMALL[name], seed, "t") for seed in range(pack_size)]
     return info, [c for c, _ in resolved], [resolved[0][1]]
 
 
@@ -28,8 +28,8 @@ def test_the_pack_size_grows_with_the_budget_and_shrinks_with_the_bytes_per_conf
     assert footprint.fits(10**6, 100, 7) == (10**6 - 100) // 7
     assert footprint.fits(10**6, 100, 8) < footprint.fits(10**6, 100, 7)
     for budget in budgets[2:]:  # the chosen size is the largest whose estimate stays within the budget
-        K = footprint.fits(budget, 100, 7)
-        assert footprint.estimated_bytes(100, 7, K) <= budget < footprint.estimated_bytes(100, 7, K + 1)
+        size = footprint.fits(budget, 100, 7)
+        assert footprint.estimated_bytes(100, 7, size) <= budget < footprint.estimated_bytes(100, 7, size + 1)
 
 
 def test_parts_are_never_larger_than_the_auto_pack_size():
@@ -55,7 +55,7 @@ def test_the_estimate_bounds_the_measured_peak_from_above(name):
 
 
 def test_cuda_is_probed_at_sizes_where_the_allocators_512_byte_blocks_are_noise():
-    """At K = 8 and 16 a tiny model's per-config tensors fit one 512-byte CUDA block each: the difference of
+    """In packs of 8 and 16 a tiny model's per-config tensors fit one 512-byte CUDA block each: the difference of
     the two peaks would hide the bytes per config (as it did on an H100: 640 B measured, 4.3 kB real)."""
     small, large = footprint.probe_sizes(torch.device("cuda"))
     assert small >= 512 and large >= 2 * small  # a byte per config already fills a block at the smaller size

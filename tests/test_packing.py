@@ -1,4 +1,4 @@
-"""Packed training: a config's result does not depend on its pack, its position or K."""
+"""Packed training: a config's result does not depend on its pack, its position or the pack size."""
 
 import numpy as np
 import pytest

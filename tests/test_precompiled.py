@@ -24,9 +24,9 @@ def _fresh_process_cache(tmp_path, monkeypatch):
     monkeypatch.setattr(compiling, "_COMPILED", {})
 
 
-def _pack(K):
+def _pack(pack_size):
     info = study_info("softmax_window")
-    resolved = [info.resolve({**SETTINGS, "L": 0.5 + k / 4}, k, "t") for k in range(K)]
+    resolved = [info.resolve({**SETTINGS, "L": 0.5 + k / 4}, k, "t") for k in range(pack_size)]
     return info, [c for c, _ in resolved], resolved[0][1]
 
 
@@ -76,11 +76,11 @@ def test_a_new_process_loads_the_saved_step_and_trains_the_same(tmp_path):
 
 def test_another_pack_size_gets_its_own_compiled_step():
     """A saved step has no guards: a pack of another size must never be handed one made for 4 configs."""
-    for K in (4, 6):
-        info, configs, point = _pack(K)
+    for size in (4, 6):
+        info, configs, point = _pack(size)
         compiled = train_pack(info, configs, [point], 6, compile="on")
         eager = train_pack(info, configs, [point], 6, compile="off")
-        for k in range(K):
+        for k in range(size):
             assert compiled.final_metrics(k, point)["test_mse"] == pytest.approx(
                 eager.final_metrics(k, point)["test_mse"], rel=1e-3
             )

@@ -1,4 +1,4 @@
-"""Peers of iclscale's packed trainer: the same two models trained K configs at a time by
+"""Peers of iclscale's packed trainer: the same two models trained a pack of configs at a time by
 
 - `torch_loop`: a plain hand-batched PyTorch loop (einsum over a leading config axis, torch.randn /
   torch.rand data, hand-written per-config Adam or SGD), eager and under `torch.compile`;

@@ -1,8 +1,8 @@
 """Timing the peers and printing what they did, in one process and one run.
 
-A peer is a name and a `prepare(model, K, steps, record_every, device)` that returns a `Run`: a call that
-trains K fresh configs for `steps` steps and returns the mean training loss over configs in every window
-of `record_every` steps (host values, so a call ends only when its device work has finished).
+A peer is a name and a `prepare(model, pack_size, steps, record_every, device)` that returns a `Run`: a call
+that trains `pack_size` fresh configs for `steps` steps and returns the mean training loss over configs in
+every window of `record_every` steps (host values, so a call ends only when its device work has finished).
 
 Timing: `prepare` (setup: JAX compiles there, iclscale resolves its configs) and the first call
 (torch.compile compiles there) are printed apart; the rate is model-steps (steps of one config) per
@@ -63,7 +63,7 @@ def _prepared(peers: Sequence[Peer], args: tuple) -> tuple[dict[str, Run], dict[
 
 
 def time_peers(
-    peers: Sequence[Peer], model: str, K: int, steps: int, device: str, repeats: int
+    peers: Sequence[Peer], model: str, pack_size: int, steps: int, device: str, repeats: int
 ) -> tuple[dict[str, Timing], dict[str, str]]:
     """Setup, first call and best-of-`repeats` wall time of each peer; peers that cannot run, with the reason."""
     timings, skipped = {}, {}
@@ -71,7 +71,7 @@ def time_peers(
     for peer in peers:
         start = time.perf_counter()
         try:
-            run = peer.prepare(model, K, steps, steps, device)  # one record window: no recording costs
+            run = peer.prepare(model, pack_size, steps, steps, device)  # one record window: no recording costs
         except Unavailable as why:
             skipped[peer.name] = str(why)
             continue
@@ -92,17 +92,17 @@ def time_peers(
 
 
 def check_losses(
-    peers: Sequence[Peer], model: str, K: int, steps: int, window: int, device: str
+    peers: Sequence[Peer], model: str, pack_size: int, steps: int, window: int, device: str
 ) -> tuple[dict[str, list[float]], dict[str, str]]:
     """Every peer's mean training loss per window of `window` steps, for a short training."""
-    runs, skipped = _prepared(peers, (model, K, steps, window, device))
+    runs, skipped = _prepared(peers, (model, pack_size, steps, window, device))
     return {name: run() for name, run in runs.items()}, skipped
 
 
-def speed_table(title: str, K: int, steps: int, timings: dict[str, Timing], skipped: dict[str, str]) -> str:
+def speed_table(title: str, pack_size: int, steps: int, timings: dict[str, Timing], skipped: dict[str, str]) -> str:
     """One row per peer: setup, first call, best call, model-steps/s and the ratio to the first peer;
     then each iclscale row's ratio to every peer that is not iclscale."""
-    model_steps = K * steps
+    model_steps = pack_size * steps
     first_name = next(iter(timings), "-")
     header = f"{'peer':<18} {'setup s':>8} {'first s':>8} {'best s':>8} {'CPU/wall':>8} {'model-steps/s':>14}"
     lines = [title, f"{header} {'vs ' + first_name:>16} {'per CPU-s':>12}"]

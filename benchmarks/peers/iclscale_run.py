@@ -36,24 +36,28 @@ def train(
     return train_pack(info, configs, [point], schedule, device=device, compile=compile, **options)
 
 
-def pack_configs(model: str, K: int, steps: int) -> tuple[StudyInfo, list[Config], EvalPoint]:
-    """K configs as a sweep plans them. Each distinct value of the varied param is resolved once and the
-    configs differ from their template in the seed only (resolving a million configs one by one took minutes)."""
+def pack_configs(model: str, pack_size: int, steps: int) -> tuple[StudyInfo, list[Config], EvalPoint]:
+    """A pack of `pack_size` configs as a sweep plans them. Each distinct value of the varied param is resolved
+    once and the configs differ from their template in the seed only (resolving a million configs one by one
+    took minutes)."""
     info = study_info(model)
     values = {**SETTINGS[model].iclscale_values(), **CHEAP_RECORDS[model], "steps": steps}
     templates = {
         value: info.resolve({**values, VARIED_PARAM[model]: value}, 0, "benchmark")
-        for value in dict.fromkeys(per_config_values(model, K))
+        for value in dict.fromkeys(per_config_values(model, pack_size))
     }
     configs = [
-        Config(info.name, templates[value][0].values, seed) for seed, value in enumerate(per_config_values(model, K))
+        Config(info.name, templates[value][0].values, seed)
+        for seed, value in enumerate(per_config_values(model, pack_size))
     ]
     return info, configs, next(iter(templates.values()))[1]
 
 
-def prepare(model: str, K: int, steps: int, record_every: int, device: str, compile: str = "auto", **options) -> Run:
+def prepare(
+    model: str, pack_size: int, steps: int, record_every: int, device: str, compile: str = "auto", **options
+) -> Run:
     """`options`: more of `train_pack`'s keywords (graph_steps, memory_limit)."""
-    info, configs, point = pack_configs(model, K, steps)
+    info, configs, point = pack_configs(model, pack_size, steps)
 
     def run() -> list[float]:
         result = train(info, configs, point, record_every, device, compile, **options)

@@ -59,11 +59,11 @@ def softmax_window_step(state, t, hp):
     return (M_K, m, v), loss
 
 
-def softmax_window_init(keys, init_keys, K):  # M_K = 0.001·I: no random init
+def softmax_window_init(keys, init_keys, pack_size):  # M_K = 0.001·I: no random init
     s = SETTINGS["softmax_window"]
-    M_K = jnp.broadcast_to(s.init_scale * jnp.eye(s.d), (K, s.d, s.d))
-    L = jnp.asarray(per_config_values("softmax_window", K), dtype=jnp.float32)
-    full = partial(jnp.full, (K,), dtype=jnp.float32)
+    M_K = jnp.broadcast_to(s.init_scale * jnp.eye(s.d), (pack_size, s.d, s.d))
+    L = jnp.asarray(per_config_values("softmax_window", pack_size), dtype=jnp.float32)
+    full = partial(jnp.full, (pack_size,), dtype=jnp.float32)
     return (M_K, jnp.zeros_like(M_K), jnp.zeros_like(M_K)), (keys, full(s.lr), full(s.lr_decay), L)
 
 
@@ -115,16 +115,21 @@ def nonlinear_icl_step(W, t, hp):
     return jax.tree_util.tree_map(lambda p, gp: p - lr * gp, W, g), loss  # SGD, constant lr
 
 
-def nonlinear_icl_init(keys, init_keys, K):
+def nonlinear_icl_init(keys, init_keys, pack_size):
     s = SETTINGS["nonlinear_icl"]
     feature = (jnp.arange(s.D) < s.d_x).astype(jnp.float32)
-    W_QK = jnp.broadcast_to(s.delta * jnp.eye(s.m_a, s.D) * feature, (K, s.m_a, s.D))
+    W_QK = jnp.broadcast_to(s.delta * jnp.eye(s.m_a, s.D) * feature, (pack_size, s.m_a, s.D))
     init_keys = jax.vmap(jax.random.split)(init_keys)
     W_O = jax.vmap(lambda k: jax.random.normal(k, (s.m, s.m_b)))(init_keys[:, 0]) / s.m**0.5
     a = jax.vmap(lambda k: jnp.where(jax.random.uniform(k, (s.m,)) < 0.5, 1.0, -1.0))(init_keys[:, 1]) / s.m
-    W = {"W_Q": W_QK, "W_K": W_QK, "W_V": jnp.broadcast_to(s.delta * jnp.eye(s.m_b, s.D), (K, s.m_b, s.D)), "W_O": W_O}
-    alpha = jnp.asarray(per_config_values("nonlinear_icl", K), dtype=jnp.float32)
-    return W, (keys, a, jnp.full((K,), s.lr, dtype=jnp.float32), alpha)
+    W = {
+        "W_Q": W_QK,
+        "W_K": W_QK,
+        "W_V": jnp.broadcast_to(s.delta * jnp.eye(s.m_b, s.D), (pack_size, s.m_b, s.D)),
+        "W_O": W_O,
+    }
+    alpha = jnp.asarray(per_config_values("nonlinear_icl", pack_size), dtype=jnp.float32)
+    return W, (keys, a, jnp.full((pack_size,), s.lr, dtype=jnp.float32), alpha)
 
 
 # The pack -------------------------------------------------------------------------------------------
@@ -134,11 +139,12 @@ MODELS = {
 }
 
 
-def train(model: str, K: int, steps: int, seed):
-    """K configs trained for `steps` steps: per-config step, vmapped, scanned. Returns each step's mean loss."""
+def train(model: str, pack_size: int, steps: int, seed):
+    """A pack of `pack_size` configs trained for `steps` steps: per-config step, vmapped, scanned. Returns each
+    step's mean loss."""
     init, step = MODELS[model]
-    keys = jax.random.split(jax.random.PRNGKey(seed), 2 * K)
-    state, hp = init(keys[:K], keys[K:], K)  # data and initialisation keys per config
+    keys = jax.random.split(jax.random.PRNGKey(seed), 2 * pack_size)
+    state, hp = init(keys[:pack_size], keys[pack_size:], pack_size)  # data and initialisation keys per config
     packed = jax.vmap(step, in_axes=(0, None, 0))
 
     def body(state, t):
@@ -156,10 +162,10 @@ def device_for(name: str):
         raise Unavailable(f"JAX has no {platform} backend here ({jax.__version__}; jax[cuda12] has one)") from error
 
 
-def prepare(model: str, K: int, steps: int, record_every: int, device: str) -> Run:
-    """Compiled ahead of time here (for these K and steps); each call trains K fresh configs."""
+def prepare(model: str, pack_size: int, steps: int, record_every: int, device: str) -> Run:
+    """Compiled ahead of time here (for this pack size and steps); each call trains `pack_size` fresh configs."""
     seed = jax.device_put(jnp.uint32(0), device_for(device))
-    compiled = jax.jit(train, static_argnums=(0, 1, 2)).lower(model, K, steps, seed).compile()
+    compiled = jax.jit(train, static_argnums=(0, 1, 2)).lower(model, pack_size, steps, seed).compile()
 
     def run() -> list[float]:
         return window_means(np.asarray(compiled(seed)), record_every)

@@ -73,11 +73,11 @@ class NonlinearICL:
 SETTINGS = {"softmax_window": SoftmaxWindow(), "nonlinear_icl": NonlinearICL()}
 
 
-def per_config_values(model: str, K: int) -> list[float]:
-    """The varied train param of configs 0..K−1 (L for seed 004, α for nonlinear_icl)."""
+def per_config_values(model: str, pack_size: int) -> list[float]:
+    """The varied train param of configs 0 … pack_size − 1 (L for seed 004, α for nonlinear_icl)."""
     setting = SETTINGS[model]
     values = setting.L_values if model == "softmax_window" else setting.alpha_values
-    return [values[k % len(values)] for k in range(K)]
+    return [values[k % len(values)] for k in range(pack_size)]
 
 
 VARIED_PARAM = {"softmax_window": "L", "nonlinear_icl": "alpha"}
