@@ -480,12 +480,13 @@ def check_auto(model: str, device: str, plan: Plan, budget: Budget, report: Repo
     from peers import iclscale_run
 
     from iclscale.trainer import footprint
+    from iclscale.trainer.training import short_run
 
     dev = torch.device(device)
     info, configs, point = iclscale_run.pack_configs(model, footprint.PROBE_SIZES[-1], plan.steps[model])
     fixed, per_config = memory_model(model, plan.steps[model], device)
     free = footprint.free_memory(dev)
-    auto = footprint.auto_pack_size(info, configs, [point], dev)
+    auto = footprint.auto_pack_size(info, configs, [point], dev, short_run)
     entry = {"model": model, "auto_pack_size": auto, "fixed_bytes": fixed, "per_config_bytes": per_config,
              "free_bytes": free, "memory_fraction": footprint.MEMORY_FRACTION}  # fmt: skip
     size = min(2 * auto, plan.max_pack_size[model])
