@@ -92,7 +92,7 @@ GRAPH_STEPS = {"softmax_window": 8, "nonlinear_icl": 4}
 """Steps per replayed CUDA graph (a divisor of the timed steps, so that no step runs outside a graph)."""
 SIZE_KEY, TRAINED_SIZE_KEY = "K", "trained_K"
 """The pack size's keys in device_check.json (speed and auto entries): kept as the runs stored in
-benchmarks/results/ have them, so that a new run compares with those."""
+benchmarks/measured/ have them, so that a new run compares with those."""
 
 
 @dataclass
