@@ -37,6 +37,7 @@ QUICK_SEEDS = (
 QUICK_TRIALS = 4
 BUDGETS = ("quick", "full")
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # as `sweep run` exits on SIGTERM (iclscale.sweeps.run)
 
 
 def add_command(commands) -> None:
@@ -187,13 +188,13 @@ def reproduce(args: argparse.Namespace) -> int:
                 print(f"reproduce: sweep {item.sweep.name}: {error}", file=sys.stderr, flush=True)
                 failed.append(item.sweep.name)
                 code = 0
-            if code == EXIT_INTERRUPTED:
+            if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # Ctrl-C or SIGTERM stops the whole reproduce
                 print(
                     f"iclscale: reproduce interrupted at sweep {item.sweep.name} ({i}/{len(planned)} done); "
                     "every finished pack is stored: run the same command to resume",
                     file=sys.stderr,
                 )
-                return EXIT_INTERRUPTED
+                return code
             progress.finished(item)
         progress.show(len(planned))
     finally:

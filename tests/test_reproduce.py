@@ -92,3 +92,22 @@ def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
     progress.timed = [(n, 50 + 0.005 * n) for n in steps[:3]]  # 50 s per sweep + 5 ms per model-step
     assert progress.eta(3) == "5:50"  # 50 + 0.005 · 60000 = 350 s
     assert progress.eta(4) == "0:00"
+
+
+def test_sigterm_during_a_sweep_stops_the_whole_reproduce(tmp_path, monkeypatch, capsys):
+    """`kill` (SIGTERM) makes run_sweep return 143: reproduce must stop there, not go on to the next sweep."""
+    files = [tiny_sweep(tmp_path, "tiny_big", [0.35, 0.5, 0.7, 1.0]), tiny_sweep(tmp_path, "tiny_small", [0.5, 1.0])]
+    monkeypatch.setattr(reproduce, "paper_sweep_files", lambda studies: files)
+    import iclscale.sweeps.run
+
+    calls = []
+
+    def terminated_at_the_first(sweep, args, out):
+        calls.append(sweep.name)
+        return 143
+
+    monkeypatch.setattr(iclscale.sweeps.run, "run_sweep", terminated_at_the_first)
+    command = ["reproduce", "C24", "--out", str(tmp_path / "root"), "--budget", "quick", "--executor", "inline"]
+    assert main(command) == 143
+    assert calls == ["tiny_small"]
+    assert "reproduce interrupted at sweep tiny_small" in capsys.readouterr().err
