@@ -217,3 +217,16 @@ def test_a_threshold_search_draws_its_epsilon_on_the_searched_metric_and_marks_i
     spec = law_charts.law_chart(fits[0]).to_dict()
     assert _censored_layers(spec)
     assert "2 of 2 points censored" in json.dumps(spec, ensure_ascii=False)
+
+
+@pytest.mark.parametrize("kind", list(_fits()))
+def test_a_law_with_no_finite_point_still_renders(kind):
+    """A group whose every run failed to reach its threshold (NaN values, nothing censored) has nothing to draw:
+    an empty legend scale made the PNG conversion fail ("SVG has an invalid size") and the whole report with it."""
+    import vl_convert
+
+    fit = _fits()[kind]
+    empty = fit.points.assign(value=np.nan, censored=False, left_censored=False)
+    fit = LawFit(**{**fit.__dict__, "points": empty})
+    spec = law_charts.law_chart(fit).to_dict()
+    assert vl_convert.vegalite_to_png(spec)[:4] == b"\x89PNG"

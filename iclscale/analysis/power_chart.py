@@ -69,6 +69,8 @@ def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
     colours = {OBSERVED: "black", CENSORED_UP: censored_marks.COLOUR, CENSORED_DOWN: censored_marks.COLOUR,
                OUTSIDE: "#aaaaaa"}  # fmt: skip
     present = [k for k in shapes if (marks["mark"] == k).any()]
+    if not present:  # no point to draw (every run failed, say): an empty legend scale gives an invalid SVG
+        return _no_points_chart(fit, title)
     layers.append(
         alt.Chart(marks[marks["mark"] == OBSERVED])
         .mark_rule(color="black")
@@ -91,6 +93,20 @@ def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
     main = main.properties(width=WIDTH, height=HEIGHT, title=title)
     panels = [main, *_residual_panel(fit, x_enc), *_local_panel(fit, x_enc)]
     return alt.vconcat(*panels).resolve_scale(color="independent", shape="independent")
+
+
+def _no_points_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
+    """The chart of a law with no point to draw: its title and one line saying so (the verdict says why)."""
+    import altair as alt
+    import pandas as pd
+
+    text = pd.DataFrame({"text": [f"no points to draw for {fit.law.name} in this group"]})
+    return (
+        alt.Chart(text)
+        .mark_text(align="left", x=5, y=20)
+        .encode(text="text:N")
+        .properties(width=WIDTH, height=40, title=title)
+    )
 
 
 def _marks(fit: LawFit) -> pd.DataFrame:
