@@ -64,7 +64,10 @@ def test_an_address_where_no_cluster_listens_fails_fast_and_writes_nothing(tmp_p
 @pytest.mark.slow
 def test_ctrl_c_through_ray_stops_cleanly_and_the_same_command_resumes(tmp_path, ray_tmpdir):
     out = tmp_path / "out"
-    command = [*ICLSCALE, "sweep", "run", str(_sweep_file(tmp_path)), "--out", str(out)]
+    # 3000 steps a pack: packs finish seconds apart, so the Ctrl-C after the first stored pack finds others running
+    # (at 800 steps a busy machine once stored all 16 configs before the signal arrived, and the sweep ended 0)
+    slow = {**SWEEP, "fixed": {**SWEEP["fixed"], "steps": 3000}}
+    command = [*ICLSCALE, "sweep", "run", str(_sweep_file(tmp_path, slow)), "--out", str(out)]
     driver = subprocess.Popen(command, env=ray_env(ray_tmpdir), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               text=True, start_new_session=True)  # fmt: skip
     deadline = time.monotonic() + 300
