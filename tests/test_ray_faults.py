@@ -68,8 +68,11 @@ def test_ctrl_c_through_ray_stops_cleanly_and_the_same_command_resumes(tmp_path,
     # (at 800 steps a busy machine once stored all 16 configs before the signal arrived, and the sweep ended 0)
     slow = {**SWEEP, "fixed": {**SWEEP["fixed"], "steps": 3000}}
     command = [*ICLSCALE, "sweep", "run", str(_sweep_file(tmp_path, slow)), "--out", str(out)]
+    # as a terminal's Ctrl-C finds it: SIGINT not ignored (a test run started in the background inherits SIG_IGN,
+    # which Python keeps, and the driver would never see the signal)
     driver = subprocess.Popen(command, env=ray_env(ray_tmpdir), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              text=True, start_new_session=True)  # fmt: skip
+                              text=True, start_new_session=True,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     deadline = time.monotonic() + 300
     while not list((out / "runs").glob("pack-*.parquet")) if (out / "runs").exists() else True:
         assert driver.poll() is None and time.monotonic() < deadline, driver.communicate()[1][-2000:]
