@@ -45,6 +45,10 @@ class Paper:
     def load_laws(self):
         return importlib.import_module(self.laws)
 
+    def sweep_files(self) -> list[Path]:
+        """Its sweep files, sorted by name."""
+        return sorted(self.sweeps.glob("*.yaml"))
+
 
 @functools.cache
 def papers() -> tuple[Paper, ...]:
@@ -81,7 +85,7 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 
 def sweep_files() -> list[Path]:
     """Every paper's sweep files: the built-in papers', then installed ones', each paper's sorted by name."""
-    return [path for paper in papers() for path in sorted(paper.sweeps.glob("*.yaml"))]
+    return [path for paper in papers() for path in paper.sweep_files()]
 
 
 def shown(path: Path) -> str:

@@ -155,7 +155,7 @@ def cmd_sweeps(args: argparse.Namespace) -> None:
             f"--paper: unknown paper {args.paper!r}{did_you_mean(args.paper, names)} (known: {', '.join(names)})"
         )
     for paper in chosen:
-        files = sorted(paper.sweeps.glob("*.yaml"))
+        files = paper.sweep_files()
         print(f"{paper.name}: {paper.citation} ({len(files)} sweeps in {shown(paper.sweeps)})")
         for path in files:
             sweep = load_sweep(path)
