@@ -1,9 +1,14 @@
 """The trainer contract: compiled = eager, CPU = CUDA, float64 end to end, full-batch GD, record schedules,
 memory-sized parts, and an eval point that fails alone."""
 
+import traceback
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
+from torch.overrides import TorchFunctionMode
+from torch.utils._device import _device_constructors
 
 from iclscale.trainer.params import RecordSchedule
 from iclscale.trainer.registry import study_info
@@ -190,3 +195,47 @@ def test_an_eval_point_that_cannot_be_computed_fails_alone():
     assert np.isfinite(result.final_metrics(0, good)["test_mse"])
     assert "test_mse" not in result.final_metrics(0, bad)  # its other metrics (probes) are still there
     assert "M_spectral_norm" in result.final_metrics(0, bad)
+
+
+FACTORIES = _device_constructors() | {torch.tensor, torch.as_tensor, torch.scalar_tensor, torch.asarray}
+
+
+class _FactoriesWithoutDevice(TorchFunctionMode):
+    """Records every factory call (torch.zeros, arange, eye, tensor, ...) that gives no device."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in FACTORIES and kwargs.get("device") is None:
+            caller = traceback.extract_stack(limit=3)[0]
+            self.calls.append(f"torch.{func.__name__} at {Path(caller.filename).name}:{caller.lineno}")
+        return func(*args, **kwargs)
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_a_step_names_the_device_of_every_tensor_it_creates(name, monkeypatch):
+    """torch.compile (torch 2.11 on an H100: "Unhandled FakeTensor Device") ignores the pack's `with
+    torch.device(...)` for factory functions inside a compiled step and builds their tensors on the CPU, so a
+    CUDA pack's step fails to compile. Eagerly on the CPU, the step must name a device at every factory call."""
+    from iclscale.trainer import training
+
+    spy, make_step = _FactoriesWithoutDevice(), training.make_step
+
+    def spied_make_step(*args, **kwargs):
+        step = make_step(*args, **kwargs)
+
+        def spied(*inputs):
+            with spy:
+                return step(*inputs)
+
+        return spied
+
+    monkeypatch.setattr(training, "make_step", spied_make_step)
+    training._STEPS.clear()
+    info, configs, point = _configs(name)
+    train_pack(info, configs, [point], 2, compile="off")
+    training._STEPS.clear()
+    assert spy.calls == [], sorted(set(spy.calls))

@@ -43,19 +43,21 @@ UNSEEN_COEFFICIENTS = ((0.7, 0.6, -0.4), (0.4, 0.7, -0.6), (-0.7, 0.5, 0.5))
 """λ of the three unseen test outliers v'_s = Σ_i λ_i v*_i ([LM25] §4): Σλ = 0.9, 0.5, 0.3, so L = 0.3."""
 
 
-def outlier_units(d_x: int, M1: int, M2: int, V: int) -> torch.Tensor:
+def outlier_units(d_x: int, M1: int, M2: int, V: int, device=None) -> torch.Tensor:
     """v*_s = e_{M1+M2+s}, s ∈ [V]: the training outlier directions on the spare axes, (V, d_X)."""
     if M1 + M2 + V > d_x:
         raise ValueError(f"M1 + M2 + V = {M1 + M2 + V} orthogonal directions do not fit in d = {d_x}")
-    return torch.eye(d_x)[M1 + M2 : M1 + M2 + V]
+    return torch.eye(d_x, device=device)[M1 + M2 : M1 + M2 + V]
 
 
-def unseen_coefficients(V: int) -> torch.Tensor:
+def unseen_coefficients(V: int, device=None) -> torch.Tensor:
     """The paper's λ (3, V), padded with zeros on v*_4.. when V > 3 ([LM25] §4 combines v*_1..v*_3)."""
     if V < 3:
         raise ValueError(f"the unseen outliers of [LM25] §4 combine v*_1..v*_3 and need V ≥ 3, got V = {V}")
     # filled on the device, entry by entry: a table copied from host memory would stop a CUDA graph capture
-    table = torch.stack([torch.stack([torch.full((), value) for value in row]) for row in UNSEEN_COEFFICIENTS])
+    table = torch.stack(
+        [torch.stack([torch.full((), value, device=device) for value in row]) for row in UNSEEN_COEFFICIENTS]
+    )
     return torch.nn.functional.pad(table, (0, V - 3))
 
 
@@ -98,7 +100,7 @@ def outlier_mask(u: torch.Tensor, fraction: torch.Tensor | float, placement: str
     `count` outliers per prompt, at the first positions (farthest), the last (closest), or the positions of
     the `count` smallest u (random)."""
     l = u.shape[-1]
-    position = torch.arange(l)
+    position = torch.arange(l, device=u.device)
     if placement == "bernoulli":
         return u < fraction
     if count is None or not 0 <= count <= l:

@@ -17,6 +17,10 @@ from the config's stream (`iclscale.trainer.rng.Stream`) under a purpose string 
 is a pure function of (seed, purpose, step), and draws with another α (or α') but the same purpose and step
 share their random numbers (common random numbers).
 
+Constants built from sizes alone (patterns, tasks, label embeddings) take the device of the config's tensors
+(`c.rng.device`): torch.compile before torch 2.13 ignores the pack's `with torch.device(...)` for factory
+functions and would build them on the CPU (tests/test_trainer_contract.py checks every study's step).
+
 Extending (seeds 001, 002): sample a `PromptDraw` (which pattern, coefficient and label every column
 has), build features with `features` or your own formula (λμ + κν + noise, outliers), then `embed` them.
 """
@@ -33,38 +37,38 @@ from iclscale.trainer.rng import Stream
 
 
 # Patterns -----------------------------------------------------------------------------------
-def unit_patterns(d_x: int, relevant: int, irrelevant: int) -> tuple[torch.Tensor, torch.Tensor]:
+def unit_patterns(d_x: int, relevant: int, irrelevant: int, device=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Unit directions of the M1 relevant and M2 irrelevant patterns: e_1..e_M1 and e_{M1+1}..e_{M1+M2}.
 
     Returns (relevant (M1, d_X), irrelevant (M2, d_X)); the patterns themselves are β times these."""
     if relevant + irrelevant > d_x:
         raise ValueError(f"M1 + M2 = {relevant + irrelevant} orthogonal patterns do not fit in d_X = {d_x}")
-    eye = torch.eye(d_x)
+    eye = torch.eye(d_x, device=device)
     return eye[:relevant], eye[relevant : relevant + irrelevant]
 
 
-def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0, axis: int = 0) -> torch.Tensor:
+def label_embedding(d_y: int, norm: torch.Tensor | float = 1.0, axis: int = 0, device=None) -> torch.Tensor:
     """q = norm·e_1 ∈ R^{d_Y}, Embd(±1) = ±q ([L24] §3.2). The paper never gives q; its proofs' β² + 1
     terms imply ‖q‖ = 1 (our reading). `axis` > 0 gives norm·e_{axis+1} instead, a label embedding q' ⟂ q."""
-    e_1 = (torch.arange(d_y) == axis).to(torch.get_default_dtype())  # made on the device: no host copy
+    e_1 = (torch.arange(d_y, device=device) == axis).to(torch.get_default_dtype())  # a fill, not a host copy
     return norm * e_1
 
 
 # Tasks --------------------------------------------------------------------------------------
-def all_tasks(M1: int) -> torch.Tensor:
+def all_tasks(M1: int, device=None) -> torch.Tensor:
     """Every in-domain task: the M1(M1 − 1) ordered pairs (a, b), a ≠ b ([L24] Def. 3.1), in row-major order."""
-    a, b = torch.meshgrid(torch.arange(M1), torch.arange(M1), indexing="ij")
+    a, b = torch.meshgrid(torch.arange(M1, device=device), torch.arange(M1, device=device), indexing="ij")
     keep = a != b
     return torch.stack([a[keep], b[keep]], dim=-1)
 
 
-def cyclic_tasks(M1: int, U: int) -> torch.Tensor:
+def cyclic_tasks(M1: int, U: int, device=None) -> torch.Tensor:
     """[L24] §5: with a_i = a_{i+M1} = μ_i, task (k − 1)·M1 + j maps a_j → +1 and a_{j+k} → −1,
     for j ∈ [M1], k ∈ [U]. Returns (U·M1, 2)."""
     if not 1 <= U <= M1 - 1:
         raise ValueError(f"the cyclic task set needs 1 ≤ U ≤ M1 − 1, got U = {U}, M1 = {M1}")
-    j = torch.arange(M1)
-    k = torch.arange(1, U + 1)
+    j = torch.arange(M1, device=device)
+    k = torch.arange(1, U + 1, device=device)
     a = j.repeat(U)
     b = ((j[None, :] + k[:, None]) % M1).flatten()
     return torch.stack([a, b], dim=-1)
@@ -83,7 +87,7 @@ class TaskSet:
     @classmethod
     def of(cls, pairs: torch.Tensor) -> TaskSet:
         """Exactly these tasks (T, 2)."""
-        return cls(pairs, torch.full((), len(pairs)))
+        return cls(pairs, torch.full((), len(pairs), device=pairs.device))
 
     @classmethod
     def from_mask(cls, mask: torch.Tensor) -> TaskSet:

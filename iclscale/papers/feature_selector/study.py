@@ -77,9 +77,9 @@ class FeatureSelector(Study):
     def domain(self, c: FeatureSelectorConfig, name: str, point: Mapping[str, Any] | None = None) -> Domain:
         """ "train" (T′), "id" (T), "id_left_out" (T \\ T′) or "ood" (the construction named by `point`)."""
         relevant, irrelevant = unit_patterns(
-            c.d_x, c.M1, c.M2
+            c.d_x, c.M1, c.M2, c.rng.device
         )  # μ_j = βe_j, ν_k = βe_{M1+k}: orthogonal (§3.2), axes ours
-        q = label_embedding(c.d_y, c.beta)  # ‖q‖ = β ([LW23] §3.2)
+        q = label_embedding(c.d_y, c.beta, device=c.rng.device)  # ‖q‖ = β ([LW23] §3.2)
         if name == "ood":
             return self.ood_domain(c, point, relevant, irrelevant, q)
         which = {"train": "train", "id": "all", "id_left_out": "left_out"}[name]
@@ -98,8 +98,12 @@ class FeatureSelector(Study):
             ood_relevant, used = spare_axes(c.d_x, used, count), used + count  # μ′ ⟂ span{μ, ν}
         ood_irrelevant = spare_axes(c.d_x, used, point["ood_M2"]) if point["ood_irrelevant"] == "spare" else irrelevant
         label = point["ood_label"]
-        q = label_embedding(c.d_y, c.beta, axis=1) if label == "orthogonal" else (-q if label == "swapped" else q)
-        return Domain(TaskSet.of(all_tasks(count)), ood_relevant, ood_irrelevant, q)
+        q = (
+            label_embedding(c.d_y, c.beta, axis=1, device=c.rng.device)
+            if label == "orthogonal"
+            else (-q if label == "swapped" else q)
+        )
+        return Domain(TaskSet.of(all_tasks(count, c.rng.device)), ood_relevant, ood_irrelevant, q)
 
     def prompts(
         self, c: FeatureSelectorConfig, domain: Domain, purpose: str, step, *, count: int, length: int, fraction

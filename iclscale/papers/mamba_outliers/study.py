@@ -79,7 +79,7 @@ class OutlierPrompts:
     def with_vectors(self, vectors: torch.Tensor) -> torch.Tensor:
         """The same prompts with every outlier on `vectors` (n, l, d) instead."""
         x = add_outliers(self.clean_x, self.outliers.is_outlier, vectors, self.magnitude)
-        return embed(x, self.labels, label_embedding(1))
+        return embed(x, self.labels, label_embedding(1, device=x.device))
 
 
 class MambaOutliers(Study):
@@ -114,11 +114,11 @@ class MambaOutliers(Study):
 
     # Data -------------------------------------------------------------------------------------
     def units(self, c: MambaOutliersConfig, renormalise: bool = True) -> dict[str, torch.Tensor]:
-        relevant, irrelevant = unit_patterns(c.d, c.M1, c.M2)
-        train = outlier_units(c.d, c.M1, c.M2, c.V)
+        relevant, irrelevant = unit_patterns(c.d, c.M1, c.M2, c.rng.device)
+        train = outlier_units(c.d, c.M1, c.M2, c.V, c.rng.device)
         found = {"relevant": relevant, "irrelevant": irrelevant, "train": train}
         if c.V >= 3:
-            found["unseen"] = combined_units(unseen_coefficients(c.V), train, renormalise)
+            found["unseen"] = combined_units(unseen_coefficients(c.V, c.rng.device), train, renormalise)
         return found
 
     def prompts(
@@ -151,7 +151,7 @@ class MambaOutliers(Study):
             tasks=tasks,
             prompts=count,
             length=length,
-            fraction=torch.full((), 1.0),  # a fill on the device, not a host copy (CUDA graphs)
+            fraction=torch.full((), 1.0, device=c.rng.device),  # a fill on the device, not a host copy (CUDA graphs)
             relevant_count=c.M1,
             irrelevant_count=c.M2,
             kappa_range=K,
@@ -183,14 +183,18 @@ class MambaOutliers(Study):
         labels = outlier_labels(draw.context_label, drawn, label_mode, target)
         clean_x = features(draw, units["relevant"], units["irrelevant"], c.beta)  # μ_j + κν_k, norms β
         x = add_outliers(clean_x, drawn.is_outlier, vectors, magnitude)  # + κ_a v (Eq. 6, 7)
-        return OutlierPrompts(draw, drawn, labels, clean_x, magnitude, embed(x, labels, label_embedding(1)))
+        return OutlierPrompts(
+            draw, drawn, labels, clean_x, magnitude, embed(x, labels, label_embedding(1, device=x.device))
+        )
 
     def batch(self, c: MambaOutliersConfig, step) -> Batch:
         prompts = self.prompts(
             c,
             "train",
             step,
-            tasks=TaskSet.of(cyclic_tasks(c.M1, 1) if c.train_tasks == "cyclic" else all_tasks(c.M1)),
+            tasks=TaskSet.of(
+                cyclic_tasks(c.M1, 1, c.rng.device) if c.train_tasks == "cyclic" else all_tasks(c.M1, c.rng.device)
+            ),
             count=c.batch_size,
             length=c.l_tr,
             K=c.K,
@@ -223,7 +227,7 @@ class MambaOutliers(Study):
             c,
             "test",
             chunk,
-            tasks=TaskSet.of(all_tasks(c.M1)),
+            tasks=TaskSet.of(all_tasks(c.M1, c.rng.device)),
             count=size,
             length=point["l_ts"],
             K=point["K_test"],

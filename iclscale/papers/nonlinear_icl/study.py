@@ -95,9 +95,9 @@ class PatternICL(Study, Generic[ConfigT]):
 
     def domain(self, c: ConfigT, name: str, K_ood: float = 0.0, S1: float = 0.0, odr_split: str = "solve") -> Domain:
         """ "train" and "id_train" (T_tr), "id" (T \\ T_tr, [L24] §5), "ood" (T' on μ'_j, [L24] Eq. 8, §5)."""
-        relevant, irrelevant = unit_patterns(c.d_x, c.M1, c.M2)
+        relevant, irrelevant = unit_patterns(c.d_x, c.M1, c.M2, c.rng.device)
         if name == "ood":  # κ' ~ U(−K', K'); ODI ν'_i = ν_i ([L24] §5)
-            tasks = TaskSet.of(all_tasks(OOD_RELEVANT))
+            tasks = TaskSet.of(all_tasks(OOD_RELEVANT, c.rng.device))
             return Domain(tasks, ood_relevant_units(ood_split(S1, odr_split), relevant), irrelevant, K_ood)
         return Domain(self.tasks(c, "unseen" if name == "id" else "train"), relevant, irrelevant, c.K)
 
@@ -115,7 +115,7 @@ class PatternICL(Study, Generic[ConfigT]):
             irrelevant_units=domain.irrelevant,
             beta=c.beta,
             kappa_range=domain.kappa_range,
-            q=label_embedding(c.d_y, c.q_norm),
+            q=label_embedding(c.d_y, c.q_norm, device=c.rng.device),
         )
 
     def test_domain(self, c: ConfigT, point: Mapping[str, Any]) -> Domain:
