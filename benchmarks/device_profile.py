@@ -74,8 +74,10 @@ def main(argv=None) -> int:
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--device", default="cuda")
     parser.add_argument("--compile", default="on", choices=("on", "off"))
+    parser.add_argument("--threads", type=int, default=1, help="CPU threads (default 1, as device_check)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    torch.set_num_threads(args.threads)
     args.out.mkdir(parents=True, exist_ok=True)
     found = []
     for size in args.sizes:
