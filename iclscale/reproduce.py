@@ -179,6 +179,7 @@ def reproduce(args: argparse.Namespace) -> int:
         single_threaded_by_default()
     failed: list[str] = []
     progress = Overall(planned)
+    started, code = time.time(), 0
     try:
         for i, item in enumerate(planned):
             progress.show(i)
@@ -198,6 +199,7 @@ def reproduce(args: argparse.Namespace) -> int:
             progress.finished(item)
         progress.show(len(planned))
     finally:
+        log_invocation(root, chosen, args.budget, started, code, len(planned))
         ray = sys.modules.get("ray")
         if args.address is None and ray is not None and ray.is_initialized():
             ray.shutdown()
@@ -211,6 +213,36 @@ def reproduce(args: argparse.Namespace) -> int:
     if failed:
         raise UserError(f"reproduce: {len(failed)} sweeps could not run: {', '.join(failed)} (messages above)")
     return 0
+
+
+LOG = "reproduce.jsonl"
+"""ROOT/reproduce.jsonl: one line per `iclscale reproduce` into the root (papers, budget, start, wall time, how it
+ended), so that a paper's wall time on the machine that ran it is data the ledger reads, summed over resumes."""
+
+
+def log_invocation(root: Path, chosen: list, budget: str, started: float, code: int, sweeps: int) -> None:
+    import datetime
+    import json
+    import os
+
+    from iclscale.sweeps.store import git_commit
+
+    ended = {0: "finished", EXIT_INTERRUPTED: "interrupted", EXIT_TERMINATED: "terminated"}.get(code, "failed")
+    if sys.exc_info()[0] is not None:
+        ended = "interrupted" if isinstance(sys.exc_info()[1], KeyboardInterrupt) else "failed"
+    line = {
+        "papers": [p.tag for p in chosen],
+        "budget": budget,
+        "started_at": datetime.datetime.fromtimestamp(started, datetime.UTC).isoformat(timespec="seconds"),
+        "wall_s": round(time.time() - started, 1),
+        "ended": ended,
+        "sweeps": sweeps,
+        "cpus": os.cpu_count(),
+        "git_commit": git_commit(),
+    }
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / LOG, "a", encoding="utf-8") as stream:
+        stream.write(json.dumps(line) + "\n")
 
 
 class Overall:

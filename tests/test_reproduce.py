@@ -71,6 +71,17 @@ def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch
     assert main(command) == 0  # a third run: everything stored, nothing trained
     assert stored_fragments(root) == before
 
+    # every invocation is logged, with its wall time: the ledger sums them into the paper's run
+    logged = [json.loads(line) for line in (root / "reproduce.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert [(x["papers"], x["budget"], x["ended"]) for x in logged] == [
+        (["C24"], "quick", "interrupted"),
+        (["C24"], "quick", "finished"),
+        (["C24"], "quick", "finished"),
+    ]
+    assert all(x["wall_s"] >= 0 and x["sweeps"] == 2 for x in logged)
+    paper = next(p for p in json.loads((root / "ledger/claims.json").read_text())["papers"] if p["tag"] == "C24")
+    assert [x["ended"] for x in paper["reproduce"]] == ["interrupted", "finished", "finished"]
+
 
 @pytest.mark.parametrize("argv", [["reproduce"], ["reproduce", "C24", "--all"], ["reproduce", "Z99"]])
 def test_a_wrong_paper_choice_is_one_clear_line(argv, capsys):

@@ -189,6 +189,7 @@ class SweepResult:
     last_finished: str
     budget: str
     overrides: list[str]
+    train_time_s: float = 0.0  # the sum of its packs' training wall times (each pack once)
 
 
 def results_directories(root: Path) -> list[Path]:
@@ -254,7 +255,16 @@ def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
         last_finished=finished[-1] if finished else "",
         budget=budget_of(frozen),
         overrides=list(frozen.get("overrides") or []),
+        train_time_s=train_time(runs),
     )
+
+
+def train_time(runs) -> float:
+    """Seconds its packs trained: each pack's wall time once (every run row of a pack repeats it)."""
+    if "pack_id" not in runs or "wall_time_s" not in runs:
+        return 0.0
+    packs = runs[["pack_id", "wall_time_s"]].dropna().drop_duplicates("pack_id")
+    return float(packs["wall_time_s"].sum())
 
 
 def budget_of(frozen: dict[str, Any]) -> str:
@@ -486,6 +496,7 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
                 found.append(result)
         per_root.append((root, found))
     claims = [entry(p, claim, per_root, out_dir) for p in papers() for claim in p.package.CLAIMS]
+    sweeps = [sweep_entry(s, out_dir) for _, found in per_root for s in found]
     counts = {
         p.name: {v: sum(1 for c in claims if c["paper"] == p.name and c["verdict"] == v) for v in VERDICTS}
         for p in papers()
@@ -500,10 +511,59 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
         "verdict_rule": "a claim is consistent when every law of it is fitted and every fit inside the theorems' "
         "conditions is consistent, "
         "inconsistent when one is, outside when all are outside, inconclusive otherwise (iclscale.analysis.ledger)",
-        "papers": [
-            {"paper": p.name, "tag": p.tag, "studies": list(p.studies), "counts": counts[p.name]} for p in papers()
-        ],
+        "papers": [paper_entry(p, counts[p.name], sweeps, [root for root, _ in per_root]) for p in papers()],
         "claims": claims,
+        "sweeps": sweeps,
+    }
+
+
+def sweep_entry(sweep: SweepResult, out: Path) -> dict[str, Any]:
+    """One results directory as the ledger saw it: what ran, how long it trained, what its fits say."""
+    paper = next((p for p in papers() if sweep.study in p.studies), None)
+    verdicts = [row.get("verdict", "") for row in sweep.fits]
+    return {
+        "sweep": sweep.name,
+        "paper_tag": paper.tag if paper else "",
+        "study": sweep.study,
+        "root": str(sweep.root),
+        "budget": sweep.budget,
+        "configs": sweep.configs,
+        "seeds": len(sweep.seeds),
+        "train_time_s": round(sweep.train_time_s, 1),
+        "runs_finished": {"first": sweep.first_finished or None, "last": sweep.last_finished or None},
+        "git_commits": sweep.commits,
+        "laws": len({row.get("law") for row in sweep.fits}),
+        "verdicts": {v: verdicts.count(v) for v in VERDICTS if verdicts.count(v)},
+        "report": _link(sweep.report, out),
+    }
+
+
+def paper_entry(paper: Paper, counts: dict[str, int], sweeps: list[dict[str, Any]], roots: list[Path]):
+    """A paper's counts, and its sweeps' run: how many of its catalogue sweeps have data, their training time,
+    and the `iclscale reproduce` invocations logged in the roots (ROOT/reproduce.jsonl), with their wall times."""
+    from iclscale.reproduce import LOG
+
+    mine = [s for s in sweeps if s["paper_tag"] == paper.tag]
+    invocations = []
+    for root in roots:
+        log = root / LOG
+        if log.is_file():
+            for line in log.read_text(encoding="utf-8").splitlines():
+                try:
+                    item = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                if paper.tag in item.get("papers", ()):
+                    invocations.append({**item, "root": str(root)})
+    return {
+        "paper": paper.name,
+        "tag": paper.tag,
+        "studies": list(paper.studies),
+        "counts": counts,
+        "sweeps_total": sum(1 for f in sweep_files() if f.study in paper.studies),
+        "sweeps_run": len({s["sweep"] for s in mine}),
+        "train_time_s": round(sum(s["train_time_s"] for s in mine), 1),
+        "reproduce": invocations,
     }
 
 
@@ -561,7 +621,7 @@ def check_roots(roots: list[str]) -> list[Path]:
     for text in roots:
         if "://" in str(text):
             raise UserError(f"ledger: results root {text!r} is not on a local disk; copy it here first")
-        root = Path(text).resolve()
+        root = Path(text)  # as given: a relative root keeps the ledger's commands and links portable
         if not root.is_dir():
             raise UserError(f"ledger: results root {text!r} does not exist or is not a directory")
         checked.append(root)
