@@ -10,7 +10,17 @@ import pandas as pd
 import pytest
 
 from iclscale.analysis import censored_marks, law_charts
-from iclscale.analysis.kinds import Bound, Comparison, EarlierOnset, FlatRegion, Linear, PowerLaw, Threshold, Trend
+from iclscale.analysis.kinds import (
+    Bound,
+    Comparison,
+    DiagonalMinimum,
+    EarlierOnset,
+    FlatRegion,
+    Linear,
+    PowerLaw,
+    Threshold,
+    Trend,
+)
 from iclscale.analysis.law import Hypothesis, Law, Prediction
 from iclscale.analysis.lawfit import LawFit
 from iclscale.analysis.measures import FinalValue
@@ -76,6 +86,20 @@ def _levels(points: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def _grid() -> pd.DataFrame:
+    """Pretraining value (row) × test value (x), three seeds a cell, the error least on the diagonal; seed 0 of
+    the cell (8, 8) censored at its bound."""
+    rows = [
+        {"row": r, "x": x, "seed": s, "value": (1 + abs(np.log2(r / x))) * (1 + 0.05 * s)}
+        for r in X
+        for x in X
+        for s in SEEDS
+    ]
+    table = pd.DataFrame(rows)
+    censored = (table["row"] == 8.0) & (table["x"] == 8.0) & (table["seed"] == 0)
+    return table.assign(censored=censored, left_censored=False)
+
+
 def _fits() -> dict[str, LawFit]:
     plain = _points()
     compared = pd.concat([_points(setting="softmax"), _points(censored_at=0.0, setting="linear")], ignore_index=True)
@@ -91,6 +115,7 @@ def _fits() -> dict[str, LawFit]:
             Comparison(param="attention", subject="softmax"), compared, param="attention", subject="softmax"
         ),
         "flat region": _fit(FlatRegion(), plain, edge=2.0, onset=4.0),
+        "diagonal minimum": _fit(DiagonalMinimum(row_axis="L"), _grid()),
         "earlier onset": _fit(
             EarlierOnset(param="R", first="magnitude", second="random"),
             variants,

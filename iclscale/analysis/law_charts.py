@@ -319,7 +319,8 @@ def flat_region_chart(fit: LawFit) -> alt.TopLevelMixin:
 
 
 def diagonal_chart(fit: LawFit) -> alt.TopLevelMixin:
-    """Heatmap of mean error / the diagonal's error for each test value (column)."""
+    """Heatmap of mean error / the diagonal's error for each test value (column); a cell whose mean includes
+    censored seeds (bounds, iclscale.analysis.censored_marks) carries their mark, its legend and the count."""
     import altair as alt
 
     law = fit.law
@@ -340,7 +341,37 @@ def diagonal_chart(fit: LawFit) -> alt.TopLevelMixin:
         tooltip=["row:Q", "x:Q", "value:Q", "log10 ratio to diagonal:Q"],
     )
     marks = base.mark_text(fontSize=10).encode(text=alt.condition(alt.datum.best, alt.value("min"), alt.value("")))
-    return alt.layer(heat, marks).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name))
+    return alt.layer(heat, marks, *_censored_cells(fit.points, means)).properties(
+        width=WIDTH, height=HEIGHT, title=_title(fit, law.name)
+    )
+
+
+def _censored_cells(points: pd.DataFrame, means: pd.DataFrame) -> list[alt.Chart]:
+    """[a layer marking the heatmap cells whose mean includes censored seeds] or []: the censored marks' shape
+    and legend, placed in the cell's corner, the count of such seeds in the tooltip."""
+    import altair as alt
+
+    from iclscale.analysis.censored_marks import COLOUR, FIELD, LEGEND, SHAPES, censored_rows
+
+    censored = censored_rows(points)
+    if censored is None:
+        return []
+    cells = censored.groupby(["row", "x", FIELD], as_index=False).size().rename(columns={"size": "censored seeds"})
+    cells = cells.merge(means[["row", "x", "value"]], on=["row", "x"], how="left")
+    present = [label for label in SHAPES if (cells[FIELD] == label).any()]
+    shape = alt.Shape(
+        f"{FIELD}:N",
+        scale=alt.Scale(domain=present, range=[SHAPES[label] for label in present]),
+        legend=alt.Legend(**LEGEND),
+    )
+    return [
+        alt.Chart(cells)
+        .mark_point(filled=True, size=50, color=COLOUR, xOffset=10, yOffset=-8)
+        .encode(
+            x="x:O", y=alt.Y("row:O", sort="descending"), shape=shape,
+            tooltip=["row:Q", "x:Q", "value:Q", "censored seeds:Q", f"{FIELD}:N"],
+        )
+    ]  # fmt: skip
 
 
 CHARTS = {
