@@ -215,16 +215,12 @@ def reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-LOG = "reproduce.jsonl"
-"""ROOT/reproduce.jsonl: one line per `iclscale reproduce` into the root (papers, budget, start, wall time, how it
-ended), so that a paper's wall time on the machine that ran it is data the ledger reads, summed over resumes."""
-
-
 def log_invocation(root: Path, chosen: list, budget: str, started: float, code: int, sweeps: int) -> None:
     import datetime
     import json
     import os
 
+    from iclscale.analysis.ledger import REPRODUCE_LOG
     from iclscale.sweeps.store import git_commit
 
     ended = {0: "finished", EXIT_INTERRUPTED: "interrupted", EXIT_TERMINATED: "terminated"}.get(code, "failed")
@@ -241,7 +237,7 @@ def log_invocation(root: Path, chosen: list, budget: str, started: float, code: 
         "git_commit": git_commit(),
     }
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / LOG, "a", encoding="utf-8") as stream:
+    with open(root / REPRODUCE_LOG, "a", encoding="utf-8") as stream:
         stream.write(json.dumps(line) + "\n")
 
 

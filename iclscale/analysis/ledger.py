@@ -49,6 +49,9 @@ CONSISTENT, INCONSISTENT, INCONCLUSIVE, OUTSIDE = "consistent", "inconsistent", 
 NOT_RUN, NO_LAW = "not run", "no law"
 VERDICTS = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, OUTSIDE, NOT_RUN, NO_LAW)
 QUICK, FULL, CUSTOM = "quick", "full", "custom"
+REPRODUCE_LOG = "reproduce.jsonl"
+"""ROOT/reproduce.jsonl: one line per `iclscale reproduce` into the root (papers, budget, start, wall time, how it
+ended), so that a paper's wall time on the machine that ran it is data the ledger reads, summed over resumes."""
 
 
 # The catalogue: papers, their claims and quotes, the sweep files --------------------------------------------
@@ -541,12 +544,10 @@ def sweep_entry(sweep: SweepResult, out: Path) -> dict[str, Any]:
 def paper_entry(paper: Paper, counts: dict[str, int], sweeps: list[dict[str, Any]], roots: list[Path]):
     """A paper's counts, and its sweeps' run: how many of its catalogue sweeps have data, their training time,
     and the `iclscale reproduce` invocations logged in the roots (ROOT/reproduce.jsonl), with their wall times."""
-    from iclscale.reproduce import LOG
-
     mine = [s for s in sweeps if s["paper_tag"] == paper.tag]
     invocations = []
     for root in roots:
-        log = root / LOG
+        log = root / REPRODUCE_LOG
         if log.is_file():
             for line in log.read_text(encoding="utf-8").splitlines():
                 try:
