@@ -169,8 +169,10 @@ def reproduce(args: argparse.Namespace) -> int:
         f"{_si(sum(p.left for p in planned))} of {_si(total)} model-steps (estimated) to train; cheapest first",
         flush=True,
     )
+    # each sweep prints as `sweep run` does: its plan, its progress (a heartbeat at least every 30 s in a log), its
+    # counts; between sweeps, the overall line
     run_args = argparse.Namespace(
-        executor=args.executor, address=args.address, device=args.device, retries=2, quiet=True, verbose=False,
+        executor=args.executor, address=args.address, device=args.device, retries=2, quiet=False, verbose=False,
         keep_ray=True,
     )  # fmt: skip
     if args.executor == "inline":

@@ -57,7 +57,11 @@ def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch
 
     monkeypatch.setattr(iclscale.sweeps.run, "run_sweep", real_run)
     assert main(command) == 0
-    output = capsys.readouterr().out
+    captured = capsys.readouterr()
+    output = captured.out
+    assert (
+        "progress: 12/12 configs" in captured.err
+    )  # each sweep's own progress line (a heartbeat in a log), as sweep run
     second = stored_fragments(root)
     assert {k: v for k, v in second.items() if k in first} == first  # the first sweep's packs not rewritten
     assert {k.split("/")[0] for k in second} == {"tiny_small", "tiny_big"}
