@@ -16,7 +16,8 @@ COMMITTED = json.loads((RESULTS / "claims.json").read_text(encoding="utf-8"))
 @pytest.mark.parametrize("name", sorted(render(COMMITTED)))
 def test_a_committed_page_is_what_the_generator_makes_of_the_committed_ledger(name):
     made = render(COMMITTED)[name]
-    committed = (RESULTS / name).read_text(encoding="utf-8")
+    with open(RESULTS / name, encoding="utf-8", newline="") as stream:  # as written: CSV rows end in \r\n
+        committed = stream.read()
     assert committed == made, (
         f"docs/results/{name} is stale: run `python -m iclscale.analysis.result_pages docs/results`"
     )

@@ -629,6 +629,17 @@ def check_roots(roots: list[str]) -> list[Path]:
     return checked
 
 
+def claims_csv(data: dict[str, Any]) -> str:
+    """claims.csv's text: one row per claim (CSV_COLUMNS)."""
+    import io
+
+    stream = io.StringIO(newline="")
+    writer = csv.DictWriter(stream, CSV_COLUMNS)
+    writer.writeheader()
+    writer.writerows(csv_row(c) for c in data["claims"])
+    return stream.getvalue()
+
+
 def write_ledger(roots: list[str], out: str | os.PathLike) -> Ledger:
     check_roots(roots)  # before the default out (ROOT/ledger) creates a missing root
     out_dir = Path(out)
@@ -638,10 +649,7 @@ def write_ledger(roots: list[str], out: str | os.PathLike) -> Ledger:
         raise UserError(f"--out {out_dir}: cannot create the ledger folder: {error.strerror}") from None
     data = build_ledger(roots, out_dir)
     (out_dir / "claims.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    with open(out_dir / "claims.csv", "w", newline="", encoding="utf-8") as stream:
-        writer = csv.DictWriter(stream, CSV_COLUMNS)
-        writer.writeheader()
-        writer.writerows(csv_row(c) for c in data["claims"])
+    (out_dir / "claims.csv").write_text(claims_csv(data), encoding="utf-8", newline="")
     ledger = Ledger(out_dir, data["claims"], {p["paper"]: p["counts"] for p in data["papers"]})
     ledger.index.write_text(render_page(data), encoding="utf-8")
     return ledger

@@ -1,7 +1,7 @@
 """Per-paper result pages, generated from a claims ledger (claims.json, `iclscale.analysis.ledger`): what each
 paper's claims and sweeps gave on the run the ledger was made from, for the repository's docs/results/.
 
-    python -m iclscale.analysis.result_pages docs/results    # rewrites DIR/<tag>.md, DIR/README.md, DIR/index.html
+    python -m iclscale.analysis.result_pages docs/results    # rewrites DIR/<tag>.md, README.md, index.html, claims.csv
 
 from DIR/claims.json (written by `iclscale ledger ROOT --out DIR`). Nothing on a page is typed by hand: the
 verdicts, estimates and reasons are the ledger's, the times are the stores' (each pack's training wall time) and
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iclscale.analysis.ledger import VERDICTS, render_page
+from iclscale.analysis.ledger import VERDICTS, claims_csv, render_page
 
 HEADER = "<!-- Generated from claims.json by `python -m iclscale.analysis.result_pages DIR`: do not edit by hand. -->"
 SHOWN_ESTIMATES = 4  # per claim on a page; claims.json has them all
@@ -116,8 +116,8 @@ def index_page(data: dict[str, Any]) -> str:
 
 
 def render(data: dict[str, Any]) -> dict[str, str]:
-    """File name → text: one page per paper, the index, and the ledger's HTML page."""
-    pages = {"README.md": index_page(data), "index.html": render_page(data)}
+    """File name → text: one page per paper, the index, and the ledger's HTML page and CSV."""
+    pages = {"README.md": index_page(data), "index.html": render_page(data), "claims.csv": claims_csv(data)}
     for paper in data["papers"]:
         claims = [c for c in data["claims"] if c["paper_tag"] == paper["tag"]]
         sweeps = [s for s in data.get("sweeps", []) if s["paper_tag"] == paper["tag"]]
@@ -137,8 +137,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     pages = render(json.loads(source.read_text(encoding="utf-8")))
     for name, text in pages.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    print(f"wrote {len(pages) - 1} pages and index.html in {folder}")
+        (folder / name).write_text(text, encoding="utf-8", newline="")
+    print(f"wrote {len(pages) - 2} pages, index.html and claims.csv in {folder}")
     return 0
 
 
