@@ -13,6 +13,7 @@
 """
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -258,6 +259,18 @@ def test_points_outside_the_conditions_are_counted_greyed_and_left_out():
     (none,) = law.evaluate(results_of(outside_only))
     assert none.verdict.verdict == OUTSIDE and "outside the theorem's conditions" in none.verdict.reason
     assert none.n_points == 0 and math.isnan(none.estimate)
+
+
+def test_a_law_wholly_outside_its_conditions_still_says_what_exponent_the_models_follow():
+    """No verdict outside the regime, but the reason carries the exponent over all points (a number to read)."""
+    everywhere_outside = Regime("alpha ≥ 10 (planted)", inside=lambda rows: rows["alpha"] >= 10)
+    (fit,) = toy_law(PowerLaw(), regime=everywhere_outside).evaluate(results_of(offset_rows(0)))
+    assert fit.verdict.verdict == OUTSIDE and math.isnan(fit.estimate)
+    found = re.search(r"over all points, those outside included, [^:]*: exponent (-?[\d.]+) \[(-?[\d.]+), (-?[\d.]+)\]",
+                      fit.verdict.reason)  # fmt: skip
+    assert found, fit.verdict.reason
+    exponent, low, high = map(float, found.groups())
+    assert low <= PLANTED <= high and exponent == pytest.approx(PLANTED, abs=0.02)
 
 
 # The kinds added for the papers' other claims ----------------------------------------------------------------

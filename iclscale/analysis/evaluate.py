@@ -163,6 +163,10 @@ def whole_range(estimate: Estimate) -> str:
     if form is None and local is None:
         return ""
     parts = [form.describe()] if form is not None else []
+    whole = estimate.details.get("fit_all")
+    if whole is not None and math.isfinite(whole.exponent):  # a number to read, not a verdict: not in the regime
+        parts.insert(0, f"exponent {whole.exponent:.3g} [{whole.ci_low:.3g}, {whole.ci_high:.3g}] "
+                        f"({whole.interval_method}, censored points dropped)")  # fmt: skip
     if local is not None and len(local.slope):
         parts.append(f"local exponents {local.describe()}")
     bent = local is not None and local.spread > estimate.details.get("bend_tolerance", 0.0)

@@ -97,6 +97,9 @@ class PowerLaw(TransformedX):
                 np.log(all_x[keep]), np.log(all_y[keep]), all_x[keep], all_side[keep]
             )
             found.details["local_all"] = local_exponents(all_x, all_y, all_side)
+            found.details["fit_all"] = fit_power_law(  # describes the models trained, not the theorem
+                all_x, all_y, every["seed"].to_numpy(), every["censored"], every["stratum"].to_numpy()
+            )
         return found
 
     def _form(self, found: Estimate, x, y, side, blocks) -> None:
