@@ -117,3 +117,21 @@ def test_an_installed_paper_cannot_silently_replace_a_study_or_a_sweep_of_anothe
         study_info("softmax_window")
     with pytest.raises(UserError, match=r"two catalogue sweeps are called 'demo'.*give its path"):
         paper.find_sweep("demo")
+
+
+def test_the_cached_compiled_steps_are_keyed_on_an_installed_papers_study_sources(site, tmp_path):
+    """Saved compiled steps and footprints are valid for one version of the code (cachedir.code_digest): that
+    version must include the installed paper's study, or an edited study would reuse its old compiled step."""
+    show = "from iclscale.trainer.cachedir import source_folders, code_digest; print(source_folders(), code_digest())"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(site), str(ROOT)))}
+
+    def digest_and_folders() -> str:
+        done = subprocess.run([sys.executable, "-c", show], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        return done.stdout
+
+    before = digest_and_folders()
+    assert str((site / "scalar_sgd").resolve()) in before and str(ROOT / "iclscale") in before
+    study = next((site / "scalar_sgd").rglob("study.py"))
+    study.write_text(study.read_text() + "\n# edited\n")
+    assert digest_and_folders().split()[-1] != before.split()[-1]

@@ -101,6 +101,16 @@ def test_the_report_is_rewritten_only_when_the_store_changed(demo_root, demo_led
     assert fits.stat().st_mtime_ns > written
 
 
+def test_the_report_is_rewritten_when_the_analysis_code_changed(demo_root, demo_ledger, monkeypatch):
+    out, _ = demo_ledger
+    fits = demo_root / "demo/report/fits.csv"
+    ledger.write_ledger([str(demo_root)], out)
+    written = fits.stat().st_mtime_ns
+    monkeypatch.setattr(ledger, "analysis_digest", lambda: "other analysis code")
+    ledger.write_ledger([str(demo_root)], out)
+    assert fits.stat().st_mtime_ns > written
+
+
 def test_claims_json_validates_against_its_documented_schema(demo_ledger):
     jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the dev extra: pip install -e .[dev]")
     _, data = demo_ledger

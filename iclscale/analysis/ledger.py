@@ -4,9 +4,9 @@ written as DIR/claims.json (schema: docs/claims.schema.json), DIR/claims.csv and
 Inputs. A results root holds one results directory per sweep (ROOT/<sweep name>, as `iclscale reproduce` writes
 them); a single sweep's directory is a root too. Each directory's report (DIR/report/fits.csv, one row per law
 and group, in the order of the report's sections `#law-<i>`) is read where the ledger wrote it from the store as
-it is now (a fingerprint in DIR/report/.ledger-source), and (re)written first (`iclscale.analysis.report.write_report`)
-otherwise. The store itself gives the provenance: seeds, configs, `git_commit` and `finished_at` of the runs
-behind each verdict.
+it is now and with the analysis code as it is now (a fingerprint in DIR/report/.ledger-source), and (re)written
+first (`iclscale.analysis.report.write_report`) otherwise. The store itself gives the provenance: seeds, configs,
+`git_commit` and `finished_at` of the runs behind each verdict.
 
 Per claim (the catalogue's `Claim`), its laws' rows from every sweep of the root are gathered and reduced to one
 verdict, conservatively (a claim holds only where every part of it holds):
@@ -206,12 +206,29 @@ def results_directories(root: Path) -> list[Path]:
 SOURCE = ".ledger-source"  # in DIR/report: the fingerprint of the store the ledger last wrote the report from
 
 
+@cache
+def analysis_digest() -> str:
+    """The code a report's verdicts come from: iclscale.analysis and every paper's laws (the catalogue's and
+    installed papers'), so that a report made by other analysis code is rewritten."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    folders = [Path(__file__).resolve().parent, *(Path(p.package.__file__).resolve().parent for p in papers())]
+    for folder in dict.fromkeys(folders):
+        for path in sorted(folder.rglob("*")):
+            if path.suffix in (".py", ".yaml"):
+                digest.update(f"{path.relative_to(folder)}\n".encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
 def store_fingerprint(directory: Path) -> str:
-    """What the report is made of: the frozen sweep's text and every committed fragment (name, size, mtime) and
-    the threshold and search answers. (Every `sweep run` rewrites sweep.yaml, so its time alone says nothing.)"""
+    """What the report is made of: the frozen sweep's text and every committed fragment (name, size, mtime), the
+    threshold and search answers, and the analysis code (`analysis_digest`). (Every `sweep run` rewrites
+    sweep.yaml, so its time alone says nothing.)"""
     import hashlib
 
     digest = hashlib.sha256((directory / "sweep.yaml").read_bytes())
+    digest.update(analysis_digest().encode())
     for path in sorted([*(directory / "runs").glob("*.parquet"), *directory.glob("thresholds.csv"),
                         *directory.glob("search_best.yaml")]):  # fmt: skip
         stat = path.stat()

@@ -15,13 +15,34 @@ ROOT = Path.home() / ".cache" / "iclscale"
 
 @functools.cache
 def code_digest() -> str:
-    """iclscale's sources (studies included), torch's and Python's versions."""
+    """The sources a cached result depends on — the whole iclscale package (the trainer and the papers' studies
+    in iclscale/papers/) and the folders of installed papers' studies —, torch's and Python's versions. (Until
+    2026-11-26 it read iclscale/trainer/ only: after the papers moved out of it, a changed study kept its
+    saved compiled step.)"""
     import torch
 
     digest = hashlib.sha256(f"{torch.__version__} {sys.version}".encode())
-    for path in sorted(Path(__file__).parent.rglob("*.py")):
-        digest.update(path.read_bytes())
+    for folder in source_folders():
+        for path in sorted(folder.rglob("*.py")):
+            digest.update(str(path.relative_to(folder)).encode())
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def source_folders() -> list[Path]:
+    """The iclscale package, then each folder holding an installed study's implementation outside it."""
+    import importlib.util
+
+    from iclscale.trainer.registry import all_studies
+
+    package = Path(__file__).resolve().parents[1]
+    folders = [package]
+    for info in all_studies():
+        spec = importlib.util.find_spec(info.implementation.partition(":")[0])
+        origin = Path(spec.origin).resolve().parent if spec is not None and spec.origin else None
+        if origin is not None and package not in origin.parents and origin != package and origin not in folders:
+            folders.append(origin)
+    return folders
 
 
 def use_persistent_inductor_cache() -> None:
