@@ -59,8 +59,8 @@ def run_summary(paper: dict[str, Any], sweeps: list[dict[str, Any]]) -> list[str
     ]
     for run in paper["reproduce"]:
         lines.append(
-            f"- `iclscale reproduce` ({run['budget']}): {_minutes(run['wall_s'])} wall on {run.get('cpus') or '?'} "
-            f"CPUs from {run['started_at']}, {run['ended']}"
+            f"- `iclscale reproduce` ({run['budget']}): its sweeps took {_minutes(run['wall_s'])} of wall time on "
+            f"{run.get('cpus') or '?'} CPUs from {run['started_at']} ({run['ended']}; reports after them not counted)"
         )
     if finished:
         lines.append(f"- Runs finished {finished[0][:16]} – {finished[-1][:16]} UTC, commit {', '.join(commits)}")
