@@ -208,15 +208,18 @@ SOURCE = ".ledger-source"  # in DIR/report: the fingerprint of the store the led
 
 @cache
 def analysis_digest() -> str:
-    """The code a report's verdicts come from: iclscale.analysis and every paper's laws (the catalogue's and
-    installed papers'), so that a report made by other analysis code is rewritten."""
+    """The code a report's verdicts come from: iclscale.analysis (but the ledger's own modules, which only read
+    reports) and every paper's laws (the catalogue's and installed papers'), so that a report made by other
+    analysis code is rewritten."""
     import hashlib
 
     digest = hashlib.sha256()
-    folders = [Path(__file__).resolve().parent, *(Path(p.package.__file__).resolve().parent for p in papers())]
+    here = Path(__file__).resolve()
+    readers = {here, here.with_name("result_pages.py")}
+    folders = [here.parent, *(Path(p.package.__file__).resolve().parent for p in papers())]
     for folder in dict.fromkeys(folders):
         for path in sorted(folder.rglob("*")):
-            if path.suffix in (".py", ".yaml"):
+            if path.suffix in (".py", ".yaml") and path not in readers:
                 digest.update(f"{path.relative_to(folder)}\n".encode() + path.read_bytes())
     return digest.hexdigest()
 
