@@ -165,3 +165,29 @@ def test_sweep_cases_become_one_facet_axis_in_the_sweeps_order():
     labelled, axes = with_case_axis(results, table, ["d", "n", "sigma"])
     assert axes == ["sigma", CASE]
     assert sorted(labelled[CASE].unique()) == ["1: d=2, n=1000", "2: d=3, n=300", "3: d=10, n=50"]
+
+
+def test_a_law_without_an_x_wholly_outside_its_conditions_is_in_the_report_as_outside():
+    """A bound on one number per group (no x) whose every point lies outside the theorem's conditions: its
+    points' x is NaN. It must be shown `outside`, not dropped (the ledger then said "not run")."""
+    import numpy as np
+    import pandas as pd
+
+    from iclscale.analysis.kinds import Bound
+    from iclscale.analysis.law import Hypothesis, Law, Prediction
+    from iclscale.analysis.lawfit import LawFit
+    from iclscale.analysis.measures import FinalValue
+    from iclscale.analysis.report import _has_data
+    from iclscale.analysis.verdict import OUTSIDE, Band, Verdict, VerdictRule
+
+    def law(x):
+        return Law(name="test.bound", study="test", claim="c", citation="nowhere", conditions="none",
+                   prediction_text="≤ 1", measure=FinalValue("loss"), x=x, kind=Bound(aggregate="mean"),
+                   predict=lambda params: Prediction(Hypothesis("theory", Band(0.0, 1.0), "test")),
+                   rule=VerdictRule(min_levels=1, min_points=3))  # fmt: skip
+
+    outside = pd.DataFrame({"x": [np.nan] * 3, "value": [0.5, 0.6, 0.7], "seed": [0, 1, 2]})
+    fit = LawFit(law=law(None), verdict=Verdict(OUTSIDE, "outside"), n_outside=3, outside_points=outside)
+    assert _has_data(fit)
+    with_x = LawFit(law=law("n"), verdict=Verdict(OUTSIDE, "outside"), n_outside=3, outside_points=outside)
+    assert not _has_data(with_x)  # a law with an x needs real x values to be shown
