@@ -191,3 +191,5 @@ def test_a_law_without_an_x_wholly_outside_its_conditions_is_in_the_report_as_ou
     assert _has_data(fit)
     with_x = LawFit(law=law("n"), verdict=Verdict(OUTSIDE, "outside"), n_outside=3, outside_points=outside)
     assert not _has_data(with_x)  # a law with an x needs real x values to be shown
+    counted_only = LawFit(law=law(None), verdict=Verdict(OUTSIDE, "outside"), n_outside=3)  # no point table
+    assert _has_data(counted_only)

@@ -71,9 +71,9 @@ def fit_sweep_laws(results: Results) -> list[LawFit]:
 
 def _has_data(fit: LawFit) -> bool:
     outside = fit.outside_points
-    # a law without an x (a bound on one number) has one level: its points' x is NaN, which nunique() skips, so
-    # such a law wholly outside its conditions was dropped from the report (and "not run" in the ledger)
-    levels_outside = outside["x"].nunique(dropna=fit.law.x is not None) if outside is not None and len(outside) else 0
+    levels_outside = outside["x"].nunique() if outside is not None and len(outside) else 0
+    if fit.law.x is None and fit.n_outside:  # a bound on one number per group: its outside points are one level
+        levels_outside = 1  # (without this, such a law wholly outside its conditions was dropped: "not run")
     # three x values suffice to be shown (flagged as too few for a verdict where the rule asks four)
     shown_from = min(fit.law.rule.min_levels, 3)
     return max(fit.n_levels, levels_outside) >= shown_from and bool(fit.n_points or levels_outside)
