@@ -93,6 +93,20 @@ def test_report_writes_index_fits_and_every_png(demo_report):
     assert re.search(r'<td class="(consistent|inconsistent|inconclusive)"', page)  # the verdict, highlighted
 
 
+def test_a_report_without_pngs_draws_the_same_charts_and_the_same_fits(demo_store, demo_report, tmp_path):
+    from iclscale.analysis.report import write_report
+
+    out, _ = demo_report
+    report = write_report(str(demo_store), str(tmp_path / "preview"), png=False)
+    page = report.index.read_text()
+    assert not list((tmp_path / "preview" / "charts").glob("*.png")) and report.charts == []
+    assert "PNG</a>" not in page and '"export": true' in page  # each chart's menu saves it instead
+    assert len(re.findall(r'<div id="chart-\d+">', page)) == len(
+        re.findall(r'<div id="chart-\d+">', (out / "index.html").read_text())
+    )
+    assert report.fits_csv.read_text() == (out / "fits.csv").read_text()
+
+
 def test_report_of_a_missing_or_empty_directory_is_one_line_and_exit_2(tmp_path, capsys):
     assert main(["report", str(tmp_path / "nowhere")]) == 2
     error = capsys.readouterr().err

@@ -11,6 +11,7 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from iclscale.analysis import verdict as verdict_rule
@@ -103,8 +104,6 @@ def render_html(
     results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "", notes=(), key_metrics=()
 ) -> str:
     """`key_metrics`: the metrics the laws measure; their training curves are shown open, the rest folded."""
-    import vl_convert
-
     embeds = []
     key_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and t[6:] in set(key_metrics)]
     other_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and (t, c) not in key_curves]
@@ -115,7 +114,7 @@ def render_html(
         f"<title>iclscale report: {e(results.name)}</title>",
         f"<style>{STYLE}</style>",
         # Vega, Vega-Lite and Vega-Embed, inlined: the page needs no network
-        f"<script>{_inline_script(vl_convert.javascript_bundle(vl_version=vl_version))}</script>",
+        f"<script>{_bundle(vl_version)}</script>",
         "</head><body>",
         f"<h1>Sweep <code>{e(results.name)}</code> — study <code>{e(results.study)}</code></h1>",
         _overview(results),
@@ -339,16 +338,20 @@ def form_items(fit: LawFit) -> list[tuple[str, str]]:
     return items
 
 
+EXPORT_ONLY = '{"export": true, "source": false, "compiled": false, "editor": false}'  # save as SVG/PNG, offline
+
+
 def chart_div(chart: dict | None, embeds: list[str]) -> str:
     if chart is None:
         return '<p class="note">No chart: no points.</p>'
     div = f"chart-{len(embeds)}"
     spec = _script_safe(json.dumps(chart["spec"], default=_json_default))
     embeds.append(
-        f'vegaEmbed("#{div}", {spec}, {{"renderer": "svg", "actions": false}})'
+        f'vegaEmbed("#{div}", {spec}, {{"renderer": "svg", "actions": {EXPORT_ONLY}}})'
         ".catch(function (error) { console.error(error); });"
     )
-    return f'<div class="chart"><div id="{div}"></div><a href="{e(chart["png"])}">PNG</a></div>'
+    link = f'<a href="{e(chart["png"])}">PNG</a>' if chart.get("png") else ""
+    return f'<div class="chart"><div id="{div}"></div>{link}</div>'
 
 
 def _json_default(value: Any):
@@ -361,6 +364,14 @@ def _script_safe(text: str) -> str:
     """JSON placed inside <script>: a literal '</' would end the element early ('<\\/' is the same
     JSON string)."""
     return text.replace("</", "<\\/")
+
+
+@cache
+def _bundle(vl_version: str) -> str:
+    """Vega, Vega-Lite and Vega-Embed as one inline script (2 s to build: kept for the next report)."""
+    import vl_convert
+
+    return _inline_script(vl_convert.javascript_bundle(vl_version=vl_version))
 
 
 def _inline_script(code: str) -> str:

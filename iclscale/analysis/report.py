@@ -41,6 +41,7 @@ class Report:
     fits: list[LawFit]
     charts: list[tuple[str, str]] = field(default_factory=list)  # (title, png path relative to out)
     notes: list[str] = field(default_factory=list)  # said on the page and by `iclscale report`
+    png: bool = True  # write each chart's PNG file
 
     @property
     def index(self) -> Path:
@@ -84,7 +85,9 @@ def _no_data(law: Law, results: Results) -> LawFit:
     return LawFit(law=law, verdict=verdict_rule.Verdict(verdict_rule.INCONCLUSIVE, reason))
 
 
-def write_report(directory: str, out: str | None = None) -> Report:
+def write_report(directory: str, out: str | None = None, png: bool = True) -> Report:
+    """The sweep's report: DIR/report/index.html (its charts drawn in the page), fits.csv and, with `png`, each
+    chart as a PNG file beside it (half the report's time; `reproduce --budget quick` previews go without)."""
     results = load_results(directory)  # UserError for a missing or empty directory
     if out is None and "://" in str(directory):
         raise UserError(f"results {directory!r} are not on a local disk: give --out DIR for the report")
@@ -99,7 +102,7 @@ def write_report(directory: str, out: str | None = None) -> Report:
 
     fits = fit_sweep_laws(results)
     notes = [note for note in (chance_note(fits), search_summary(results)) if note]
-    report = Report(out_dir, fits, notes=notes)
+    report = Report(out_dir, fits, notes=notes, png=png)
     write_fits_csv(fits, report.fits_csv)
 
     from iclscale.analysis import law_charts, sweep_charts
@@ -166,12 +169,15 @@ def write_fits_csv(fits: list[LawFit], path: Path) -> None:
 
 
 def _add_chart(report: Report, chart, title: str) -> dict | None:
-    """Save the chart's PNG; return its spec and file name for the page (None without a chart)."""
+    """Save the chart's PNG (where the report writes them); return its spec and PNG file name for the page (None
+    without a chart)."""
     if chart is None:
         return None
+    spec = with_readable_config(chart.to_dict())
+    if not report.png:
+        return {"spec": spec, "png": None, "title": title}
     import vl_convert
 
-    spec = with_readable_config(chart.to_dict())
     name = f"{len(report.charts):02d}-{_slug(title)}.png"
     png = vl_convert.vegalite_to_png(spec, scale=PNG_SCALE, vl_version=_vl_version())
     (report.out / "charts" / name).write_bytes(png)
