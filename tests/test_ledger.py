@@ -60,7 +60,7 @@ def test_the_run_claim_carries_its_fits_and_provenance(demo_root, demo_ledger):
     assert rows, "the ledger wrote the demo's report (it had none) and its fits.csv holds the law"
     assert claim["verdict"] == claim_verdict([r["verdict"] for r in rows])
     assert [e["verdict"] for e in claim["estimates"]] == [r["verdict"] for r in rows]
-    assert claim["budget"] == "quick"  # 2 seeds where the demo file gives 3
+    assert claim["budget"] == "custom"  # n=50 narrows the demo file's grid (not only fewer seeds: not "quick")
     assert claim["seeds"] == [0, 1] and claim["configs"] == 12  # 6 grid points × 2 seeds
     assert claim["root"] == str(demo_root.resolve()) and len(claim["git_commits"]) == 1
     assert claim["runs_finished"]["last"] and claim["quote"]
@@ -184,3 +184,19 @@ def test_a_claim_with_a_law_not_fitted_is_not_consistent(tmp_path):
     assert entry["verdict"] == INCONCLUSIVE and entry["laws_not_run"] == []
     planted.fits = [{**row, "verdict": CONSISTENT} for row in planted.fits]
     assert ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")["verdict"] == CONSISTENT
+
+
+def test_stale_reports_are_rewritten_in_parallel_and_a_broken_one_is_named(demo_root, demo_ledger, tmp_path):
+    import shutil
+
+    root = tmp_path / "root"
+    for name in ("a", "broken"):  # two stale reports: two processes where there are two cores
+        shutil.copytree(demo_root / "demo", root / name, ignore=shutil.ignore_patterns("report"))
+    (root / "broken/sweep.yaml").write_text("study: [not, a, sweep\n")
+    directories = ledger.results_directories(root)
+    assert not any(ledger.report_is_fresh(d) for d in directories)
+    errors = ledger.refresh_reports(directories)
+    assert list(errors) == [root / "broken"] and errors[root / "broken"]  # its one line, the others written
+    assert ledger.report_is_fresh(root / "a")
+    assert (root / "a/report/fits.csv").read_text() == (demo_root / "demo/report/fits.csv").read_text()
+    assert ledger.refresh_reports(directories).keys() == {root / "broken"}  # the fresh ones are not rewritten

@@ -17,7 +17,7 @@ verdict, conservatively (a claim holds only where every part of it holds):
 - "consistent": every row inside the conditions is consistent, and every law of the claim has such rows;
 - "inconclusive": otherwise (some row inconclusive, none inconsistent).
 
-A verdict rests on the catalogue's sweeps as written ("full") or on fewer seeds or search trials than the
+A verdict rests on the catalogue's sweeps as written ("full") or on fewer seeds, search trials or steps than the
 sweep files give ("quick", `iclscale reproduce --budget quick`): the ledger says which, from the frozen sweep.
 With several roots, each claim's latest verdict (the root whose runs finished last) is shown, with the verdicts
 of the other roots as its history.
@@ -123,6 +123,9 @@ class SweepFile:
     laws: tuple[str, ...]
     seeds: int
     trials: int | None  # a search's Optuna trials per grid point
+    steps: tuple  # its fixed steps and each case's (iclscale.reproduce.steps_of)
+    cases: str  # its cases but their steps, as JSON: what a quick `cases=` override must leave as it is
+    quick: tuple[str, ...] = ()  # the keys of its own `quick:` overrides
 
 
 @cache
@@ -131,6 +134,7 @@ def sweep_files() -> tuple[SweepFile, ...]:
 
     from iclscale.paper import shown
     from iclscale.paper import sweep_files as catalogue_files
+    from iclscale.reproduce import steps_of
 
     found = []
     for path in catalogue_files():
@@ -149,9 +153,17 @@ def sweep_files() -> tuple[SweepFile, ...]:
                 laws=tuple(raw.get("laws") or ()),
                 seeds=seed_count(raw.get("seeds", 1)),
                 trials=search.get("trials"),
+                steps=tuple(steps_of(raw)),
+                cases=cases_but_steps(raw),
+                quick=tuple(raw.get("quick") or ()) if isinstance(raw.get("quick"), dict) else (),
             )
         )
     return tuple(found)
+
+
+def cases_but_steps(sweep: dict[str, Any]) -> str:
+    cases = sweep.get("cases") if isinstance(sweep.get("cases"), list) else []
+    return json.dumps([{k: v for k, v in c.items() if k != "steps"} if isinstance(c, dict) else c for c in cases])
 
 
 def seed_count(value: Any) -> int:
@@ -239,24 +251,67 @@ def store_fingerprint(directory: Path) -> str:
     return digest.hexdigest()
 
 
+def has_runs(directory: Path) -> bool:
+    return any((directory / "runs").glob("*.parquet"))
+
+
+def report_is_fresh(directory: Path) -> bool:
+    """Whether the ledger wrote DIR/report from the store as it is now, with the analysis code as it is now."""
+    source = directory / "report" / SOURCE
+    return (
+        (directory / "report" / "fits.csv").is_file()
+        and source.is_file()
+        and source.read_text(encoding="utf-8") == store_fingerprint(directory)
+    )
+
+
+def refresh_report(directory: Path) -> str | None:
+    """(Re)write the directory's report and record the fingerprint it was made from; the one-line error of a
+    directory that cannot be reported, None when written. A quick preview's report goes without PNG files (its
+    charts are in the page, each with a menu that saves it as SVG or PNG)."""
+    from iclscale.analysis.report import write_report
+    from iclscale.sweeps.store import Location, read_frozen_sweep
+
+    fingerprint = store_fingerprint(directory)
+    try:
+        write_report(str(directory), png=budget_of(read_frozen_sweep(Location(directory)) or {}) != QUICK)
+    except UserError as error:
+        return str(error)
+    (directory / "report" / SOURCE).write_text(fingerprint, encoding="utf-8")
+    return None
+
+
+def refresh_reports(directories: list[Path]) -> dict[Path, str]:
+    """Rewrite every stale report (`report_is_fresh`) of these directories, one process per core where there are
+    several: a report takes 5–30 s, most of it drawing charts in one thread, and a catalogue has dozens. The
+    processes are spawned, not forked (the caller may hold Ray or torch threads). Returns the directories that
+    could not be reported, with why."""
+    stale = [d for d in directories if has_runs(d) and not report_is_fresh(d)]
+    workers = min(len(stale), os.cpu_count() or 1)
+    if stale:
+        print(f"ledger: writing {len(stale)} reports (new runs or other analysis code), {workers} at a time",
+              file=sys.stderr, flush=True)  # fmt: skip
+    if workers <= 1:
+        errors = [refresh_report(d) for d in stale]
+    else:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            errors = list(pool.map(refresh_report, stale))
+    return {d: error for d, error in zip(stale, errors, strict=True) if error}
+
+
 def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
     """The directory's fits and provenance, (re)writing its report first unless the ledger wrote it from the store
     as it is now; None where the directory holds no runs yet."""
     from iclscale.sweeps.store import read_store
 
-    runs_dir = directory / "runs"
-    if not any(runs_dir.glob("*.parquet")):
+    if not has_runs(directory):
         return None
-    report = directory / "report"
-    fits_csv = report / "fits.csv"
-    fingerprint = store_fingerprint(directory)
-    source = report / SOURCE
-    fresh = fits_csv.is_file() and source.is_file() and source.read_text(encoding="utf-8") == fingerprint
-    if not fresh:
-        from iclscale.analysis.report import write_report
-
-        write_report(str(directory))
-        source.write_text(fingerprint, encoding="utf-8")
+    if not report_is_fresh(directory) and (error := refresh_report(directory)):
+        raise UserError(error)
+    fits_csv = directory / "report" / "fits.csv"
     with open(fits_csv, newline="", encoding="utf-8") as stream:
         fits = list(csv.DictReader(stream))
     data = read_store(str(directory), curves=False)
@@ -270,7 +325,7 @@ def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
         name=str(frozen.get("name") or directory.name),
         study=str(frozen.get("study") or ""),
         fits=fits,
-        report=report / "index.html",
+        report=directory / "report" / "index.html",
         seeds=sorted(int(s) for s in runs["seed"].dropna().unique()),
         configs=int(runs["run_id"].nunique()),
         commits=commits,
@@ -290,19 +345,31 @@ def train_time(runs) -> float:
     return float(packs["wall_time_s"].sum())
 
 
+NEUTRAL_KEYS = {"pack_size", "cpu", "gpu", "resources.pack_size", "resources.cpu", "resources.gpu"}  # same results
+QUICK_KEYS = ("seeds", "search.trials", "steps", "fixed.steps", "cases")  # what `reproduce --budget quick` overrides
+
+
 def budget_of(frozen: dict[str, Any]) -> str:
-    """full: the catalogue's sweep file as written; quick: fewer seeds or search trials than it gives; custom:
-    not a catalogue sweep, or other overrides."""
+    """full: the catalogue's sweep file as written; quick: fewer seeds, search trials or steps than it gives (and
+    nothing else changed); custom: not a catalogue sweep, or other overrides."""
+    from iclscale.reproduce import steps_of
+
     name = frozen.get("name")
     file = next((s for s in sweep_files() if s.name == name), None)
     if file is None:
         return CUSTOM
+    keys = {o.split("=")[0].strip() for o in frozen.get("overrides") or []} - NEUTRAL_KEYS
+    if keys - {*QUICK_KEYS, *file.quick}:
+        return CUSTOM
     seeds = seed_count(frozen.get("seeds", 1))
     trials = (frozen.get("search") or {}).get("trials")
-    if seeds < file.seeds or (file.trials and trials and trials < file.trials):
+    steps = [(a, b) for a, b in zip(steps_of(frozen), file.steps, strict=False) if a is not None and b is not None]
+    if cases_but_steps(frozen) != file.cases or any(a > b for a, b in steps):
+        return CUSTOM  # other cases, or longer training: not the catalogue's design
+    shortened = any(a < b for a, b in steps) or bool(keys & set(file.quick))
+    if seeds < file.seeds or (file.trials and trials and trials < file.trials) or shortened:
         return QUICK
-    other = [o for o in frozen.get("overrides") or [] if o.split("=")[0].strip() not in ("seeds", "search.trials")]
-    return CUSTOM if other else FULL
+    return FULL
 
 
 # A claim's entry -----------------------------------------------------------------------------------------
@@ -507,10 +574,14 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
     """claims.json's content: every claim of every paper, judged on the roots."""
     out_dir = Path(out).resolve()
     per_root = []
-    for root in check_roots(roots):
+    checked = check_roots(roots)
+    unreadable = refresh_reports([d for root in checked for d in results_directories(root)])
+    for root in checked:
         found = []
         for directory in results_directories(root):
             try:
+                if directory in unreadable:
+                    raise UserError(unreadable[directory])
                 result = read_sweep_result(directory, root)
             except UserError as error:  # one unreadable directory does not hide the others' verdicts
                 print(f"ledger: {directory} left out: {error}", file=sys.stderr)
@@ -734,8 +805,9 @@ def render_page(data: dict[str, Any]) -> str:
 <p class="small">Every claim of every paper in the catalogue, judged on the result roots {roots}; generated
 {e(data["generated_at"])} by iclscale at commit <code>{e(data["git_commit"])}</code>.
 Claim verdict: {e(data["verdict_rule"])}.
-A "quick" verdict rests on fewer seeds or search trials than the catalogue's sweep files (<code>iclscale reproduce
---budget quick</code>). Also as <a href="claims.json">claims.json</a> and <a href="claims.csv">claims.csv</a>.</p>
+A "quick" verdict rests on fewer seeds, search trials or training steps than the catalogue's sweep files
+(<code>iclscale reproduce --budget quick</code>): a preview, not a result to cite.
+Also as <a href="claims.json">claims.json</a> and <a href="claims.csv">claims.csv</a>.</p>
 <table id="counts"><tr><th>paper</th>{head}<th>claims</th></tr>{count_rows}</table>
 <div class="filters"><label>paper <select id="paper"><option value="">all</option>{paper_options}</select></label>
 <label>verdict <select id="verdict"><option value="">all</option>{verdict_options}</select></label>
