@@ -11,19 +11,26 @@ only what is missing, and Ctrl-C or a kill loses nothing finished. They run chea
 model-steps: configs × steps, times the trials of a search and the bisection rounds of a threshold search, an
 estimate), with one overall progress line per sweep and an ETA across sweeps (see Overall).
 
-Budgets. `full` is the catalogue as written. `quick` (QUICK_SEEDS, QUICK_TRIALS) shrinks only the number of
-seeds (at most 3, the file's first three: the fewest with which the analysis still resamples seeds for its
-intervals, so quick intervals are of the same kind as full ones) and of a search's Optuna trials (at most 4),
-through the sweeps' own overrides (`seeds=3`, `search.trials=4`); steps, grids and thresholds are the
-catalogue's, so each verdict judges the same configs with less replication (intervals wider, so more
-"inconclusive", never a different question), and a quick root is a subset of the full one: `--budget full` on
-the same root continues it. The ledger marks verdicts resting on fewer seeds or trials than the catalogue "quick".
+Budgets. `full` is the catalogue as written. `quick` previews a paper in minutes by one stated rule
+(`quick_overrides`): at most 3 seeds (the file's first three: the fewest with which the analysis still resamples
+seeds for its intervals, so quick intervals are of the same kind as full ones), at most 4 Optuna trials per search,
+and a quarter of each config's training steps (QUICK_STEPS_DIVISOR; rounded up), through the sweeps' own overrides
+(`seeds=3`, `search.trials=4`, `steps=...` or `cases=[...]`); a sweep file whose cost lies elsewhere adds its own
+(`quick: {eval_prompts: 256}`: GPT-2's 70 test points per record). Grids, test sets and the laws are the catalogue's,
+but a quick verdict judges models trained a quarter as long: a time T read where the catalogue trains longer is
+censored (so more "inconclusive"), and a law read at the end of training reads an earlier state. The ledger marks
+these verdicts "quick": a preview of what `full` judges, not a result to cite. Two kinds of sweep keep their
+steps: a threshold search, whose steps are part of what it measures (the smallest batch that reaches a level
+*within* that budget) and which is cheap, and a search that tunes the steps itself. Since their configs differ, a
+quick root and a full root are separate folders: reproduce refuses to continue one budget's shortened runs with the
+other (give another --out).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -35,6 +42,7 @@ QUICK_SEEDS = (
     3  # the analysis resamples seeds only where it has 3 per x (iclscale.analysis.fits): fewer gives other intervals
 )
 QUICK_TRIALS = 4
+QUICK_STEPS_DIVISOR = 4  # with 3 seeds, what brings each paper's sweeps to minutes on 2 cores (docs/commands.md)
 BUDGETS = ("quick", "full")
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # as `sweep run` exits on SIGTERM (iclscale.sweeps.run)
@@ -53,25 +61,60 @@ def add_command(commands) -> None:
         "--budget",
         choices=("quick", "full"),
         default="full",
-        help="full: the catalogue as written; quick: at most 3 seeds and 4 search trials per sweep (verdicts "
-        "marked quick)",
+        help="full: the catalogue as written; quick: at most 3 seeds, 4 search trials and a quarter of the steps "
+        "per sweep (a preview; verdicts marked quick; its own --out)",
     )
     parser.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
     parser.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
     parser.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        metavar="N",
+        help="with --executor inline: sweeps run at a time, one process each (default: one per core)",
+    )
     parser.set_defaults(handler=reproduce)
 
 
-def quick_overrides(raw_seeds, trials: int | None) -> list[str]:
-    """The overrides of `--budget quick` for a sweep file with these seeds (a count or a list) and search trials."""
+def quick_overrides(raw: dict) -> list[str]:
+    """The overrides of `--budget quick` for a sweep file's mapping: at most QUICK_SEEDS seeds, QUICK_TRIALS search
+    trials, the file's own `quick:` overrides, and a QUICK_STEPS_DIVISOR-th of the steps (not for a threshold
+    search, a search over steps, or a file whose `quick:` sets the steps)."""
+    raw_seeds = raw.get("seeds", 1)
+    search = raw.get("search") if isinstance(raw.get("search"), dict) else {}
     overrides = []
     if isinstance(raw_seeds, list) and len(raw_seeds) > QUICK_SEEDS:
         overrides.append(f"seeds=[{', '.join(map(str, raw_seeds[:QUICK_SEEDS]))}]")
     elif isinstance(raw_seeds, int) and raw_seeds > QUICK_SEEDS:
         overrides.append(f"seeds={QUICK_SEEDS}")
+    trials = search.get("trials")
     if trials and trials > QUICK_TRIALS:
         overrides.append(f"search.trials={QUICK_TRIALS}")
+    import json  # JSON is YAML's flow form: how a value is written into an override
+
+    own = raw.get("quick") if isinstance(raw.get("quick"), dict) else {}
+    overrides += [f"{key}={json.dumps(value)}" for key, value in own.items()]
+    if raw.get("threshold") or "steps" in (search.get("params") or {}) or "steps" in own:
+        return overrides
+    fixed = raw.get("fixed") if isinstance(raw.get("fixed"), dict) else {}
+    if isinstance(fixed.get("steps"), int) and fixed["steps"] > 1:
+        overrides.append(f"steps={quick_steps(fixed['steps'])}")
+    cases = raw.get("cases") if isinstance(raw.get("cases"), list) else []
+    if any(isinstance(c, dict) and isinstance(c.get("steps"), int) and c["steps"] > 1 for c in cases):
+        shortened = [{**c, "steps": quick_steps(c["steps"])} if "steps" in c else c for c in cases]
+        overrides.append(f"cases={json.dumps(shortened)}")
     return overrides
+
+
+def quick_steps(steps: int) -> int:
+    return -(-steps // QUICK_STEPS_DIVISOR)
+
+
+def steps_of(sweep: dict) -> list:
+    """The steps a sweep mapping (a file or its frozen copy) trains: its fixed steps and each case's."""
+    fixed = sweep.get("fixed") if isinstance(sweep.get("fixed"), dict) else {}
+    cases = sweep.get("cases") if isinstance(sweep.get("cases"), list) else []
+    return [fixed.get("steps"), *(c.get("steps") for c in cases if isinstance(c, dict))]
 
 
 @dataclass
@@ -83,6 +126,7 @@ class Planned:
     out: Path
     total: int  # estimated model-steps of the whole sweep
     left: int  # estimated model-steps still to train
+    overrides: tuple[str, ...] = ()  # the budget's
 
 
 def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
@@ -94,13 +138,27 @@ def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
     planned = []
     for path in paths:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        search = raw.get("search") if isinstance(raw.get("search"), dict) else {}
-        overrides = quick_overrides(raw.get("seeds", 1), search.get("trials")) if budget == "quick" else []
+        overrides = quick_overrides(raw) if budget == "quick" else []
         sweep = load_sweep(path, overrides)
         out = root / sweep.name
+        check_same_steps(sweep, out, budget)
         total, left = estimate(sweep, out)
-        planned.append(Planned(path, sweep, out, total, left))
+        planned.append(Planned(path, sweep, out, total, left, tuple(overrides)))
     return sorted(planned, key=lambda p: (p.total, p.sweep.name))
+
+
+def check_same_steps(sweep, out: Path, budget: str) -> None:
+    """Refuse to add runs of other lengths to a results directory: a quick root and a full root are separate."""
+    from iclscale.sweeps.store import Location, read_frozen_sweep
+
+    location = Location(out)
+    frozen = read_frozen_sweep(location) if location.exists() and (out / "sweep.yaml").is_file() else None
+    if frozen and steps_of(frozen) != steps_of(sweep.resolved()):
+        other = "full" if budget == "quick" else "quick"
+        raise UserError(
+            f"{out} holds runs of another length (steps {steps_of(frozen)}, not {steps_of(sweep.resolved())}: a "
+            f"{other} run?); --budget {budget} trains its own configs: give another --out"
+        )
 
 
 def estimate(sweep, out: Path) -> tuple[int, int]:
@@ -156,6 +214,10 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError("reproduce: name the papers (e.g. C24 L24; `iclscale laws` lists them) or give --all")
     if args.executor == "inline" and args.address:
         raise UserError("--address needs --executor ray")
+    if args.jobs is not None and (args.jobs < 1 or args.executor != "inline"):
+        raise UserError(
+            f"--jobs {args.jobs}: give a count of 1 or more, with --executor inline (Ray runs packs in parallel itself)"
+        )
     chosen = papers() if args.all else find_papers(args.papers)
     root = Path(args.out or "results")
     if root.exists() and not root.is_dir():
@@ -180,10 +242,15 @@ def reproduce(args: argparse.Namespace) -> int:
 
         single_threaded_by_default()
     failed: list[str] = []
-    progress = Overall(planned)
+    jobs = (args.jobs or os.cpu_count() or 1) if args.executor == "inline" else 1
+    progress = Overall(planned, jobs)
     started, code = time.time(), 0
     try:
-        for i, item in enumerate(planned):
+        if jobs > 1:
+            code = run_in_processes(planned, run_args, jobs, progress, root, failed)
+            if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+                return code
+        for i, item in enumerate(planned if jobs == 1 else ()):
             progress.show(i)
             try:
                 code = run_sweep(item.sweep, run_args, str(item.out))
@@ -198,7 +265,7 @@ def reproduce(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
                 return code
-            progress.finished(item)
+            progress.finished(item, time.monotonic() - progress.sweep_start)
         progress.show(len(planned))
     finally:
         log_invocation(root, chosen, args.budget, started, code, len(planned))
@@ -249,20 +316,23 @@ class Overall:
     A sweep's time is a fixed cost (planning, Ray's trial start, compiling, compacting, seconds each) plus a
     cost per model-step; the small sweeps that run first are mostly the former, so one model-step rate would
     overstate the ETA a hundredfold. Both costs are fitted, non-negative least squares (scipy.optimize.nnls),
-    to the sweeps finished in this session that trained something; the ETA applies them to the sweeps left."""
+    to the sweeps finished in this session that trained something; the ETA applies them to the sweeps left,
+    `jobs` at a time."""
 
-    def __init__(self, planned: list[Planned]):
+    def __init__(self, planned: list[Planned], jobs: int = 1):
         self.planned = planned
+        self.jobs = jobs
         self.left = sum(p.left for p in planned)
         self.trained = 0
+        self.done = 0
         self.start = self.sweep_start = time.monotonic()
         self.timed: list[tuple[int, float]] = []  # (model-steps, seconds) of each finished sweep that trained
 
-    def finished(self, item: Planned) -> None:
-        now = time.monotonic()
+    def finished(self, item: Planned, seconds: float) -> None:
         if item.left:
-            self.timed.append((item.left, now - self.sweep_start))
+            self.timed.append((item.left, seconds))
         self.trained += item.left
+        self.done += 1
 
     def eta(self, index: int) -> str:
         rest = [p.left for p in self.planned[index:] if p.left]
@@ -276,17 +346,127 @@ class Overall:
         steps, seconds = np.array(self.timed, dtype=float).T
         scale = steps.mean()  # columns of like size, so that nnls is well conditioned
         (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps / scale]), seconds)
-        return _duration(fixed * len(rest) + per_step * sum(rest) / scale)
+        return _duration((fixed * len(rest) + per_step * sum(rest) / scale) / min(self.jobs, len(rest)))
 
-    def show(self, index: int) -> None:
+    def show(self, index: int, running: list[str] | None = None) -> None:
+        """The line as sweep `index` starts (one at a time), or with the sweeps `running` (several at a time)."""
         self.sweep_start = time.monotonic()
         n = len(self.planned)
-        head = f"sweep {index + 1}/{n} {self.planned[index].sweep.name}" if index < n else f"{n}/{n} sweeps done"
+        if running is not None:
+            head = f"{self.done}/{n} sweeps done" + (f", running {', '.join(running)}" if running else "")
+        elif index < n:
+            head = f"sweep {index + 1}/{n} {self.planned[index].sweep.name}"
+        else:
+            head = f"{n}/{n} sweeps done"
         print(
             f"reproduce: {head} · {_si(self.trained)}/{_si(self.left)} model-steps · "
             f"elapsed {_duration(self.sweep_start - self.start)} · ETA {self.eta(index)}",
             flush=True,
         )
+
+
+def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Overall, root: Path, failed: list[str]):
+    """Run the sweeps `jobs` at a time, cheapest first, each in its own process (spawned: `sweep run` as a child,
+    its output in ROOT/logs/<sweep>.log), so that an inline reproduction uses every core: most catalogue sweeps
+    are one or two packs, which one process trains on one core. The store's resume is each sweep's own, so a
+    stop loses nothing finished. Ctrl-C reaches the children with the terminal's signal; SIGTERM is passed on to
+    them. Returns 0, or the exit status that stopped it (130, 143)."""
+    import multiprocessing
+    import signal
+
+    context = multiprocessing.get_context("spawn")
+    logs = root / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    waiting = [(i, item) for i, item in enumerate(planned)]
+    running: dict = {}  # process -> (index, item, started)
+    stopped = []
+
+    def terminate(number, frame):  # pass `kill` on to the sweeps, which store what they finished and exit 143
+        stopped.append(EXIT_TERMINATED)
+        for process in running:
+            process.terminate()
+
+    previous = signal.signal(signal.SIGTERM, terminate)
+    last_line = 0.0
+    try:
+        while waiting or running:
+            while waiting and len(running) < jobs and not stopped:
+                index, item = waiting.pop(0)
+                args = (item.path, item.overrides, str(item.out), vars(run_args), str(logs / f"{item.sweep.name}.log"))
+                process = context.Process(target=_sweep_in_child, args=args, name=item.sweep.name)
+                process.start()
+                running[process] = (index, item, time.monotonic())
+            if stopped:
+                waiting.clear()  # the sweeps already running finish storing; none starts
+            for process in [p for p in running if not p.is_alive()]:
+                index, item, began = running.pop(process)
+                code = process.exitcode
+                summary = _last_line(logs / f"{item.sweep.name}.log")
+                if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or (code is not None and code < 0):
+                    stopped.append(EXIT_TERMINATED if code != EXIT_INTERRUPTED else EXIT_INTERRUPTED)
+                elif code == 0:
+                    progress.finished(item, time.monotonic() - began)
+                    print(summary, flush=True)
+                else:
+                    print(f"reproduce: sweep {item.sweep.name}: {summary}", file=sys.stderr, flush=True)
+                    failed.append(item.sweep.name)
+                    progress.done += 1
+                last_line = 0.0
+            if time.monotonic() - last_line >= 30 or not last_line:
+                next_index = waiting[0][0] if waiting else len(planned)
+                progress.show(next_index, [item.sweep.name for _, item, _ in running.values()])
+                last_line = time.monotonic()
+            time.sleep(0.5)
+    except KeyboardInterrupt:  # from a terminal the children had the same Ctrl-C; otherwise it is passed on
+        stopped.append(EXIT_INTERRUPTED)
+        deadline = time.monotonic() + 5
+        while any(p.is_alive() for p in running) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        for process in running:
+            if process.is_alive():
+                os.kill(process.pid, signal.SIGINT)
+            process.join()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if stopped:
+        print(
+            f"iclscale: reproduce interrupted ({progress.done}/{len(planned)} sweeps done); every finished pack is "
+            f"stored: run the same command to resume (each sweep's output: {logs}/)",
+            file=sys.stderr,
+        )
+        return stopped[0]
+    return 0
+
+
+def _sweep_in_child(path: str, overrides: tuple[str, ...], out: str, run_args: dict, log: str) -> None:
+    """One sweep, as `iclscale sweep run PATH --out OUT --executor inline OVERRIDES...` would, its output in LOG."""
+    import argparse as _argparse
+
+    with open(log, "a", encoding="utf-8") as stream:
+        os.dup2(stream.fileno(), 1)
+        os.dup2(stream.fileno(), 2)
+        from iclscale.trainer.runtime import single_threaded_by_default
+
+        single_threaded_by_default()
+        from iclscale.sweeps.run import run_sweep
+        from iclscale.sweeps.spec import load_sweep
+
+        try:
+            code = run_sweep(load_sweep(path, list(overrides)), _argparse.Namespace(**run_args), out)
+        except UserError as error:
+            print(f"iclscale: error: {error}", file=sys.stderr, flush=True)
+            code = 2
+        sys.stdout.flush()
+        sys.stderr.flush()
+    sys.exit(code)  # multiprocessing makes it the process's exit code
+
+
+def _last_line(log: Path) -> str:
+    try:
+        lines = [line for line in log.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except OSError:
+        return "(no output)"
+    return lines[-1] if lines else "(no output)"
 
 
 def _si(x: float) -> str:

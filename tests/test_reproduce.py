@@ -14,11 +14,55 @@ from iclscale.reproduce import QUICK_SEEDS, quick_overrides
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_quick_rule_shrinks_seeds_and_trials_only():
+def test_the_quick_rule_shrinks_seeds_trials_and_steps():
     assert QUICK_SEEDS == 3  # the fewest seeds per x that the fits resample
-    assert quick_overrides(5, None) == ["seeds=3"]
-    assert quick_overrides([3, 7, 9, 11], 12) == ["seeds=[3, 7, 9]", "search.trials=4"]
-    assert quick_overrides(3, 3) == []
+    assert quick_overrides({"seeds": 5, "fixed": {"steps": 350}}) == ["seeds=3", "steps=88"]
+    searched = {"seeds": [3, 7, 9, 11], "search": {"trials": 12, "params": {"lr": {"low": 0.1, "high": 1}}}}
+    assert quick_overrides(searched) == ["seeds=[3, 7, 9]", "search.trials=4"]
+    assert quick_overrides({"seeds": 3, "search": {"trials": 3}, "fixed": {"steps": 0}}) == []
+    cases = {"cases": [{"lr": 0.1, "steps": 1000}, {"lr": 0.3}]}
+    assert quick_overrides(cases) == ['cases=[{"lr": 0.1, "steps": 250}, {"lr": 0.3}]']
+    # a threshold search's steps are part of what it measures; a search over steps tunes them itself
+    assert quick_overrides({"seeds": 4, "fixed": {"steps": 96}, "threshold": {"axis": "batch_size"}}) == ["seeds=3"]
+    tuned = {"fixed": {"steps": 500}, "search": {"trials": 10, "params": {"steps": {"choices": [500, 1000]}}}}
+    assert quick_overrides(tuned) == ["search.trials=4"]
+    # a file's own `quick:` overrides, where its cost lies elsewhere; one that sets the steps replaces the rule's
+    assert quick_overrides({"fixed": {"steps": 500}, "quick": {"eval_prompts": 256}}) == [
+        "eval_prompts=256",
+        "steps=125",
+    ]
+    assert quick_overrides({"fixed": {"steps": 500}, "quick": {"steps": 100}}) == ["steps=100"]
+
+
+def test_a_bad_quick_mapping_in_a_sweep_file_is_one_clear_line(tmp_path, capsys):
+    path = Path(tiny_sweep(tmp_path, "tiny_bad", [0.5]))
+    path.write_text(path.read_text(encoding="utf-8") + "quick: [eval_prompts]\n", encoding="utf-8")
+    assert main(["sweep", "plan", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "quick: expected a mapping of overrides" in err
+
+
+def test_every_catalogue_sweep_loads_at_the_quick_budget_and_is_marked_quick(tmp_path):
+    from iclscale.analysis.ledger import FULL, QUICK, budget_of, sweep_files
+
+    for file in sweep_files():
+        path = ROOT / file.path
+        full, quick = (reproduce.plan_sweeps([str(path)], budget, tmp_path)[0] for budget in ("full", "quick"))
+        assert quick.total <= full.total, file.name
+        assert budget_of(full.sweep.resolved()) == FULL, file.name
+        expected = QUICK if quick.sweep.resolved()["overrides"] else FULL  # a sweep quick leaves as it is: full
+        assert budget_of(quick.sweep.resolved()) == expected, file.name
+
+
+def test_a_quick_root_is_not_continued_at_the_full_budget(tmp_path, monkeypatch, capsys):
+    files = [tiny_sweep(tmp_path, "tiny_small", [0.5, 1.0])]
+    monkeypatch.setattr(reproduce, "paper_sweep_files", lambda studies: files)
+    root = tmp_path / "root"
+    assert main(["reproduce", "C24", "--out", str(root), "--budget", "quick", "--executor", "inline"]) == 0
+    capsys.readouterr()
+    assert main(["reproduce", "C24", "--out", str(root), "--budget", "full", "--executor", "inline"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds runs of another length" in err and "another --out" in err
 
 
 def tiny_sweep(folder: Path, name: str, sigmas: list[float]) -> str:
@@ -48,7 +92,7 @@ def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch
 
     monkeypatch.setattr(iclscale.sweeps.run, "run_sweep", interrupted_at_the_second)
     root = tmp_path / "root"
-    command = ["reproduce", "C24", "--out", str(root), "--budget", "quick", "--executor", "inline"]
+    command = ["reproduce", "C24", "--out", str(root), "--budget", "quick", "--executor", "inline", "--jobs", "1"]
     assert main(command) == 130
     assert calls == ["tiny_small", "tiny_big"]  # cheapest first
     first = stored_fragments(root)
@@ -67,7 +111,7 @@ def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch
     assert {k.split("/")[0] for k in second} == {"tiny_small", "tiny_big"}
     assert "reproduce: sweep 1/2 tiny_small" in output and "2/2 sweeps done" in output
     frozen = yaml.safe_load((root / "tiny_big/sweep.yaml").read_text(encoding="utf-8"))
-    assert frozen["seeds"] == [0, 1, 2] and frozen["overrides"] == ["seeds=3"]
+    assert frozen["seeds"] == [0, 1, 2] and frozen["overrides"] == ["seeds=3", "steps=25"]
     claims = json.loads((root / "ledger/claims.json").read_text(encoding="utf-8"))["claims"]
     assert {c["budget"] for c in claims if c["estimates"]} == {"custom"}  # not catalogue sweeps: "custom"
 
@@ -123,6 +167,64 @@ def test_sigterm_during_a_sweep_stops_the_whole_reproduce(tmp_path, monkeypatch,
 
     monkeypatch.setattr(iclscale.sweeps.run, "run_sweep", terminated_at_the_first)
     command = ["reproduce", "C24", "--out", str(tmp_path / "root"), "--budget", "quick", "--executor", "inline"]
+    command += ["--jobs", "1"]  # in this process, where run_sweep is replaced
     assert main(command) == 143
     assert calls == ["tiny_small"]
     assert "reproduce interrupted at sweep tiny_small" in capsys.readouterr().err
+
+
+def test_jobs_needs_the_inline_executor(capsys):
+    assert main(["reproduce", "C24", "--jobs", "2", "--executor", "ray"]) == 2
+    assert main(["reproduce", "C24", "--jobs", "0", "--executor", "inline"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "--jobs" in err
+
+
+KILLABLE = """
+import sys
+from iclscale import reproduce
+from iclscale.cli import main
+reproduce.paper_sweep_files = lambda studies: sys.argv[2:]
+sys.exit(main(["reproduce", "C24", "--out", sys.argv[1], "--budget", "quick", "--executor", "inline", "--jobs", "2"]))
+"""
+
+
+def test_sigterm_reaches_the_parallel_sweeps_and_the_rerun_trains_only_what_is_missing(tmp_path, monkeypatch, capsys):
+    """Sweeps two at a time, each in its own process: `kill` stops them all (each storing what it finished, the
+    third never started), and the same command trains only what is missing."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    files = []
+    for name, sigma in (("long_a", 0.5), ("long_b", 0.7), ("long_c", 1.0)):
+        path = Path(tiny_sweep(tmp_path, name, [sigma]))
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw["fixed"]["steps"] = 1200  # a quarter of it at the quick budget: long enough to be stopped midway
+        raw["resources"]["pack_size"] = 1  # a pack per seed, stored one by one
+        path.write_text(yaml.safe_dump(raw), encoding="utf-8")
+        files.append(str(path))
+    root = tmp_path / "root"
+    process = subprocess.Popen([sys.executable, "-c", KILLABLE, str(root), *files], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(root.glob("*/runs/*.parquet")):
+        time.sleep(0.2)  # until the first pack is stored
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 143, err
+    assert "run the same command to resume" in err
+    first = stored_fragments(root)
+    assert first and not (root / "long_c").exists()  # the third sweep never started
+    monkeypatch.setattr(reproduce, "paper_sweep_files", lambda studies: files)  # run again, in this process
+    command = ["reproduce", "C24", "--out", str(root), "--budget", "quick", "--executor", "inline", "--jobs", "2"]
+    assert main(command) == 0
+    output = capsys.readouterr().out
+    assert "running long_" in output and "3/3 sweeps done" in output
+    for name in ("long_a", "long_b", "long_c"):
+        assert f"{name}: 3 configs: 3 ok" in output  # each sweep's own summary line, from its log
+        assert "model-steps to train" in (root / "logs" / f"{name}.log").read_text(encoding="utf-8")
+    second = stored_fragments(root)
+    assert {k: v for k, v in second.items() if k in first} == first  # finished packs kept, not trained again
+    assert {k.split("/")[0] for k in second} == {"long_a", "long_b", "long_c"}

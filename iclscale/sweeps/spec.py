@@ -57,6 +57,7 @@ TOP_LEVEL_KEYS = (
     "resources",
     "search",
     "threshold",
+    "quick",
 )
 FROZEN_ONLY_KEYS = ("params", "overrides")  # written into the frozen sweep.yaml, ignored when it is read back
 RESOURCE_KEYS = ("cpu", "gpu", "pack_size")
@@ -412,6 +413,13 @@ def _laws(sweep: Sweep, value: Any, where: str) -> None:
     sweep.laws = list(value)
 
 
+def _quick(sweep: Sweep, value: Any, where: str) -> None:
+    """What `iclscale reproduce --budget quick` overrides in this file besides its seeds, trials and steps (where
+    its cost lies elsewhere, e.g. `eval_prompts: 256`): KEY: VALUE pairs, checked as overrides when applied."""
+    if value is not None and (not isinstance(value, dict) or not all(isinstance(k, str) for k in value)):
+        raise UserError(f"{where}: expected a mapping of overrides (e.g. eval_prompts: 256), got {shorten(value)}")
+
+
 def _resources(sweep: Sweep, value: Any, where: str) -> None:
     """Per-pack resources: finite, cpu > 0, gpu >= 0. Whether a cluster can ever offer them is
     checked once it is reached (iclscale.sweeps.ray_executor.check_resources)."""
@@ -464,6 +472,7 @@ VALIDATORS: dict[str, Validator] = {
     "resources": _resources,
     "search": _nothing,
     "threshold": _threshold,
+    "quick": _quick,
 }
 
 
