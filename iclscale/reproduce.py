@@ -398,6 +398,10 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
                 running[process] = (index, item, time.monotonic())
             if stopped:
                 waiting.clear()  # the sweeps already running finish storing; none starts
+            if time.monotonic() - last_line >= 30 or not last_line:
+                next_index = waiting[0][0] if waiting else len(planned)
+                progress.show(next_index, [item.sweep.name for _, item, _ in running.values()])
+                last_line = time.monotonic()
             for process in [p for p in running if not p.is_alive()]:
                 index, item, began = running.pop(process)
                 code = process.exitcode
@@ -412,10 +416,6 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
                     failed.append(item.sweep.name)
                     progress.done += 1
                 last_line = 0.0
-            if time.monotonic() - last_line >= 30 or not last_line:
-                next_index = waiting[0][0] if waiting else len(planned)
-                progress.show(next_index, [item.sweep.name for _, item, _ in running.values()])
-                last_line = time.monotonic()
             time.sleep(0.5)
     except KeyboardInterrupt:  # from a terminal the children had the same Ctrl-C; otherwise it is passed on
         stopped.append(EXIT_INTERRUPTED)

@@ -63,8 +63,8 @@ def decide(law: Law, group: Group, prediction: Prediction | None, estimate: Esti
     """iclscale.analysis.verdict's rule, in order; every reason says how many points lay outside the conditions."""
     n_outside = len(group.outside)
     if not len(group.rows) and n_outside:
-        return Verdict(OUTSIDE, f"outside the theorem's conditions: all {n_outside} points violate "
-                       f"{law.regime.text}{whole_range(estimate)}")  # fmt: skip
+        return Verdict(OUTSIDE, f"outside the theorem's conditions: each of the {n_outside} points violates at least "
+                       f"one of them ({law.regime.text}){whole_range(estimate)}")  # fmt: skip
     verdict = _decide_inside(law, prediction, estimate)
     if n_outside:
         verdict = replace(verdict, reason=f"{verdict.reason} ({n_outside} points outside the theorem's conditions "

@@ -34,7 +34,7 @@ def brief_reason(reason: str, limit: int = 110, verdict: str = "") -> str:
     (`a pure power law is rejected (F = …) but the paper's form c0 + c1·L′² (…) fits: lack-of-fit p = …` reads
     `a pure power law is rejected but the paper's form c0 + c1·L′² fits`), cut at `limit` characters."""
     text = " ".join(reason.split())
-    if verdict and text.startswith(verdict):  # "outside the theorem's conditions: all 5 points violate …"
+    if verdict and text.startswith(verdict):  # "outside the theorem's conditions: each of the 5 points violates …"
         text = text[len(verdict) :].lstrip(" :;,")
     text = _without_asides(text)
     head, colon, rest = text.partition(": ")
