@@ -110,13 +110,6 @@ def quick_steps(steps: int) -> int:
     return -(-steps // QUICK_STEPS_DIVISOR)
 
 
-def steps_of(sweep: dict) -> list:
-    """The steps a sweep mapping (a file or its frozen copy) trains: its fixed steps and each case's."""
-    fixed = sweep.get("fixed") if isinstance(sweep.get("fixed"), dict) else {}
-    cases = sweep.get("cases") if isinstance(sweep.get("cases"), list) else []
-    return [fixed.get("steps"), *(c.get("steps") for c in cases if isinstance(c, dict))]
-
-
 @dataclass
 class Planned:
     """One sweep of the reproduction: the loaded sweep, where it goes, and its estimated work."""
@@ -149,6 +142,7 @@ def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
 
 def check_same_steps(sweep, out: Path, budget: str) -> None:
     """Refuse to add runs of other lengths to a results directory: a quick root and a full root are separate."""
+    from iclscale.analysis.ledger import steps_of
     from iclscale.sweeps.store import Location, read_frozen_sweep
 
     location = Location(out)

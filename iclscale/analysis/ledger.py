@@ -123,7 +123,7 @@ class SweepFile:
     laws: tuple[str, ...]
     seeds: int
     trials: int | None  # a search's Optuna trials per grid point
-    steps: tuple  # its fixed steps and each case's (iclscale.reproduce.steps_of)
+    steps: tuple  # its fixed steps and each case's (steps_of)
     cases: str  # its cases but their steps, as JSON: what a quick `cases=` override must leave as it is
     quick: tuple[str, ...] = ()  # the keys of its own `quick:` overrides
 
@@ -134,7 +134,6 @@ def sweep_files() -> tuple[SweepFile, ...]:
 
     from iclscale.paper import shown
     from iclscale.paper import sweep_files as catalogue_files
-    from iclscale.reproduce import steps_of
 
     found = []
     for path in catalogue_files():
@@ -159,6 +158,13 @@ def sweep_files() -> tuple[SweepFile, ...]:
             )
         )
     return tuple(found)
+
+
+def steps_of(sweep: dict[str, Any]) -> list:
+    """The steps a sweep mapping (a file or its frozen copy) trains: its fixed steps and each case's."""
+    fixed = sweep.get("fixed") if isinstance(sweep.get("fixed"), dict) else {}
+    cases = sweep.get("cases") if isinstance(sweep.get("cases"), list) else []
+    return [fixed.get("steps"), *(c.get("steps") for c in cases if isinstance(c, dict))]
 
 
 def cases_but_steps(sweep: dict[str, Any]) -> str:
@@ -352,8 +358,6 @@ QUICK_KEYS = ("seeds", "search.trials", "steps", "fixed.steps", "cases")  # what
 def budget_of(frozen: dict[str, Any]) -> str:
     """full: the catalogue's sweep file as written; quick: fewer seeds, search trials or steps than it gives (and
     nothing else changed); custom: not a catalogue sweep, or other overrides."""
-    from iclscale.reproduce import steps_of
-
     name = frozen.get("name")
     file = next((s for s in sweep_files() if s.name == name), None)
     if file is None:
