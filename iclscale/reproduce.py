@@ -7,23 +7,28 @@ The sweeps are the paper's catalogue sweep files (iclscale.paper.sweep_files) wh
 studies (a paper may have several, e.g. a trained model and an oracle that measures its optimum without
 training). Each runs through `iclscale.sweeps.run.run_sweep`, as `iclscale sweep run
 FILE --out ROOT/<name> KEY=VALUE...` would, so the store's resume holds: re-running the same command trains
-only what is missing, and Ctrl-C or a kill loses nothing finished. They run cheapest first (by planned
-model-steps: configs × steps, times the trials of a search and the bisection rounds of a threshold search, an
-estimate), with one overall progress line per sweep and an ETA across sweeps (see Overall).
+only what is missing, and Ctrl-C or a kill loses nothing finished. One at a time (`--jobs 1`, or Ray) they run
+cheapest first (by planned model-steps: configs × steps, times the trials of a search and the bisection rounds of
+a threshold search, an estimate), so that results come early; several at a time (`--jobs N`, inline: one process
+per sweep), longest first (`longest_first`), so that the last to finish is not a long one started late. One
+overall progress line and an ETA across sweeps (see Overall).
 
 Budgets. `full` is the catalogue as written. `quick` previews a paper in minutes by one stated rule
 (`quick_overrides`): at most 3 seeds (the file's first three: the fewest with which the analysis still resamples
 seeds for its intervals, so quick intervals are of the same kind as full ones), at most 4 Optuna trials per search,
 and a quarter of each config's training steps (QUICK_STEPS_DIVISOR; rounded up), through the sweeps' own overrides
-(`seeds=3`, `search.trials=4`, `steps=...` or `cases=[...]`); a sweep file whose cost lies elsewhere adds its own
-(`quick: {eval_prompts: 256}`: GPT-2's 70 test points per record). Grids, test sets and the laws are the catalogue's,
-but a quick verdict judges models trained a quarter as long: a time T read where the catalogue trains longer is
-censored (so more "inconclusive"), and a law read at the end of training reads an earlier state. The ledger marks
-these verdicts "quick": a preview of what `full` judges, not a result to cite. Two kinds of sweep keep their
-steps: a threshold search, whose steps are part of what it measures (the smallest batch that reaches a level
-*within* that budget) and which is cheap, and a search that tunes the steps itself. Since their configs differ, a
-quick root and a full root are separate folders: reproduce refuses to continue one budget's shortened runs with the
-other (give another --out).
+(`seeds=3`, `search.trials=4`, `steps=...` or `cases=[...]`), and at most QUICK_EVAL_PROMPTS test prompts per eval
+point where a file states more (`eval_prompts=256`: once training is a quarter as long, LM25's and LW23's time is
+mostly their test sets, 1024–2048 prompts at each of up to 77 eval points); a sweep file whose cost lies elsewhere
+adds its own (`quick: {mc_tasks: 256, w_points: 31}`: C24's oracle, which trains nothing). Grids and the laws are
+the catalogue's, but a quick verdict judges models trained a quarter as long on fewer test prompts: a time T read
+where the catalogue trains longer is censored (so more "inconclusive"), a law read at the end of training reads an
+earlier state, and an error rate has a standard error up to 1/(2·√256) ≈ 0.03 per config. The ledger marks these
+verdicts "quick": a preview of what `full` judges, not a result to cite. A threshold search keeps its steps and
+its test set, which are part of what it measures (the smallest batch that reaches a level *within* that budget),
+and it is cheap; a search that tunes the steps keeps them too. Since their configs differ, a quick root and a full
+root are separate folders: reproduce refuses to continue one budget's shortened runs with the other (give another
+--out).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ QUICK_SEEDS = (
 )
 QUICK_TRIALS = 4
 QUICK_STEPS_DIVISOR = 4  # with 3 seeds, what brings each paper's sweeps to minutes on 2 cores (docs/commands.md)
+QUICK_EVAL_PROMPTS = 256  # test prompts per eval point: where LM25's and LW23's time goes once training is short
 BUDGETS = ("quick", "full")
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # as `sweep run` exits on SIGTERM (iclscale.sweeps.run)
@@ -61,8 +67,8 @@ def add_command(commands) -> None:
         "--budget",
         choices=("quick", "full"),
         default="full",
-        help="full: the catalogue as written; quick: at most 3 seeds, 4 search trials and a quarter of the steps "
-        "per sweep (a preview; verdicts marked quick; its own --out)",
+        help="full: the catalogue as written; quick: at most 3 seeds, 4 search trials, 256 test prompts and a quarter "
+        "of the steps per sweep (a preview; verdicts marked quick; its own --out)",
     )
     parser.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
     parser.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
@@ -78,8 +84,9 @@ def add_command(commands) -> None:
 
 def quick_overrides(raw: dict) -> list[str]:
     """The overrides of `--budget quick` for a sweep file's mapping: at most QUICK_SEEDS seeds, QUICK_TRIALS search
-    trials, the file's own `quick:` overrides, and a QUICK_STEPS_DIVISOR-th of the steps (not for a threshold
-    search, a search over steps, or a file whose `quick:` sets the steps)."""
+    trials, the file's own `quick:` overrides, at most QUICK_EVAL_PROMPTS test prompts per eval point, and a
+    QUICK_STEPS_DIVISOR-th of the steps (neither for a threshold search; no steps for a search over steps or a file
+    whose `quick:` sets them)."""
     raw_seeds = raw.get("seeds", 1)
     search = raw.get("search") if isinstance(raw.get("search"), dict) else {}
     overrides = []
@@ -94,7 +101,14 @@ def quick_overrides(raw: dict) -> list[str]:
 
     own = raw.get("quick") if isinstance(raw.get("quick"), dict) else {}
     overrides += [f"{key}={json.dumps(value)}" for key, value in own.items()]
-    if raw.get("threshold") or "steps" in (search.get("params") or {}) or "steps" in own:
+    if raw.get("threshold"):
+        return overrides
+    from iclscale.analysis.ledger import eval_prompts_of
+
+    prompts = eval_prompts_of(raw)
+    if prompts and prompts > QUICK_EVAL_PROMPTS and "eval_prompts" not in own:
+        overrides.append(f"eval_prompts={QUICK_EVAL_PROMPTS}")
+    if "steps" in (search.get("params") or {}) or "steps" in own:
         return overrides
     fixed = raw.get("fixed") if isinstance(raw.get("fixed"), dict) else {}
     if isinstance(fixed.get("steps"), int) and fixed["steps"] > 1:
@@ -192,6 +206,30 @@ def bisection_rounds(threshold) -> int:
     return 1 + max(1, math.ceil(math.log2(max((high - low) / resolution, 2))))
 
 
+def longest_first(planned: list[Planned], seconds: dict[str, float]) -> list[Planned]:
+    """The order when several sweeps run at a time: longest first (Graham's LPT rule, within 4/3 of the shortest
+    finish; R. L. Graham, SIAM J. Appl. Math. 17 (1969) 416), so that no long sweep is left running alone at the
+    end. A sweep's length is its time in the committed full run (`full_run_seconds`): model-steps alone misjudge
+    the sweeps whose time is evaluation (C24's oracle trains nothing and is its longest); sweeps without one follow,
+    most model-steps first, and sweeps with nothing left go last."""
+    return sorted(planned, key=lambda p: (not p.left, p.sweep.name not in seconds, -seconds.get(p.sweep.name, 0),
+                                          -p.left, p.sweep.name))  # fmt: skip
+
+
+def full_run_seconds() -> dict[str, float]:
+    """Each catalogue sweep's training time in the committed full run (docs/results/claims.json), by sweep name;
+    empty where the repository's docs are not installed."""
+    import json
+
+    from iclscale.analysis.ledger import REPO
+
+    try:
+        sweeps = json.loads((REPO / "docs" / "results" / "claims.json").read_text(encoding="utf-8"))["sweeps"]
+        return {s["sweep"]: float(s["train_time_s"]) for s in sweeps if s.get("train_time_s")}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
 def paper_sweep_files(paper_studies: set[str]) -> list[str]:
     from iclscale.analysis.ledger import REPO, sweep_files
 
@@ -200,7 +238,6 @@ def paper_sweep_files(paper_studies: set[str]) -> list[str]:
 
 def reproduce(args: argparse.Namespace) -> int:
     from iclscale.analysis.ledger import find_papers, papers
-    from iclscale.sweeps.run import run_sweep
 
     if args.all and args.papers:
         raise UserError(f"reproduce: --all and papers ({' '.join(args.papers)}): give one, not both")
@@ -218,11 +255,15 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError(f"--out {root}: a file, not a directory; choose another --out")
     studies = {s for p in chosen for s in p.studies}
     planned = plan_sweeps(paper_sweep_files(studies), args.budget, root)
+    jobs = (args.jobs or os.cpu_count() or 1) if args.executor == "inline" else 1
+    if jobs > 1:
+        planned = longest_first(planned, full_run_seconds())
     tags = " ".join(p.tag for p in chosen)
     total = sum(p.total for p in planned)
     print(
         f"reproduce {tags} ({args.budget} budget): {len(planned)} sweeps into {root}, "
-        f"{_si(sum(p.left for p in planned))} of {_si(total)} model-steps (estimated) to train; cheapest first",
+        f"{_si(sum(p.left for p in planned))} of {_si(total)} model-steps (estimated) to train; "
+        + (f"{jobs} at a time, longest first" if jobs > 1 else "cheapest first"),
         flush=True,
     )
     # each sweep prints as `sweep run` does: its plan, its progress (a heartbeat at least every 30 s in a log), its
@@ -236,31 +277,15 @@ def reproduce(args: argparse.Namespace) -> int:
 
         single_threaded_by_default()
     failed: list[str] = []
-    jobs = (args.jobs or os.cpu_count() or 1) if args.executor == "inline" else 1
     progress = Overall(planned, jobs)
     started, code = time.time(), 0
     try:
         if jobs > 1:
             code = run_in_processes(planned, run_args, jobs, progress, root, failed)
-            if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
-                return code
-        for i, item in enumerate(planned if jobs == 1 else ()):
-            progress.show(i)
-            try:
-                code = run_sweep(item.sweep, run_args, str(item.out))
-            except UserError as error:
-                print(f"reproduce: sweep {item.sweep.name}: {error}", file=sys.stderr, flush=True)
-                failed.append(item.sweep.name)
-                code = 0
-            if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # Ctrl-C or SIGTERM stops the whole reproduce
-                print(
-                    f"iclscale: reproduce interrupted at sweep {item.sweep.name} ({i}/{len(planned)} done); "
-                    "every finished pack is stored: run the same command to resume",
-                    file=sys.stderr,
-                )
-                return code
-            progress.finished(item, time.monotonic() - progress.sweep_start)
-        progress.show(len(planned))
+        else:
+            code = run_in_turn(planned, run_args, progress, failed)
+        if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # Ctrl-C or SIGTERM stops the whole reproduce
+            return code
     finally:
         log_invocation(root, chosen, args.budget, started, code, len(planned))
         ray = sys.modules.get("ray")
@@ -275,6 +300,30 @@ def reproduce(args: argparse.Namespace) -> int:
     print(f"wrote the reports under {root}/*/report and the ledger {ledger.index}")
     if failed:
         raise UserError(f"reproduce: {len(failed)} sweeps could not run: {', '.join(failed)} (messages above)")
+    return 0
+
+
+def run_in_turn(planned: list[Planned], run_args, progress: Overall, failed: list[str]) -> int:
+    """Run the sweeps one after another in this process. Returns 0, or the exit status that stopped it (130, 143)."""
+    from iclscale.sweeps.run import run_sweep
+
+    for i, item in enumerate(planned):
+        progress.show(i)
+        try:
+            code = run_sweep(item.sweep, run_args, str(item.out))
+        except UserError as error:
+            print(f"reproduce: sweep {item.sweep.name}: {error}", file=sys.stderr, flush=True)
+            failed.append(item.sweep.name)
+            code = 0
+        if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+            print(
+                f"iclscale: reproduce interrupted at sweep {item.sweep.name} ({i}/{len(planned)} done); "
+                "every finished pack is stored: run the same command to resume",
+                file=sys.stderr,
+            )
+            return code
+        progress.finished(item, time.monotonic() - progress.sweep_start)
+    progress.show(len(planned))
     return 0
 
 
@@ -308,10 +357,12 @@ class Overall:
     """The one progress line across sweeps: sweeps done, estimated model-steps done, elapsed, and an ETA.
 
     A sweep's time is a fixed cost (planning, Ray's trial start, compiling, compacting, seconds each) plus a
-    cost per model-step; the small sweeps that run first are mostly the former, so one model-step rate would
-    overstate the ETA a hundredfold. Both costs are fitted, non-negative least squares (scipy.optimize.nnls),
-    to the sweeps finished in this session that trained something; the ETA applies them to the sweeps left,
-    `jobs` at a time."""
+    cost per model-step; the small sweeps are mostly the former, so one model-step rate would overstate the ETA a
+    hundredfold. Both costs are fitted, non-negative least squares (scipy.optimize.nnls), to the sweeps finished
+    in this session that trained something. The ETA hands the sweeps left, in their order, to the first of `jobs`
+    slots to come free, each running sweep holding its slot for its predicted time less what it has run (list
+    scheduling): the finish of the last is the ETA. Model-steps do not see a sweep's evaluation, so it is an
+    estimate, best where training dominates."""
 
     def __init__(self, planned: list[Planned], jobs: int = 1):
         self.planned = planned
@@ -328,9 +379,11 @@ class Overall:
         self.trained += item.left
         self.done += 1
 
-    def eta(self, index: int) -> str:
-        rest = [p.left for p in self.planned[index:] if p.left]
-        if not rest:
+    def eta(self, waiting: list[Planned], running: list[tuple[Planned, float]] = ()) -> str:
+        """Time left while the sweeps `running` (each with the seconds it has run) run and `waiting` wait."""
+        import heapq
+
+        if not any(p.left for p in waiting) and not any(p.left for p, _ in running):
             return "0:00"
         if len({steps for steps, _ in self.timed}) < 2:
             return "?"  # one size timed: the fixed cost and the cost per model-step cannot be told apart yet
@@ -340,27 +393,39 @@ class Overall:
         steps, seconds = np.array(self.timed, dtype=float).T
         scale = steps.mean()  # columns of like size, so that nnls is well conditioned
         (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps / scale]), seconds)
-        return _duration((fixed * len(rest) + per_step * sum(rest) / scale) / min(self.jobs, len(rest)))
 
-    def show(self, index: int, running: list[str] | None = None) -> None:
-        """The line as sweep `index` starts (one at a time), or with the sweeps `running` (several at a time)."""
+        def cost(item: Planned) -> float:
+            return fixed + per_step * item.left / scale if item.left else 0.0
+
+        slots = [max(cost(item) - ran, 0.0) for item, ran in running]
+        slots += [0.0] * max(self.jobs - len(slots), 0)
+        heapq.heapify(slots)
+        for item in waiting:
+            heapq.heappush(slots, heapq.heappop(slots) + cost(item))
+        return _duration(max(slots))
+
+    def show(self, index: int, running: list[tuple[Planned, float]] | None = None) -> None:
+        """The line as sweep `index` starts (one at a time), or, several at a time, with the sweeps `running` (and
+        the seconds each has run) while those from `index` on wait."""
         self.sweep_start = time.monotonic()
         n = len(self.planned)
         if running is not None:
-            head = f"{self.done}/{n} sweeps done" + (f", running {', '.join(running)}" if running else "")
+            head = f"{self.done}/{n} sweeps done"
+            if running:
+                head += f", running {', '.join(item.sweep.name for item, _ in running)}"
         elif index < n:
             head = f"sweep {index + 1}/{n} {self.planned[index].sweep.name}"
         else:
             head = f"{n}/{n} sweeps done"
         print(
             f"reproduce: {head} · {_si(self.trained)}/{_si(self.left)} model-steps · "
-            f"elapsed {_duration(self.sweep_start - self.start)} · ETA {self.eta(index)}",
+            f"elapsed {_duration(self.sweep_start - self.start)} · ETA {self.eta(self.planned[index:], running or [])}",
             flush=True,
         )
 
 
 def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Overall, root: Path, failed: list[str]):
-    """Run the sweeps `jobs` at a time, cheapest first, each in its own process (spawned: `sweep run` as a child,
+    """Run the sweeps `jobs` at a time, in their order, each in its own process (spawned: `sweep run` as a child,
     its output in ROOT/logs/<sweep>.log), so that an inline reproduction uses every core: most catalogue sweeps
     are one or two packs, which one process trains on one core. The store's resume is each sweep's own, so a
     stop loses nothing finished. Ctrl-C reaches the children with the terminal's signal; SIGTERM is passed on to
@@ -392,10 +457,11 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
                 running[process] = (index, item, time.monotonic())
             if stopped:
                 waiting.clear()  # the sweeps already running finish storing; none starts
-            if time.monotonic() - last_line >= 30 or not last_line:
+            if (time.monotonic() - last_line >= 30 or not last_line) and not stopped:
                 next_index = waiting[0][0] if waiting else len(planned)
-                progress.show(next_index, [item.sweep.name for _, item, _ in running.values()])
-                last_line = time.monotonic()
+                now = time.monotonic()
+                progress.show(next_index, [(item, now - began) for _, item, began in running.values()])
+                last_line = now
             for process in [p for p in running if not p.is_alive()]:
                 index, item, began = running.pop(process)
                 code = process.exitcode
@@ -429,6 +495,7 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
             file=sys.stderr,
         )
         return stopped[0]
+    progress.show(len(planned), [])
     return 0
 
 

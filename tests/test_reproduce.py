@@ -9,7 +9,7 @@ import yaml
 
 from iclscale import reproduce
 from iclscale.cli import main
-from iclscale.reproduce import QUICK_SEEDS, quick_overrides
+from iclscale.reproduce import QUICK_EVAL_PROMPTS, QUICK_SEEDS, quick_overrides
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -32,6 +32,12 @@ def test_the_quick_rule_shrinks_seeds_trials_and_steps():
         "steps=125",
     ]
     assert quick_overrides({"fixed": {"steps": 500}, "quick": {"steps": 100}}) == ["steps=100"]
+    # at most QUICK_EVAL_PROMPTS test prompts where the file states more; a threshold search keeps its test set
+    assert QUICK_EVAL_PROMPTS == 256
+    assert quick_overrides({"fixed": {"steps": 8}, "eval": {"eval_prompts": 2048}}) == ["eval_prompts=256", "steps=2"]
+    assert quick_overrides({"eval": {"eval_prompts": 256, "alpha": [0.1, 0.2]}}) == []
+    assert quick_overrides({"seeds": 9, "threshold": {"axis": "B"}, "eval": {"eval_prompts": 2048}}) == ["seeds=3"]
+    assert quick_overrides({"eval": {"eval_prompts": 2048}, "quick": {"eval_prompts": 512}}) == ["eval_prompts=512"]
 
 
 def test_a_bad_quick_mapping_in_a_sweep_file_is_one_clear_line(tmp_path, capsys):
@@ -138,19 +144,57 @@ def test_a_wrong_paper_choice_is_one_clear_line(argv, capsys):
     assert err.startswith("iclscale: error:") and err.count("\n") == 1
 
 
-def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
+def planned_sweeps(steps: list[int]) -> list:
     from types import SimpleNamespace
 
-    from iclscale.reproduce import Overall, Planned
+    from iclscale.reproduce import Planned
 
-    steps = [800, 800, 3000, 60000]
-    progress = Overall([Planned("f", SimpleNamespace(name=f"s{i}"), Path("."), n, n) for i, n in enumerate(steps)])
-    assert progress.eta(0) == "?"  # nothing timed yet
+    return [Planned("f", SimpleNamespace(name=f"s{i}"), Path("."), n, n) for i, n in enumerate(steps)]
+
+
+def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
+    from iclscale.reproduce import Overall
+
+    planned = planned_sweeps([800, 800, 3000, 60000])
+    progress = Overall(planned)
+    assert progress.eta(planned) == "?"  # nothing timed yet
     progress.timed = [(800, 60.0), (800, 61.0)]
-    assert progress.eta(2) == "?"  # one size timed: fixed and per-step cost not separable
-    progress.timed = [(n, 50 + 0.005 * n) for n in steps[:3]]  # 50 s per sweep + 5 ms per model-step
-    assert progress.eta(3) == "5:50"  # 50 + 0.005 · 60000 = 350 s
-    assert progress.eta(4) == "0:00"
+    assert progress.eta(planned[2:]) == "?"  # one size timed: fixed and per-step cost not separable
+    progress.timed = [(p.left, 50 + 0.005 * p.left) for p in planned[:3]]  # 50 s per sweep + 5 ms per model-step
+    assert progress.eta(planned[3:]) == "5:50"  # 50 + 0.005 · 60000 = 350 s
+    assert progress.eta([]) == "0:00"
+
+
+def test_several_at_a_time_the_eta_counts_the_running_sweeps_and_the_slots():
+    from iclscale.reproduce import Overall
+
+    planned = planned_sweeps([1000, 2000, 60000, 4000, 4000])
+    progress = Overall(planned, jobs=2)
+    progress.timed = [(1000, 55.0), (2000, 60.0)]  # 50 s per sweep + 5 ms per model-step
+    # the 60k sweep (350 s) has run 100 s: 250 s left in its slot; the two 4k sweeps (70 s each) share the other
+    assert progress.eta(planned[3:], [(planned[2], 100.0)]) == "4:10"
+    # a running sweep past its prediction holds its slot no longer; the waiting ones go on both slots
+    assert progress.eta(planned[3:], [(planned[2], 400.0)]) == "1:10"
+    # nothing waiting, one running: its own time left, however many slots
+    assert progress.eta([], [(planned[2], 50.0)]) == "5:00"
+
+
+def test_several_at_a_time_the_longest_sweep_starts_first():
+    from iclscale.reproduce import longest_first
+
+    planned = planned_sweeps([100, 90000, 5000, 0, 300])  # s3 has nothing left to train
+    seconds = {"s0": 400.0, "s1": 120.0, "s3": 900.0}  # their times in the full run: s0's is its evaluation
+    order = [p.sweep.name for p in longest_first(planned, seconds)]
+    assert order == ["s0", "s1", "s2", "s4", "s3"]  # timed longest first, then by model-steps, the finished last
+
+
+def test_the_committed_full_run_times_every_catalogue_sweep():
+    from iclscale.analysis.ledger import sweep_files
+    from iclscale.reproduce import full_run_seconds
+
+    seconds = full_run_seconds()
+    assert {f.name for f in sweep_files()} <= set(seconds)  # the order of `--jobs` rests on them
+    assert all(s > 0 for s in seconds.values())
 
 
 def test_sigterm_during_a_sweep_stops_the_whole_reproduce(tmp_path, monkeypatch, capsys):

@@ -126,6 +126,7 @@ class SweepFile:
     steps: tuple  # its fixed steps and each case's (steps_of)
     cases: str  # its cases but their steps, as JSON: what a quick `cases=` override must leave as it is
     quick: tuple[str, ...] = ()  # the keys of its own `quick:` overrides
+    eval_prompts: int | None = None  # the test prompts per eval point it states
 
 
 @cache
@@ -155,6 +156,7 @@ def sweep_files() -> tuple[SweepFile, ...]:
                 steps=tuple(steps_of(raw)),
                 cases=cases_but_steps(raw),
                 quick=tuple(raw.get("quick") or ()) if isinstance(raw.get("quick"), dict) else (),
+                eval_prompts=eval_prompts_of(raw),
             )
         )
     return tuple(found)
@@ -165,6 +167,13 @@ def steps_of(sweep: dict[str, Any]) -> list:
     fixed = sweep.get("fixed") if isinstance(sweep.get("fixed"), dict) else {}
     cases = sweep.get("cases") if isinstance(sweep.get("cases"), list) else []
     return [fixed.get("steps"), *(c.get("steps") for c in cases if isinstance(c, dict))]
+
+
+def eval_prompts_of(sweep: dict[str, Any]) -> int | None:
+    """The test prompts per eval point a sweep mapping states (`eval: {eval_prompts: N}`; a frozen copy: [N])."""
+    value = (sweep.get("eval") if isinstance(sweep.get("eval"), dict) else {}).get("eval_prompts")
+    value = value[0] if isinstance(value, list) and len(value) == 1 else value
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def cases_but_steps(sweep: dict[str, Any]) -> str:
@@ -352,12 +361,13 @@ def train_time(runs) -> float:
 
 
 NEUTRAL_KEYS = {"pack_size", "cpu", "gpu", "resources.pack_size", "resources.cpu", "resources.gpu"}  # same results
-QUICK_KEYS = ("seeds", "search.trials", "steps", "fixed.steps", "cases")  # what `reproduce --budget quick` overrides
+QUICK_KEYS = ("seeds", "search.trials", "steps", "fixed.steps", "cases", "eval_prompts")  # what quick overrides
 
 
 def budget_of(frozen: dict[str, Any]) -> str:
-    """full: the catalogue's sweep file as written; quick: fewer seeds, search trials or steps than it gives (and
-    nothing else changed); custom: not a catalogue sweep, or other overrides."""
+    """full: the catalogue's sweep file as written; quick: fewer seeds, search trials, steps or test prompts than it
+    gives, or its own `quick:` overrides (and nothing else changed); custom: not a catalogue sweep, or other
+    overrides."""
     name = frozen.get("name")
     file = next((s for s in sweep_files() if s.name == name), None)
     if file is None:
@@ -370,7 +380,11 @@ def budget_of(frozen: dict[str, Any]) -> str:
     steps = [(a, b) for a, b in zip(steps_of(frozen), file.steps, strict=False) if a is not None and b is not None]
     if cases_but_steps(frozen) != file.cases or any(a > b for a, b in steps):
         return CUSTOM  # other cases, or longer training: not the catalogue's design
-    shortened = any(a < b for a, b in steps) or bool(keys & set(file.quick))
+    prompts = eval_prompts_of(frozen)
+    fewer_prompts = "eval_prompts" in keys and "eval_prompts" not in file.quick
+    if fewer_prompts and not (prompts and file.eval_prompts and prompts < file.eval_prompts):
+        return CUSTOM  # a test set other than the file's or a smaller one
+    shortened = any(a < b for a, b in steps) or bool(keys & set(file.quick)) or fewer_prompts
     if seeds < file.seeds or (file.trials and trials and trials < file.trials) or shortened:
         return QUICK
     return FULL
