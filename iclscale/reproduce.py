@@ -256,8 +256,9 @@ def reproduce(args: argparse.Namespace) -> int:
     studies = {s for p in chosen for s in p.studies}
     planned = plan_sweeps(paper_sweep_files(studies), args.budget, root)
     jobs = (args.jobs or os.cpu_count() or 1) if args.executor == "inline" else 1
+    full_seconds = full_run_seconds()
     if jobs > 1:
-        planned = longest_first(planned, full_run_seconds())
+        planned = longest_first(planned, full_seconds)
     tags = " ".join(p.tag for p in chosen)
     total = sum(p.total for p in planned)
     print(
@@ -277,7 +278,7 @@ def reproduce(args: argparse.Namespace) -> int:
 
         single_threaded_by_default()
     failed: list[str] = []
-    progress = Overall(planned, jobs)
+    progress = Overall(planned, jobs, full_seconds)
     started, code = time.time(), 0
     try:
         if jobs > 1:
@@ -356,28 +357,58 @@ def log_invocation(root: Path, chosen: list, budget: str, started: float, code: 
 class Overall:
     """The one progress line across sweeps: sweeps done, estimated model-steps done, elapsed, and an ETA.
 
-    A sweep's time is a fixed cost (planning, Ray's trial start, compiling, compacting, seconds each) plus a
-    cost per model-step; the small sweeps are mostly the former, so one model-step rate would overstate the ETA a
-    hundredfold. Both costs are fitted, non-negative least squares (scipy.optimize.nnls), to the sweeps finished
-    in this session that trained something. The ETA hands the sweeps left, in their order, to the first of `jobs`
-    slots to come free, each running sweep holding its slot for its predicted time less what it has run (list
-    scheduling): the finish of the last is the ETA. Model-steps do not see a sweep's evaluation, so it is an
-    estimate, best where training dominates."""
+    The ETA predicts each sweep left from those finished in this session. Where the committed full run timed a
+    sweep (`full_run_seconds`), its prediction is that time scaled by the finished sweeps' ratio of this session's
+    time to the full run's (a ratio of sums): it sees evaluation, which model-steps do not. Otherwise a sweep's
+    time is a fixed cost (planning, compiling, compacting: seconds) plus a cost per model-step, both fitted,
+    non-negative least squares (scipy.optimize.nnls), to the finished sweeps that trained — one model-step rate
+    would overstate the small sweeps a hundredfold. The sweeps left then go, in their order, to the first of `jobs`
+    slots to come free, each running sweep holding its slot for its prediction less what it has run (list
+    scheduling); the ETA is when the last ends. "?" until there is enough to predict from."""
 
-    def __init__(self, planned: list[Planned], jobs: int = 1):
+    def __init__(self, planned: list[Planned], jobs: int = 1, full_seconds: dict[str, float] | None = None):
         self.planned = planned
         self.jobs = jobs
+        self.full_seconds = full_seconds or {}
         self.left = sum(p.left for p in planned)
         self.trained = 0
         self.done = 0
         self.start = self.sweep_start = time.monotonic()
         self.timed: list[tuple[int, float]] = []  # (model-steps, seconds) of each finished sweep that trained
+        self.against_full: list[tuple[float, float]] = []  # (seconds here, seconds in the full run) of each finished
 
     def finished(self, item: Planned, seconds: float) -> None:
         if item.left:
             self.timed.append((item.left, seconds))
+            if item.sweep.name in self.full_seconds:
+                self.against_full.append((seconds, self.full_seconds[item.sweep.name]))
         self.trained += item.left
         self.done += 1
+
+    def predictor(self):
+        """A sweep's predicted seconds from what has finished, or None for a sweep it cannot predict yet."""
+        ratio = None
+        if self.against_full:
+            here, full = map(sum, zip(*self.against_full, strict=True))
+            ratio = here / full
+        fit = None
+        if len({steps for steps, _ in self.timed}) >= 2:  # one size: the fixed and per-step cost are not separable
+            import numpy as np
+            from scipy.optimize import nnls
+
+            steps, seconds = np.array(self.timed, dtype=float).T
+            scale = steps.mean()  # columns of like size, so that nnls is well conditioned
+            (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps / scale]), seconds)
+            fit = (fixed, per_step / scale)
+
+        def predict(item: Planned) -> float | None:
+            if not item.left:
+                return 0.0
+            if ratio is not None and item.sweep.name in self.full_seconds:
+                return ratio * self.full_seconds[item.sweep.name]
+            return None if fit is None else fit[0] + fit[1] * item.left
+
+        return predict
 
     def eta(self, waiting: list[Planned], running: list[tuple[Planned, float]] = ()) -> str:
         """Time left while the sweeps `running` (each with the seconds it has run) run and `waiting` wait."""
@@ -385,23 +416,16 @@ class Overall:
 
         if not any(p.left for p in waiting) and not any(p.left for p, _ in running):
             return "0:00"
-        if len({steps for steps, _ in self.timed}) < 2:
-            return "?"  # one size timed: the fixed cost and the cost per model-step cannot be told apart yet
-        import numpy as np
-        from scipy.optimize import nnls
-
-        steps, seconds = np.array(self.timed, dtype=float).T
-        scale = steps.mean()  # columns of like size, so that nnls is well conditioned
-        (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps / scale]), seconds)
-
-        def cost(item: Planned) -> float:
-            return fixed + per_step * item.left / scale if item.left else 0.0
-
-        slots = [max(cost(item) - ran, 0.0) for item, ran in running]
+        predict = self.predictor()
+        held = [predict(item) for item, _ in running]
+        queued = [predict(item) for item in waiting]
+        if None in held or None in queued:
+            return "?"
+        slots = [max(cost - ran, 0.0) for cost, (_, ran) in zip(held, running, strict=True)]
         slots += [0.0] * max(self.jobs - len(slots), 0)
         heapq.heapify(slots)
-        for item in waiting:
-            heapq.heappush(slots, heapq.heappop(slots) + cost(item))
+        for cost in queued:
+            heapq.heappush(slots, heapq.heappop(slots) + cost)
         return _duration(max(slots))
 
     def show(self, index: int, running: list[tuple[Planned, float]] | None = None) -> None:

@@ -179,6 +179,21 @@ def test_several_at_a_time_the_eta_counts_the_running_sweeps_and_the_slots():
     assert progress.eta([], [(planned[2], 50.0)]) == "5:00"
 
 
+def test_the_eta_scales_the_full_run_times_where_it_has_them():
+    from iclscale.reproduce import Overall
+
+    planned = planned_sweeps([100, 90000, 5000, 300])
+    full = {"s0": 400.0, "s1": 200.0, "s2": 600.0}  # s0's time is evaluation: model-steps would not see it
+    progress = Overall(planned, jobs=1, full_seconds=full)
+    assert progress.eta(planned[1:3]) == "?"  # nothing finished yet
+    progress.finished(planned[0], 100.0)  # a quarter of its full-run time
+    assert progress.eta(planned[1:3]) == "3:20"  # (200 + 600) / 4
+    assert progress.eta(planned[1:]) == "?"  # s3 has no full-run time, and one size timed fits no model-steps
+    progress.finished(planned[1], 50.0)  # ratio of sums: 150 / 600 still
+    progress.timed = [(100, 11.0), (90000, 910.0)]  # 10 s + 0.01 s per model-step, for the untimed s3
+    assert progress.eta(planned[2:]) == "2:43"  # 600 / 4 + 10 + 0.01 · 300 = 163 s
+
+
 def test_several_at_a_time_the_longest_sweep_starts_first():
     from iclscale.reproduce import longest_first
 

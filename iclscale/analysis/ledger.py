@@ -270,24 +270,26 @@ def has_runs(directory: Path) -> bool:
     return any((directory / "runs").glob("*.parquet"))
 
 
-def report_is_fresh(directory: Path) -> bool:
-    """Whether the ledger wrote DIR/report from the store as it is now, with the analysis code as it is now."""
+def report_is_fresh(directory: Path, fingerprint: str | None = None) -> bool:
+    """Whether the ledger wrote DIR/report from the store as it is now (its `store_fingerprint`, given or
+    computed), with the analysis code as it is now."""
     source = directory / "report" / SOURCE
     return (
         (directory / "report" / "fits.csv").is_file()
         and source.is_file()
-        and source.read_text(encoding="utf-8") == store_fingerprint(directory)
+        and source.read_text(encoding="utf-8") == (fingerprint or store_fingerprint(directory))
     )
 
 
-def refresh_report(directory: Path) -> str | None:
-    """(Re)write the directory's report and record the fingerprint it was made from; the one-line error of a
-    directory that cannot be reported, None when written. A quick preview's report goes without PNG files (its
-    charts are in the page, each with a menu that saves it as SVG or PNG)."""
+def refresh_report(directory: Path, fingerprint: str | None = None) -> str | None:
+    """(Re)write the directory's report and record the fingerprint it was made from (given, or taken before the
+    report is read, so that runs stored meanwhile make it stale); the one-line error of a directory that cannot be
+    reported, None when written. A quick preview's report goes without PNG files (its charts are in the page, each
+    with a menu that saves it as SVG or PNG)."""
     from iclscale.analysis.report import write_report
     from iclscale.sweeps.store import Location, read_frozen_sweep
 
-    fingerprint = store_fingerprint(directory)
+    fingerprint = fingerprint or store_fingerprint(directory)
     try:
         write_report(str(directory), png=budget_of(read_frozen_sweep(Location(directory)) or {}) != QUICK)
     except UserError as error:
@@ -301,19 +303,20 @@ def refresh_reports(directories: list[Path]) -> dict[Path, str]:
     several: a report takes 5–30 s, most of it drawing charts in one thread, and a catalogue has dozens. The
     processes are spawned, not forked (the caller may hold Ray or torch threads). Returns the directories that
     could not be reported, with why."""
-    stale = [d for d in directories if has_runs(d) and not report_is_fresh(d)]
+    fingerprints = {d: store_fingerprint(d) for d in directories if has_runs(d)}
+    stale = [d for d, fingerprint in fingerprints.items() if not report_is_fresh(d, fingerprint)]
     workers = min(len(stale), os.cpu_count() or 1)
     if stale:
         print(f"ledger: writing {len(stale)} reports (new runs or other analysis code), {workers} at a time",
               file=sys.stderr, flush=True)  # fmt: skip
     if workers <= 1:
-        errors = [refresh_report(d) for d in stale]
+        errors = [refresh_report(d, fingerprints[d]) for d in stale]
     else:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            errors = list(pool.map(refresh_report, stale))
+            errors = list(pool.map(refresh_report, stale, [fingerprints[d] for d in stale]))
     return {d: error for d, error in zip(stale, errors, strict=True) if error}
 
 
