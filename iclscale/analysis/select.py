@@ -128,6 +128,8 @@ def groups(law: Law, results: Results) -> list[Group]:
     if not len(both):
         return []
     both["not_ok"] = both["not_ok"].fillna(False).astype(bool) if "not_ok" in both else False
+    types = {"censored": bool, "left_censored": bool, "value": float}  # once here, not per group: a copy each
+    both = both.fillna({"left_censored": False}).astype(types)
     columns = group_columns(law, results, both)
     within = set(results.params("eval")) | set(WITHIN_MODEL)
     model_axes = [a for a in (*law.axes, *law.pool) if a in both and a not in within]
@@ -140,10 +142,9 @@ def groups(law: Law, results: Results) -> list[Group]:
         key = key if isinstance(key, tuple) else (key,)
         group = dict(zip(columns, (plain(k) for k in key), strict=True))
         fixed = {p: plain(part[p].iloc[0]) for p in constant if part[p].nunique(dropna=False) == 1}
-        types = {"censored": bool, "left_censored": bool, "value": float}
         inside = part["in_regime"].fillna(False).astype(bool)
-        rows = part[inside].fillna({"left_censored": False}).astype(types)
-        outside = part[~inside & ~part["not_ok"]].fillna({"left_censored": False}).astype(types)
+        rows = part[inside]
+        outside = part[~inside & ~part["not_ok"]]
         out.append(Group(group, {**fixed, **group}, rows, outside, int(part["not_ok"].sum()), paired))
     return out
 
