@@ -128,8 +128,11 @@ def groups(law: Law, results: Results) -> list[Group]:
     if not len(both):
         return []
     both["not_ok"] = both["not_ok"].fillna(False).astype(bool) if "not_ok" in both else False
-    types = {"censored": bool, "left_censored": bool, "value": float}  # once here, not per group: a copy each
-    both = both.fillna({"left_censored": False}).astype(types)
+    # cast once here, not per group (each cast a copy of the wide frame); column by column, not `astype` of a
+    # mapping, which leaves the frame in fragments
+    both["censored"] = both["censored"].astype(bool)
+    both["left_censored"] = both["left_censored"].fillna(False).astype(bool)
+    both["value"] = both["value"].astype(float)
     columns = group_columns(law, results, both)
     within = set(results.params("eval")) | set(WITHIN_MODEL)
     model_axes = [a for a in (*law.axes, *law.pool) if a in both and a not in within]
