@@ -386,7 +386,7 @@ def budget_of(frozen: dict[str, Any]) -> str:
     prompts = eval_prompts_of(frozen)
     fewer_prompts = "eval_prompts" in keys and "eval_prompts" not in file.quick
     if fewer_prompts and not (prompts and file.eval_prompts and prompts < file.eval_prompts):
-        return CUSTOM  # a test set other than the file's or a smaller one
+        return CUSTOM  # fewer prompts than the file states is quick; as many or more, or where it states none, is not
     shortened = any(a < b for a, b in steps) or bool(keys & set(file.quick)) or fewer_prompts
     if seeds < file.seeds or (file.trials and trials and trials < file.trials) or shortened:
         return QUICK
