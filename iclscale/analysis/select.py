@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from iclscale.analysis.derived import add_derived, derived_variables
+from iclscale.analysis.frames import joined
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,7 +98,7 @@ def inside_regime(law: Law, results: Results, runs: pd.DataFrame) -> pd.Series:
             flagged &= measured.fillna(False).astype(bool)
         config = [p for p in results.params() if p in runs and p != "seed"]
         if config:
-            key = runs[config].astype(str).agg("|".join, axis=1)
+            key = joined(runs, config)
             flagged = flagged.groupby(key).transform("all")
         inside &= flagged
     return inside
@@ -136,7 +137,7 @@ def groups(law: Law, results: Results) -> list[Group]:
     columns = group_columns(law, results, both)
     within = set(results.params("eval")) | set(WITHIN_MODEL)
     model_axes = [a for a in (*law.axes, *law.pool) if a in both and a not in within]
-    both["stratum"] = both[model_axes].astype(str).agg("|".join, axis=1) if model_axes else ""
+    both["stratum"] = joined(both, model_axes) if model_axes else ""
     paired = bool(law.axes) and not any(a in model_axes for a in law.axes)
     constant = [p for p in results.params() if p in both and p not in law.axes]
     parts = both.groupby(columns, dropna=False, sort=True) if columns else [((), both)]

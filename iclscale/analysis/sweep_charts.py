@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from iclscale.analysis.frames import joined
+
 if TYPE_CHECKING:
     import altair as alt
     import pandas as pd
@@ -44,7 +46,7 @@ def _fold(table: pd.DataFrame, layout: dict) -> pd.DataFrame:
     row = layout.get("row")
     if row and "+" in row:
         parts = row.split("+")
-        table = table.assign(**{row: table[parts].astype(str).agg(", ".join, axis=1)})
+        table = table.assign(**{row: joined(table, parts, ", ")})
     return table
 
 
@@ -164,7 +166,7 @@ def with_case_axis(results: Results, table: pd.DataFrame, axes: list[str]) -> tu
     keys = [k for k in dict.fromkeys(k for case in results.sweep.get("cases") or [] for k in case) if k in axes]
     if not keys:
         return table, axes
-    key_of = table[keys].astype(str).agg("|".join, axis=1)
+    key_of = joined(table, keys)
     order = list(dict.fromkeys(key_of.sort_values(key=lambda s: s.map(_case_position(results, keys)))))
     digits = len(str(len(order)))  # zero-padded, so the labels sort in the sweep's order
     label = {
