@@ -20,15 +20,16 @@ and a quarter of each config's training steps (QUICK_STEPS_DIVISOR; rounded up),
 (`seeds=3`, `search.trials=4`, `steps=...` or `cases=[...]`), and at most QUICK_EVAL_PROMPTS test prompts per eval
 point where a file states more (`eval_prompts=256`: once training is a quarter as long, LM25's and LW23's time is
 mostly their test sets, 1024–2048 prompts at each of up to 77 eval points); a sweep file whose cost lies elsewhere
-adds its own (`quick: {mc_tasks: 256, w_points: 31}`: C24's oracle, which trains nothing). Grids and the laws are
-the catalogue's, but a quick verdict judges models trained a quarter as long on fewer test prompts: a time T read
-where the catalogue trains longer is censored (so more "inconclusive"), a law read at the end of training reads an
-earlier state, and an error rate has a standard error up to 1/(2·√256) ≈ 0.03 per config. The ledger marks these
-verdicts "quick": a preview of what `full` judges, not a result to cite. A threshold search keeps its steps and
-its test set, which are part of what it measures (the smallest batch that reaches a level *within* that budget),
-and it is cheap; a search that tunes the steps keeps them too. Since their configs differ, a quick root and a full
-root are separate folders: reproduce refuses to continue one budget's shortened runs with the other (give another
---out).
+adds its own (`quick: {mc_tasks: 256, w_points: 31}`: C24's oracle, which trains nothing; `quick: {n_test: 600,
+record: {log: 150}}`: Y24's Figure 1, whose 300 records of 3000 test sequences outweigh its quarter of training).
+Grids and the laws are the catalogue's, but a quick verdict judges models trained a quarter as long on fewer test
+prompts: a time T read where the catalogue trains longer is censored (so more "inconclusive"), a law read at the end
+of training reads an earlier state, and an error rate has a standard error up to 1/(2·√256) ≈ 0.03 per config. The
+ledger marks these verdicts "quick": a preview of what `full` judges, not a result to cite. A threshold search keeps
+its steps and its test set, which are part of what it measures (the smallest batch that reaches a level *within* that
+budget), and it is cheap; a search that tunes the steps keeps them too. Since their configs differ, a quick root and
+a full root are separate folders: reproduce refuses to continue one budget's shortened runs with the other (give
+another --out).
 """
 
 from __future__ import annotations
