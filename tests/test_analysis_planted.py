@@ -317,6 +317,24 @@ def test_comparison_kind_checks_one_setting_against_the_others_at_every_x():
     assert law.evaluate(results_of(swapped))[0].verdict.verdict == INCONSISTENT
 
 
+def test_comparison_against_a_setting_at_zero_has_no_finite_ratio_and_says_so_without_numpy_warnings():
+    import warnings
+
+    rows = []
+    for n in (10, 30, 100):
+        for attention, scale in (("softmax", 1.0), ("linear", 0.0)):  # the others' error is exactly 0
+            rows += [
+                row(f"{attention}{n}-{s}", s, n=n, attention=attention, value=scale * (1 + 0.01 * s)) for s in range(4)
+            ]
+    law = toy_law(Comparison(param="attention", subject="softmax"), x="n", band=Band(0.0, 1.0),
+                  rule=VerdictRule(mode=INSIDE, min_levels=1), pool=("attention",))  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # 0/0 and inf − inf were printed into every report
+        (fit,) = law.evaluate(results_of(rows))
+    assert fit.estimate == math.inf and math.isnan(fit.ci_high)
+    assert fit.verdict.verdict != CONSISTENT
+
+
 def test_earlier_onset_kind_orders_where_two_variants_start_to_cost():
     rows = []
     for seed in range(4):

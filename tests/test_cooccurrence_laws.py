@@ -208,3 +208,14 @@ def test_the_figure1_section_is_left_out_for_runs_that_never_trained():
     results = _store(lambda m, seed: 2.0, _fig1, levels=(256,))
     untrained = Results("synthetic", results.sweep, results.runs, results.curves[results.curves["step"] == 0])
     assert figure1_section(untrained, lambda chart, name: {"chart": name}) is None
+
+
+def test_the_seed_median_of_T1_leaves_out_the_seeds_without_one_and_is_nan_without_a_warning_when_none_has():
+    import warnings
+
+    from iclscale.papers.cooccurrence.laws.figure1_section import seed_median
+
+    assert seed_median([0.2, np.nan, 0.4]) == pytest.approx(0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # numpy's "All-NaN slice encountered"
+        assert np.isnan(seed_median([np.nan, np.nan]))

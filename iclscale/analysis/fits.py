@@ -32,6 +32,7 @@ replacement and keeps every point of each unit drawn.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -250,9 +251,13 @@ def _t_intervals(samples: np.ndarray, confidence: float) -> list[tuple[float, fl
 
 
 def percentile_intervals(boot: np.ndarray, confidence: float = CONFIDENCE, method: str = "linear"):
-    """Per column of `boot`, the percentile interval (NaN resamples, e.g. an empty cell, left out)."""
+    """Per column of `boot`, the percentile interval (NaN resamples, e.g. an empty cell, left out). A column of NaN
+    resamples only, or a bound interpolated between infinite ones (a ratio to a mean of 0), gives NaN: no interval,
+    without numpy's warning."""
     alpha = (1 - confidence) / 2
-    low, high = np.nanquantile(boot, [alpha, 1 - alpha], axis=0, method=method)
+    with warnings.catch_warnings(), np.errstate(invalid="ignore"):
+        warnings.filterwarnings("ignore", "All-NaN slice encountered", RuntimeWarning)
+        low, high = np.nanquantile(boot, [alpha, 1 - alpha], axis=0, method=method)
     return [(float(a), float(b)) for a, b in zip(np.atleast_1d(low), np.atleast_1d(high), strict=True)]
 
 

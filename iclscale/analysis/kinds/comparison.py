@@ -73,7 +73,8 @@ class Comparison(Kind):
             return None
 
         def statistic(means: np.ndarray) -> np.ndarray:
-            ratios = [means[:, s] / means[:, others].min(axis=1) for s, others in pairs]
+            with np.errstate(divide="ignore", invalid="ignore"):  # a best-of-others mean of 0: inf (0/0: NaN)
+                ratios = [means[:, s] / means[:, others].min(axis=1) for s, others in pairs]
             return np.max(ratios, axis=0)
 
         statistic.compared = len(pairs)

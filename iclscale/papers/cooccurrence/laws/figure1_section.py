@@ -66,7 +66,7 @@ def figure1_section(results: Results, add_chart) -> Section | None:
                     for r, c in curves.items()
                 ]
             )
-            chart = add_chart(figure1_chart(curves, float(np.nanmedian(table["T1"]))), f"figure 1 {title}")
+            chart = add_chart(figure1_chart(curves, seed_median(table["T1"])), f"figure 1 {title}")
             section.items.append((f"Figure 1 — {title}", chart, criteria_html(table)))
         if part["lr"].nunique() > 1:
             chart = add_chart(collapse_chart(results, part), f"collapse {setting}")
@@ -148,13 +148,19 @@ def figure1_chart(curves: dict[str, pd.DataFrame], T1: float):
 COLLAPSE_POINTS = 50  # log-spaced flow times at which the losses of the step sizes are compared
 
 
+def seed_median(values) -> float:
+    """The median over the seeds whose T1 was found; NaN where none was (numpy would also warn)."""
+    values = np.asarray(values, float)
+    return float(np.median(values[~np.isnan(values)])) if (~np.isnan(values)).any() else float("nan")
+
+
 def collapse_summary(results: Results, runs: pd.DataFrame) -> str:
     """How far the losses at the different η lie apart at equal flow time: the seed-median loss of each η,
     interpolated (log–log) at common times, against the smallest η's; and each η's seed-median T1."""
     medians, T1 = {}, {}
     for lr, same in runs.groupby("lr", sort=True):
         curves = [wide(results.curves, run_id) for run_id in same["run_id"]]
-        T1[lr] = float(np.nanmedian([phase_boundary(c) for c in curves]))
+        T1[lr] = seed_median([phase_boundary(c) for c in curves])
         medians[lr] = [c.loc[c["gf_time"] > 0, ["gf_time", "loss"]].to_numpy() for c in curves]
     start = max(c[0, 0] for runs_ in medians.values() for c in runs_)
     end = min(c[-1, 0] for runs_ in medians.values() for c in runs_)
