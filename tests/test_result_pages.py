@@ -29,6 +29,11 @@ def test_the_committed_ledger_follows_its_schema():
     jsonschema.validate(COMMITTED, schema)
 
 
+def test_the_committed_ledger_was_written_by_committed_code():
+    # "-dirty": generated from a working tree with uncommitted changes, so no commit holds the code that judged it
+    assert not COMMITTED["git_commit"].endswith("-dirty"), "regenerate docs/results from a clean working tree"
+
+
 def test_every_paper_and_claim_of_the_ledger_is_on_a_page():
     pages = render(COMMITTED)
     for paper in COMMITTED["papers"]:
