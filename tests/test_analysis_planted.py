@@ -23,7 +23,7 @@ from iclscale.analysis import censored as tobit
 from iclscale.analysis.fits import fit_power_law
 from iclscale.analysis.forms import OffsetForm, compare_forms, lack_of_fit, local_exponents
 from iclscale.analysis.kinds import Comparison, Curve, EarlierOnset, Linear, PowerLaw, Trend
-from iclscale.analysis.law import Hypothesis, Law, Prediction, Regime
+from iclscale.analysis.law import EXPLICIT, HIDDEN_CONSTANT, MEASURED, Condition, Hypothesis, Law, Prediction, Regime
 from iclscale.analysis.measures import FinalValue
 from iclscale.analysis.reader import Results
 from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, INSIDE, OUTSIDE, Band, VerdictRule
@@ -271,6 +271,43 @@ def test_a_law_wholly_outside_its_conditions_still_says_what_exponent_the_models
     assert found, fit.verdict.reason
     exponent, low, high = map(float, found.groups())
     assert low <= PLANTED <= high and exponent == pytest.approx(PLANTED, abs=0.02)
+
+
+def test_a_hidden_constant_says_how_far_the_points_are_from_the_conditions():
+    """α ≥ Ω(5) at α = 0.2 … 1: inside only if the hidden constant were ≤ 0.2 (α = 1; ≤ 0.04 for every point);
+    an explicit condition that fails leaves no constant that brings a point inside."""
+    five = Condition("α ≥ Ω(5)", HIDDEN_CONSTANT, lambda rows: rows["alpha"] / 5)
+    regime = Regime.of("planted", (five,))
+    assert "[hidden constant]" in regime.text and "taken as 1" in regime.text
+    (fit,) = toy_law(PowerLaw(), regime=regime).evaluate(results_of(offset_rows(0)))
+    assert fit.verdict.verdict == OUTSIDE
+    assert fit.c_star == pytest.approx(0.2) and fit.c_all == pytest.approx(0.04) and fit.binding == "α ≥ Ω(5)"
+    assert "c* = 0.2 (5× smaller" in fit.verdict.reason and "binding: α ≥ Ω(5)" in fit.verdict.reason
+    assert fit.row()["c_star"] == pytest.approx(0.2)
+    lower = Condition("α ≥ Ω(0.2)", HIDDEN_CONSTANT, lambda rows: rows["alpha"] / 0.2)  # α = 0.2 … 1: c 1 … 5
+    (inside,) = toy_law(PowerLaw(), regime=Regime.of("planted", (lower,))).evaluate(results_of(offset_rows(0)))
+    assert inside.verdict.verdict == CONSISTENT and inside.c_star == pytest.approx(5) and inside.c_all == 1
+    never = Condition("α > 5", EXPLICIT, lambda rows: rows["alpha"] > 5)
+    (none,) = toy_law(PowerLaw(), regime=Regime.of("planted", (lower, never))).evaluate(results_of(offset_rows(0)))
+    assert none.verdict.verdict == OUTSIDE and none.c_star == 0
+    assert "no value of the hidden constants brings a point inside" in none.verdict.reason
+
+
+def test_a_condition_measured_on_the_run_leaves_out_every_seed_of_a_config_that_fails_it():
+    """Convergence (a measured condition) failing for one seed at α = 1 sets the whole config aside: such a run
+    cannot count as evidence, for or against the law."""
+    def converged(results, rows):  # as if read off the run's curves: seed 0 at α = 1 did not converge
+        return ~((rows["alpha"] == 1.0) & (rows["seed"] == 0))
+
+    regime = Regime.of("planted", (Condition("converged", MEASURED, converged),))
+    (fit,) = toy_law(PowerLaw(), regime=regime).evaluate(results_of(offset_rows(0)))
+    assert fit.n_outside == 6 and set(fit.outside_points["x"]) == {1.0}
+    assert math.isinf(fit.c_star) and fit.c_all == 0
+
+
+def test_a_condition_takes_only_the_three_kinds():
+    with pytest.raises(ValueError, match="Condition.kind"):
+        Condition("x", "implicit", lambda rows: rows)
 
 
 # The kinds added for the papers' other claims ----------------------------------------------------------------

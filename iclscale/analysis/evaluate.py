@@ -14,6 +14,7 @@ import math
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
+from iclscale.analysis.law import CONSTANTS
 from iclscale.analysis.lawfit import Estimate, LawFit
 from iclscale.analysis.select import Group, groups
 from iclscale.analysis.verdict import (
@@ -41,6 +42,7 @@ def evaluate(law: Law, results: Results) -> list[LawFit]:
         prediction = law.kind.predict(law, group)
         estimate = law.kind.estimate(law, group, prediction, results, context)
         verdict = decide(law, group, prediction, estimate)
+        c_star, c_all, binding = group.regime_constants()
         out.append(
             LawFit(
                 **{f.name: getattr(estimate, f.name) for f in fields(Estimate)},
@@ -54,6 +56,9 @@ def evaluate(law: Law, results: Results) -> list[LawFit]:
                 n_inside=len(group.rows),
                 outside_points=outside_points(law, group),
                 x_title=results.title(law.x) if law.x else "",
+                c_star=c_star,
+                c_all=c_all,
+                binding=binding,
             )
         )
     return out
@@ -64,7 +69,7 @@ def decide(law: Law, group: Group, prediction: Prediction | None, estimate: Esti
     n_outside = len(group.outside)
     if not len(group.rows) and n_outside:
         return Verdict(OUTSIDE, f"outside the theorem's conditions: each of the {n_outside} points violates at least "
-                       f"one of them ({law.regime.text}){whole_range(estimate)}")  # fmt: skip
+                       f"one of them ({law.regime.text}){constants_needed(group)}{whole_range(estimate)}")  # fmt: skip
     verdict = _decide_inside(law, prediction, estimate)
     if n_outside:
         verdict = replace(verdict, reason=f"{verdict.reason} ({n_outside} points outside the theorem's conditions "
@@ -155,6 +160,17 @@ def line_form(law: Law, estimate: Estimate, band: Verdict) -> Verdict:
     if law.kind.form_required:
         return Verdict(INCONSISTENT, f"not a line, which the theory requires here: {form.describe()}{bend}")
     return Verdict(INCONCLUSIVE, f"not a line here: {form.describe()}{bend}")
+
+
+def constants_needed(group: Group) -> str:
+    """How far the points are from the conditions: the value the hidden constants would need (c*)."""
+    c_star, _, binding = group.regime_constants()
+    if c_star == 0:
+        return "; no value of the hidden constants brings a point inside: an explicit or measured condition fails"
+    if not math.isfinite(c_star) or c_star >= CONSTANTS:
+        return ""
+    return (f"; inside only if the hidden constants were ≤ c* = {c_star:.3g} ({1 / c_star:.3g}× smaller than "
+            f"{CONSTANTS:g}; binding: {binding})")  # fmt: skip
 
 
 def whole_range(estimate: Estimate) -> str:

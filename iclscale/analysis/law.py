@@ -48,13 +48,47 @@ class Prediction:
     alternatives: tuple[Hypothesis, ...] = ()
 
 
+EXPLICIT, HIDDEN_CONSTANT, MEASURED = "explicit", "hidden constant", "measured on the run"
+CONDITION_KINDS = (EXPLICIT, HIDDEN_CONSTANT, MEASURED)
+CONSTANTS = 1.0
+"""The value every hidden Ω/O constant of a theorem is taken at when a point is judged inside or outside its
+conditions (the papers give none; this tool's choice). `LawFit.c_star` says how far from it each fit is."""
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One condition of a theorem, labelled by what it assumes:
+
+    - `explicit`: stated with every number (m ≥ 4·M1²·ln N, η ≤ 1, a cyclic task set); `test(rows)` is a
+      boolean per row;
+    - `hidden constant`: an order condition lhs ≥ Ω(rhs) whose constant the paper does not give; `test(rows)`
+      is lhs / rhs per row, the largest constant at which the row meets it (inside at constants `CONSTANTS` when
+      ≥ `CONSTANTS`);
+    - `measured on the run`: something the proof needs of the trained run itself (convergence of the quantity a
+      lemma is about, a norm bound at t = 0); `test(results, rows)` is a boolean per row, and must hold for
+      every seed of a config."""
+
+    text: str
+    kind: str
+    test: Callable[..., Any]
+
+    def __post_init__(self):
+        if self.kind not in CONDITION_KINDS:
+            raise ValueError(f"Condition.kind must be one of {', '.join(CONDITION_KINDS)}, not {self.kind!r}")
+
+    def describe(self) -> str:
+        return f"{self.text} [{self.kind}]"
+
+
 @dataclass(frozen=True)
 class Regime:
-    """A theorem's conditions as data. `inside(rows)` is a predicate on the params (a boolean per row);
-    `flags` are 0/1 metrics that must be 1 for every seed of a config (conditions on the measured value
-    itself, e.g. the oracle's w* ≥ d + √d); `measured` a predicate computed from the runs' curves (a metric
-    at t = 0, over a phase). Points outside are left out of the verdict, counted and drawn grey; a sweep with
-    no point inside gets "outside the theorem's conditions", not a verdict."""
+    """A theorem's conditions as data. `conditions` label each condition explicit, hidden-constant or measured
+    on the run (`Condition`); `inside(rows)` is a predicate on the params (a boolean per row, read as explicit);
+    `flags` are 0/1 metrics that must be 1 for every seed of a config (conditions on the measured value itself,
+    e.g. the oracle's w* ≥ d + √d); `measured` a predicate computed from the runs' curves (a metric at t = 0, over
+    a phase). Points outside are left out of the verdict, counted and drawn grey; a sweep with no point inside
+    gets "outside the theorem's conditions", not a verdict. `epsilon`: the ε the law measures at, where a
+    condition depends on it (shown in every reason)."""
 
     text: str
     inside: Callable[[pd.DataFrame], Any] | None = None
@@ -62,6 +96,23 @@ class Regime:
     # conditions on measured quantities the runs table does not hold (a metric at t = 0, its largest value over
     # a phase): measured(results, rows) -> a boolean per row, counted like the flags (every seed of a config)
     measured: Callable[[Results, pd.DataFrame], Any] | None = None
+    conditions: tuple[Condition, ...] = ()
+    epsilon: float | None = None
+
+    @classmethod
+    def of(cls, source: str, conditions: tuple[Condition, ...], epsilon: float | None = None, note: str = ""):
+        """A regime of labelled conditions, its text made from them: "[L24] Thm 3.3: m ≥ M1² ln M1 [hidden
+        constant]; …; ε = 0.1"."""
+        parts = [c.describe() for c in conditions]
+        if epsilon is not None:
+            parts.append(f"ε = {epsilon:g} (the ε the law measures at)")
+        hidden = any(c.kind == HIDDEN_CONSTANT for c in conditions)
+        constants = f" (hidden constants taken as {CONSTANTS:g}: not from the paper)" if hidden else ""
+        text = f"{source}: {'; '.join(parts)}{constants}" + (f"; {note}" if note else "")
+        return cls(text, conditions=conditions, epsilon=epsilon)
+
+    def of_kind(self, kind: str) -> tuple[Condition, ...]:
+        return tuple(c for c in self.conditions if c.kind == kind)
 
 
 STRONGER, WEAKER, OTHER_READING = "stronger", "weaker", "another reading"

@@ -60,6 +60,9 @@ class LawFit(Estimate):
     n_inside: int = 0  # rows inside the conditions (status ok), censored ones included
     outside_points: Any = None  # DataFrame like `points`: configs outside the theorem's regime
     x_title: str = ""  # the chart's x axis: the param's symbol and meaning where the sweep gives them
+    c_star: float = math.inf  # the largest hidden constant at which some point is inside (Group.regime_constants)
+    c_all: float = math.inf  # ... at which every point is
+    binding: str = ""  # the condition that binds c*
 
     @property
     def group_label(self) -> str:
@@ -99,6 +102,9 @@ class LawFit(Estimate):
             "n_excluded": self.n_excluded,
             "n_inside_conditions": self.n_inside,
             "n_outside_conditions": self.n_outside,
+            "c_star": self.c_star,
+            "c_all": self.c_all,
+            "binding_condition": self.binding,
             "lack_of_fit": self.lack_of_fit.describe() if self.lack_of_fit else "",
             "lack_of_fit_p": self.lack_of_fit.p_value if self.lack_of_fit else NAN,
             "local_exponents": self.local.describe(3) if self.local else "",

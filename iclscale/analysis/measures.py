@@ -243,7 +243,10 @@ class ThresholdAlongAxis(Measure):
             out = use_searched(out, searched)
         if "in_regime" in rows and len(out):  # a (group, seed) is inside the regime when all its runs are
             keys = [*group_by, "seed"]
-            inside = rows.groupby(keys, as_index=False, dropna=False)["in_regime"].agg(lambda v: bool(v.all()))
+            grouped = rows.groupby(keys, as_index=False, dropna=False)
+            inside = grouped["in_regime"].agg(lambda v: bool(v.all()))
+            if "regime_constant" in rows:  # ... and so at the smallest constant any of its runs allows
+                inside = inside.merge(grouped["regime_constant"].min(), on=keys)
             out = out.merge(inside, on=keys, how="left")
         return out.assign(run_id=None, eval_key=None)
 

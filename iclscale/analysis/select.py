@@ -39,6 +39,22 @@ class Group:
     n_not_ok: int  # rows left out for their status (diverged, failed)
     paired: bool  # one model per seed measured at every x
 
+    def regime_constants(self) -> tuple[float, float, str]:
+        """(c*, c_all, binding): the largest value of the theorem's hidden constants at which some point of the
+        group lies inside its conditions (below `CONSTANTS`: the factor they would have to shrink by), the
+        largest at which every point does, and the condition that binds c*. +inf where no hidden constant
+        limits the group, 0 where an explicit or measured condition keeps every point out."""
+        import pandas as pd
+
+        both = pd.concat([self.rows, self.outside])
+        if "regime_constant" not in both or not len(both):
+            return math.inf, math.inf, ""
+        constants = both["regime_constant"].astype(float).fillna(0.0)
+        best = constants.idxmax()
+        binding = both.loc[best, "regime_binding"] if "regime_binding" in both else ""
+        binding = binding.iloc[0] if isinstance(binding, pd.Series) else binding
+        return float(constants.max()), float(constants.min()), str(binding or "")
+
     @property
     def label(self) -> str:
         return label(self.key)
@@ -73,35 +89,74 @@ def select(law: Law, results: Results) -> tuple[pd.DataFrame, pd.DataFrame]:
     if law.one_row_per_run:
         runs = runs.drop_duplicates("run_id")
     ok = runs["status"] == "ok"
-    measured = law.measure.per_run(results, runs[ok].assign(in_regime=inside_regime(law, results, runs[ok])))
+    from iclscale.analysis.law import CONSTANTS
+
+    constant, binding = regime_constant(law, results, runs[ok])
+    measured = law.measure.per_run(
+        results, runs[ok].assign(in_regime=constant >= CONSTANTS, regime_constant=constant, regime_binding=binding)
+    )
     if "left_censored" not in measured:
         measured = measured.assign(left_censored=False)
     return law.kind.prepare(law, measured), runs[~ok]
 
 
 def inside_regime(law: Law, results: Results, runs: pd.DataFrame) -> pd.Series:
-    """True for rows inside the law's regime. Flags and measured conditions count only if they hold for every
-    seed of a config: dropping single seeds would bias the config's mean (they depend on the measured runs)."""
+    """True for rows inside the law's regime at the hidden constants `CONSTANTS` (`regime_constant`)."""
+    from iclscale.analysis.law import CONSTANTS
+
+    return regime_constant(law, results, runs)[0] >= CONSTANTS
+
+
+def regime_constant(law: Law, results: Results, runs: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
+    """Per row, the largest value of the theorem's hidden constants at which the row is inside its conditions,
+    and the condition that binds there: +inf where no hidden-constant condition limits the row (and every other
+    condition holds), 0 where an explicit or measured condition fails (no constant brings it inside). Flags and
+    measured conditions count only if they hold for every seed of a config: dropping single seeds would bias the
+    config's mean (they depend on the measured runs)."""
+    import numpy as np
     import pandas as pd
 
-    inside = pd.Series(True, index=runs.index)
+    from iclscale.analysis.law import EXPLICIT, HIDDEN_CONSTANT, MEASURED
+
+    constant = pd.Series(np.inf, index=runs.index)
+    binding = pd.Series("", index=runs.index, dtype=object)
     regime = law.regime
     if regime is None or not len(runs):
-        return inside
-    if regime.inside is not None:
-        inside &= pd.Series(regime.inside(add_derived(runs, law.study)), index=runs.index).fillna(False).astype(bool)
+        return constant, binding
+    explicit = pd.Series(True, index=runs.index)
+    hidden = regime.of_kind(HIDDEN_CONSTANT)
+    if regime.inside is not None or regime.of_kind(EXPLICIT) or hidden:
+        derived = add_derived(runs, law.study)
+        if regime.inside is not None:
+            explicit &= _booleans(regime.inside(derived), runs.index)
+        for condition in regime.of_kind(EXPLICIT):
+            explicit &= _booleans(condition.test(derived), runs.index)
+        for condition in hidden:
+            ratio = pd.Series(np.asarray(condition.test(derived), dtype=float), index=runs.index).fillna(0.0)
+            tighter = ratio < constant
+            binding[tighter] = condition.text
+            constant = constant.where(~tighter, ratio)
     flags = [f for f in regime.flags if f in runs]
-    if flags or regime.measured is not None:
+    measured = regime.of_kind(MEASURED)
+    if flags or regime.measured is not None or measured:
         flagged = (runs[flags].fillna(0) >= 1).all(axis=1)
         if regime.measured is not None:
-            measured = pd.Series(regime.measured(results, runs), index=runs.index)
-            flagged &= measured.fillna(False).astype(bool)
+            flagged &= _booleans(regime.measured(results, runs), runs.index)
+        for condition in measured:
+            flagged &= _booleans(condition.test(results, runs), runs.index)
         config = [p for p in results.params() if p in runs and p != "seed"]
         if config:
             key = joined(runs, config)
             flagged = flagged.groupby(key).transform("all")
-        inside &= flagged
-    return inside
+        explicit &= flagged
+    binding[~explicit] = "an explicit or measured condition"
+    return constant.where(explicit, 0.0), binding
+
+
+def _booleans(values: Any, index) -> pd.Series:
+    import pandas as pd
+
+    return pd.Series(values, index=index).fillna(False).astype(bool)
 
 
 def group_columns(law: Law, results: Results, rows: pd.DataFrame) -> list[str]:
