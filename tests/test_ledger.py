@@ -70,6 +70,24 @@ def test_the_run_claim_carries_its_fits_and_provenance(demo_root, demo_ledger):
     assert claim["command"].startswith("iclscale sweep run demo --out ") and " seeds=2 n=50" in claim["command"]
 
 
+def test_a_claim_carries_c_star_its_controls_and_the_paper_its_sensitivity(demo_root, demo_ledger):
+    """c* flows from the report's fits to the claim (the best of its fits), every claim names its laws' negative
+    controls with their outcome, and each paper counts its claims inside at each value of the hidden constants."""
+    _, data = demo_ledger
+    (claim,) = [c for c in data["claims"] if c["paper_tag"] == "C24" and c["claim_id"] == "C1"]
+    with open(demo_root / "demo/report/fits.csv", newline="", encoding="utf-8") as stream:
+        constants = [float(r["c_star"]) for r in csv.DictReader(stream) if r["law"] == "softmax_window.M_norm_vs_Lambda"]
+    best = max(constants)
+    assert claim["c_star"] == ("inf" if best == float("inf") else pytest.approx(best))
+    c24 = next(p for p in data["papers"] if p["tag"] == "C24")
+    inside = {key: int(best >= float(key)) for key in ("10", "1", "0.1", "0.01", "0.001")}
+    assert c24["sensitivity"] == inside  # the one claim run; the others have no c*
+    for c in data["claims"]:
+        if c["laws"]:
+            assert len(c["negative_control"]) == len(c["laws"]), c["claim_id"]
+    assert any("passed (right → consistent" in text for c in data["claims"] for text in c["negative_control"])
+
+
 def test_counts_and_not_run_claims_carry_the_command(demo_root, demo_ledger):
     _, data = demo_ledger
     c24 = next(p for p in data["papers"] if p["tag"] == "C24")

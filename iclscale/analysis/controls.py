@@ -442,9 +442,14 @@ def planted_results(law: Law, statistic: float, random_state: int = 0) -> Result
 
 def controlled(law: Law) -> Law:
     """The law as the control runs it: its measure reads the planted column, its row filter is dropped, and its
-    regime's conditions on measured curves (`Regime.measured`) are taken as met: a planted table has no curves.
-    The regime's conditions on the params and its flags stay."""
-    regime = law.regime if law.regime is None or law.regime.measured is None else replace(law.regime, measured=None)
+    regime's conditions on measured curves (`Regime.measured`, conditions measured on the run) are taken as met: a
+    planted table has no curves. The regime's conditions on the params and its flags stay."""
+    from iclscale.analysis.law import MEASURED
+
+    regime = law.regime
+    if regime is not None:
+        on_params = tuple(c for c in regime.conditions if c.kind != MEASURED)
+        regime = replace(regime, measured=None, conditions=on_params)
     return replace(law, measure=FinalValue(PLANTED), row_filter=None, one_row_per_run=True, regime=regime)
 
 

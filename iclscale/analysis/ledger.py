@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import datetime
+import functools
 import html
 import json
 import math
@@ -466,7 +467,40 @@ def estimate_of(sweep: SweepResult, section: int, row: dict[str, Any], out: Path
         "reason": row.get("reason", ""),
         "n_points": int(_number(row.get("n_points")) or 0),
         "report": f"{_link(sweep.report, out)}#law-{section}",
+        "c_star": _constant(row.get("c_star")),
     }
+
+
+def _constant(text: Any) -> float | str | None:
+    """A fit's c* as claims.json holds it: a number, "inf" where no hidden constant limits the fit, None where
+    the report predates c*."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        return None
+    return "inf" if value == math.inf else (value if math.isfinite(value) else None)
+
+
+def claim_constant(estimates: list[dict[str, Any]]) -> float | str | None:
+    """The claim's c*: the largest value of the hidden constants at which some fit of it lies inside its
+    theorem's conditions (None where no fit states one)."""
+    values = [math.inf if e.get("c_star") == "inf" else e.get("c_star") for e in estimates]
+    values = [v for v in values if v is not None]
+    if not values:
+        return None
+    best = max(values)
+    return "inf" if best == math.inf else best
+
+
+SENSITIVITY_CONSTANTS = (10.0, 1.0, 0.1, 0.01, 0.001)
+
+
+def sensitivity(claims: list[dict[str, Any]]) -> dict[str, int]:
+    """How many of the claims would have a fit inside their theorems' conditions were the hidden constants
+    each of SENSITIVITY_CONSTANTS (claims with no c*, not run, are not counted)."""
+    values = [math.inf if c.get("c_star") == "inf" else c.get("c_star") for c in claims]
+    values = [v for v in values if v is not None]
+    return {f"{constant:g}": sum(1 for v in values if v >= constant) for constant in SENSITIVITY_CONSTANTS}
 
 
 def estimate_text(e: dict[str, Any]) -> str:
@@ -495,9 +529,24 @@ def diagnoses(claim, laws: list) -> list[str]:
 
 
 def controls(laws: list) -> list[str]:
-    """The laws' negative controls (an optional `control` on a law): what must fail for the test to mean
-    something."""
-    return [f"{law.name.split('.', 1)[-1]}: {_describe(law.control)}" for law in laws if getattr(law, "control", None)]
+    """The laws' negative controls (iclscale.analysis.controls) and their outcomes: each law run on data planted
+    at its prediction (must be consistent) and clearly off it (must be inconsistent)."""
+    return [control_outcome(law.name) for law in laws]
+
+
+@functools.cache
+def control_outcome(name: str) -> str:
+    """One law's control, run once per process (the ledger asks per claim; 248 laws take ~15 s)."""
+    from iclscale.analysis import controls as negative
+    from iclscale.analysis.laws import LAWS
+
+    outcome = negative.run(LAWS[name])
+    short = name.split(".", 1)[-1]
+    if outcome.plan.right is None:
+        return f"{short}: {outcome.plan.describe()}"
+    wrong = f", wrong → {outcome.wrong}" if outcome.plan.wrong is not None else ""
+    result = "passed" if outcome.passed else "FAILED"
+    return f"{short}: {outcome.plan.describe()} — {result} (right → {outcome.right}{wrong})"
 
 
 def run_command(files: list[SweepFile], root: Path, overrides: dict[str, list[str]]) -> str:
@@ -546,6 +595,7 @@ def entry(paper: Paper, claim, per_root: list[tuple[Path, list[SweepResult]]], o
         "laws_not_run": [name for name in claim.laws if latest.rows and name not in fitted],
         "budget": latest.budget if latest.rows else "",
         "estimates": estimates,
+        "c_star": claim_constant(estimates),
         "diagnosis": diagnoses(claim, laws),
         "negative_control": controls(laws),
         "seeds": sorted({seed for s in sweeps for seed in s.seeds}),
@@ -626,7 +676,13 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
         "verdict_rule": "a claim is consistent when every law of it is fitted and every fit inside the theorems' "
         "conditions is consistent, "
         "inconsistent when one is, outside when all are outside, inconclusive otherwise (iclscale.analysis.ledger)",
-        "papers": [paper_entry(p, counts[p.name], sweeps, [root for root, _ in per_root]) for p in papers()],
+        "papers": [
+            {
+                **paper_entry(p, counts[p.name], sweeps, [root for root, _ in per_root]),
+                "sensitivity": sensitivity([c for c in claims if c["paper"] == p.name]),
+            }
+            for p in papers()
+        ],
         "claims": claims,
         "sweeps": sweeps,
     }
