@@ -296,6 +296,7 @@ def test_a_hidden_constant_says_how_far_the_points_are_from_the_conditions():
 def test_a_condition_measured_on_the_run_leaves_out_every_seed_of_a_config_that_fails_it():
     """Convergence (a measured condition) failing for one seed at α = 1 sets the whole config aside: such a run
     cannot count as evidence, for or against the law."""
+
     def converged(results, rows):  # as if read off the run's curves: seed 0 at α = 1 did not converge
         return ~((rows["alpha"] == 1.0) & (rows["seed"] == 0))
 
@@ -306,7 +307,7 @@ def test_a_condition_measured_on_the_run_leaves_out_every_seed_of_a_config_that_
 
 
 def test_a_condition_takes_only_the_three_kinds():
-    with pytest.raises(ValueError, match="Condition.kind"):
+    with pytest.raises(ValueError, match=r"Condition\.kind"):
         Condition("x", "implicit", lambda rows: rows)
 
 

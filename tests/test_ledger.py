@@ -76,7 +76,9 @@ def test_a_claim_carries_c_star_its_controls_and_the_paper_its_sensitivity(demo_
     _, data = demo_ledger
     (claim,) = [c for c in data["claims"] if c["paper_tag"] == "C24" and c["claim_id"] == "C1"]
     with open(demo_root / "demo/report/fits.csv", newline="", encoding="utf-8") as stream:
-        constants = [float(r["c_star"]) for r in csv.DictReader(stream) if r["law"] == "softmax_window.M_norm_vs_Lambda"]
+        constants = [
+            float(r["c_star"]) for r in csv.DictReader(stream) if r["law"] == "softmax_window.M_norm_vs_Lambda"
+        ]
     best = max(constants)
     assert claim["c_star"] == ("inf" if best == float("inf") else pytest.approx(best))
     c24 = next(p for p in data["papers"] if p["tag"] == "C24")
