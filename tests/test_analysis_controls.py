@@ -66,16 +66,20 @@ def _nonlinear_rows(**overrides) -> pd.DataFrame:
     return pd.DataFrame([{**base, "lr": 1.0, "n_train_tasks": 0, **overrides}])
 
 
-def test_theorem_3_3_with_constants_1_puts_the_catalogue_design_outside():
+def test_theorem_3_3_with_constants_1_and_the_laws_epsilon():
+    """T is read at ε = 0.1, so (ii) asks B ≥ max{ε⁻², M1}·ln M1 = 100 ln 6 ≈ 179 and (i) m ≥ 36 ln 6 ≈ 64.5: the
+    catalogue's old design (m = 60, B = 64) was outside, the study's defaults (m = 65, B = 180) are inside."""
     regime = LAWS["nonlinear_icl.T_vs_beta"].regime
-    assert not regime.inside(_nonlinear_rows()).iloc[0]  # m = 60 < 36 ln 6 = 64.5 and B = 64 ≪ 10⁴ ln 6
-    assert not regime.inside(_nonlinear_rows(m=65)).iloc[0]  # B still far below ε⁻² ln M1 ≈ 1.8·10⁴
-    assert regime.inside(_nonlinear_rows(m=65, batch_size=18000)).iloc[0]
-    assert not regime.inside(_nonlinear_rows(m=65, batch_size=18000, lr=2.0)).iloc[0]  # η ≤ 1
-    assert not regime.inside(_nonlinear_rows(m=65, batch_size=18000, l_tr=2)).iloc[0]  # l_tr ≥ ln M1/α
+    assert regime.epsilon == 0.1 and "ε = 0.1" in regime.text
+    assert not regime.on_params(_nonlinear_rows())[0]  # m = 60 < 36 ln 6 = 64.5 and B = 64 < 100 ln 6
+    assert not regime.on_params(_nonlinear_rows(m=65))[0]  # B still below ε⁻² ln M1 ≈ 179
+    assert regime.on_params(_nonlinear_rows(m=65, batch_size=180))[0]
+    assert not regime.on_params(_nonlinear_rows(m=65, batch_size=180, lr=2.0))[0]  # η ≤ 1 (explicit)
+    assert not regime.on_params(_nonlinear_rows(m=65, batch_size=180, l_tr=2))[0]  # l_tr ≥ ln M1/α
+    assert regime.on_params(_nonlinear_rows(m=65, batch_size=64), constants=0.3)[0]  # B = 64: c* = 0.357
     # the width law measures m: its regime leaves the width condition out; the hinge law's ε is its own loss
-    assert LAWS["nonlinear_icl.width_vs_M1"].regime.inside(_nonlinear_rows(batch_size=18000)).iloc[0]
-    assert LAWS["nonlinear_icl.hinge_vs_batch"].regime.inside(_nonlinear_rows(m=65, batch_size=16)).iloc[0]
+    assert LAWS["nonlinear_icl.width_vs_M1"].regime.on_params(_nonlinear_rows(batch_size=180))[0]
+    assert LAWS["nonlinear_icl.hinge_vs_batch"].regime.on_params(_nonlinear_rows(m=65, batch_size=16))[0]
 
 
 # [Y24] Lemma D.8 and Def. F.1 on measured curves ----------------------------------------------------------
@@ -123,7 +127,7 @@ def test_the_softmax_error_law_has_theorem_3_4s_conditions():
     regime = LAWS["softmax_window.softmax_error_decreases_in_n"].regime
     rows = pd.DataFrame({"d": [2, 2, 2], "n": [100, 100, 100], "L": [1.0, 1.0, 1.0], "sigma": [1.0, 0.01, 1.0],
                          "task_class": ["relu", "relu", "cos"], "covariates": ["isotropic"] * 3})  # fmt: skip
-    assert list(regime.inside(rows)) == [True, False, False]  # σ = 0.01: n < (L²/σ²)^{d/2}; cos: no case of Thm 3.4
+    assert list(regime.on_params(rows)) == [True, False, False]  # σ = 0.01: n < (L²/σ²)^{d/2}; cos: no case of Thm 3.4
 
 
 def test_the_report_counts_points_inside_and_outside_the_conditions():

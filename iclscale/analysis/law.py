@@ -114,6 +114,20 @@ class Regime:
     def of_kind(self, kind: str) -> tuple[Condition, ...]:
         return tuple(c for c in self.conditions if c.kind == kind)
 
+    def on_params(self, rows: pd.DataFrame, constants: float = CONSTANTS):
+        """Whether each row meets the conditions on the params (explicit ones, and hidden-constant ones at the
+        given value of the constants); conditions measured on the run are not read here."""
+        import numpy as np
+
+        ok = np.ones(len(rows), dtype=bool)
+        if self.inside is not None:
+            ok &= np.asarray(self.inside(rows), dtype=bool)
+        for condition in self.of_kind(EXPLICIT):
+            ok &= np.asarray(condition.test(rows), dtype=bool)
+        for condition in self.of_kind(HIDDEN_CONSTANT):
+            ok &= np.asarray(condition.test(rows), dtype=float) >= constants
+        return ok
+
 
 STRONGER, WEAKER, OTHER_READING = "stronger", "weaker", "another reading"
 

@@ -31,7 +31,8 @@ MEANING = {
     "",
     "M2": "number of in-domain-irrelevant (IDI) patterns M2 ([L24] §5: 24)",
     "l_tr": "training prompt length l_tr, demonstrations ([L24] §5: 20)",
-    "batch_size": "SGD batch size B, fresh prompts every iteration (not from the paper; 64 worked in a pilot of ours)",
+    "batch_size": "SGD batch size B, fresh prompts every iteration (not from the paper: 180 meets Thm 3.3 (ii), "
+    "B ≥ Ω(max{ε⁻², M1} log M1), with constant 1 at ε = 0.1 and M1 ≤ 10; 64 worked in a pilot of ours)",
     "domain": "test data: id = in-domain tasks unseen in training, T \\ T_tr ([L24] §5; NaN when T_tr = T); ood = the "
     "M1'(M1'−1) tasks T' on the ODR patterns μ'_j with ODI = IDI ([L24] Eq. 8, §5); id_train = the training tasks "
     "(not from the paper)",
@@ -46,7 +47,8 @@ MEANING = {
     "back to a = b = S1/2 unnormalised, our reading of Fig. 3A's 1.3); equal takes a = b = S1/2 (Fig. 2)",
     "eval_prompts": "test prompts per evaluation, one fixed set per config across records (not from the paper; "
     "≥ 2000 is our target)",
-    "m": "MLP width m, the rows of W_O (not from the paper: never given; theory m ≳ M1² log M1)",
+    "m": "MLP width m, the rows of W_O (not from the paper: never given; 65 meets Thm 3.3 (i), m ≥ Ω(M1² log M1), "
+    "with constant 1 at M1 = 6)",
     "attend_to_query": "softmax also over the query column (the appendix proofs sum s = 1..l+1); false is Eq. 2 as "
     "printed",
     "a_scale": "|a_i| of the fixed output layer a ~ U{±|a_i|} ([L24] §2.3, Table 2: 1/m; Alg. 1 prints a garbled 1/√m: "
@@ -86,7 +88,7 @@ DATA_SHAPE = (
     Param.shape("M1", 6, "number of in-domain-relevant (IDR) patterns M1 ([L24] §5: 6)", low=3, high=64, symbol="M₁"),
     Param.shape("M2", 24, MEANING["M2"], low=1, high=4096, symbol="M₂"),
     Param.shape("l_tr", 20, MEANING["l_tr"], low=1, high=10**4, symbol="l_tr"),
-    Param.shape("batch_size", 64, MEANING["batch_size"], low=1, high=10**6, symbol="B"),
+    Param.shape("batch_size", 180, MEANING["batch_size"], low=1, high=10**6, symbol="B"),
 )
 
 
@@ -114,7 +116,7 @@ DATA_EVAL = (
 
 # One-layer model ([L24] Eq. 2, §2.3) ----------------------------------------------------------
 ONE_LAYER_SHAPE = (
-    Param.shape("m", 60, MEANING["m"], low=1, high=10**5, symbol="m"),
+    Param.shape("m", 65, MEANING["m"], low=1, high=10**5, symbol="m"),
     Param.shape("m_a", 60, "query/key dimension m_a ([L24] §5: 60)", low=1, high=10**5, symbol="m_a"),
     Param.shape("m_b", 60, "value dimension m_b ([L24] §5: 60)", low=1, high=10**5, symbol="m_b"),
     Param.shape("attend_to_query", False, MEANING["attend_to_query"]),

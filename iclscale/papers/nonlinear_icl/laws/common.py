@@ -11,23 +11,27 @@ paper's own reading ("T is linear in α^{-2/3}", Fig. 6) as its primary hypothes
 (α → 0, β → ∞, M1 → ∞, η → 0), which is a one-sided band for the exponent.
 
 Measured quantities (not from the paper where marked): "T" is the first recorded iteration at which the
-in-domain error on unseen tasks is ≤ ε = 0.01 (the paper's §5.1 text on Fig. 3A uses "< 0.01"; using it
-for T is ours); "required l_tr" (l_ts) is the smallest grid value whose final error is ≤ ε; the pruning laws
-read the final record. Thresholds, verdict widths and the Ω(m) constant below are this tool's choices.
+in-domain error on unseen tasks is ≤ ε; "required l_tr" (l_ts) is the smallest grid value whose final error is
+≤ ε; the pruning laws read the final record. ε is the one the batch condition (ii), B ≥ Ω(max{ε⁻², M1} log M1),
+is checked at: 0.1 for the theorem's laws (B = 180 meets (ii) with constant 1; the paper's §5.1 "< 0.01" would
+need B ≥ 1.8·10⁴), 0.05 where a claim says the error is "≈ 0" or reads a required test length; the paper's own
+experiments (Fig. 6) are judged at its 0.01 (`PAPER_EPSILON`). Thresholds, verdict widths and the constants
+taken as 1 are this tool's choices.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from iclscale.analysis.law import Hypothesis, Prediction, Regime
+from iclscale.analysis.law import EXPLICIT, HIDDEN_CONSTANT, Condition, Hypothesis, Prediction, Regime
 from iclscale.analysis.verdict import OVERLAP, Band, VerdictRule
 
 L24 = "Li, Wang, Lu, Cui, Chen 2024 [L24] (ICML 2024, arXiv 2402.15607)"
 STUDY, GPT2 = "nonlinear_icl", "nonlinear_icl_gpt2"
-EPSILON = 0.01  # ε for "T" and for the S1 threshold: [L24] §5.1 on Fig. 3A, "< 0.01"
+EPSILON = 0.1  # ε for "T", the required l_tr and m and the S1 threshold: not from the paper (see above)
+PAPER_EPSILON = 0.01  # [L24] §5.1 on Fig. 3A, "< 0.01": the paper's experiments are judged at it
 L_TS_EPSILON = 0.05  # ε for the required test length: not from the paper (a pilot of ours read l_ts at 0.05 and 0.1)
-TASKS_EPSILON = EPSILON  # App. A.2's "around 0" (Fig. 7) read as ≤ 0.01, the same ε (our reading; no number given)
+TASKS_EPSILON = 0.05  # App. A.2's "around 0" (Fig. 7) read as ≤ 0.05 (our reading; no number given)
 EXPONENT_RULE = VerdictRule(max_interval_width=0.3)  # 0.3 wide at most: not from the paper
 THEOREM_3_3 = (
     "Theorem 3.3 holds when Condition 3.2 holds (|T_tr| ≥ M1, every (pattern, label) covered equally), "
@@ -43,47 +47,54 @@ THEOREM_3_3_PARTS = ("width", "batch", "l_tr", "l_ts", "step", "tasks")
 
 
 def theorem_3_3_regime(epsilon: float | None, without: tuple[str, ...] = (), source: str = "Thm 3.3") -> Regime:
-    """[L24] Thm 3.3's conditions (i)–(iv) and Condition 3.2 on the params, every Ω(·) constant taken as 1
-    (the paper gives none; this tool's reading): (i) m ≥ M1² ln M1; (ii) B ≥ max{ε⁻², M1}·ln M1; (iii)
-    l_tr ≥ max{ln M1/α, 1/(β²α)} and l_ts ≥ 1/α'; (iv) η ≤ 1; Condition 3.2: the cyclic task set
-    (n_train_tasks = 0) or at least M1 training tasks. `epsilon`: the ε of (ii), the threshold the law's
-    measure reads; None where the claim fixes no ε (the statement holds for any ε > 0), so (ii) is read at
-    its weakest, ε ≥ M1^(−1/2): B ≥ M1 ln M1. `without`: the parts whose param the law measures (the
-    required m of a width law, say) or that the study lacks (a GPT-2 has no m): THEOREM_3_3_PARTS."""
-    parts = [p for p in THEOREM_3_3_PARTS if p not in without]
-    floor = f"max{{ε⁻² = {epsilon**-2:g}, M1}}" if epsilon is not None else "M1 (ε free: ε ≥ M1^(−1/2))"
-    words = {
-        "width": "m ≥ M1² ln M1",
-        "batch": f"B ≥ {floor}·ln M1",
-        "l_tr": "l_tr ≥ max{ln M1/α, 1/(β²α)}",
-        "l_ts": "l_ts ≥ 1/α'",
-        "step": "η ≤ 1",
-        "tasks": "n_train_tasks = 0 (cyclic) or ≥ M1",
+    """[L24] Thm 3.3's conditions (i)–(iv) and Condition 3.2 on the params, each labelled: (i) m ≥ Ω(M1² log M1),
+    (ii) B ≥ Ω(max{ε⁻², M1} log M1) and (iii) l_tr ≥ max{Ω(log M1/α), Ω(1/(β²α))} carry hidden constants (the
+    paper gives none; one constant for both terms of (iii) is this tool's reading); l_ts ≥ α'⁻¹, η ≤ 1 and
+    Condition 3.2 (the cyclic task set, n_train_tasks = 0, or at least M1 training tasks) are explicit.
+    `epsilon`: the ε of (ii), the threshold the law's measure reads; None where the claim fixes no ε (the statement
+    holds for any ε > 0), so (ii) is read at its weakest, ε ≥ M1^(−1/2): B ≥ Ω(M1 log M1). `without`: the parts
+    whose param the law measures (the required m of a width law, say) or that the study lacks (a GPT-2 has no m):
+    THEOREM_3_3_PARTS."""
+    floor = "max{ε⁻², M1}" if epsilon is not None else "M1 (ε free: ε ≥ M1^(−1/2))"
+
+    def m1(rows):
+        return rows["M1"].astype(float)
+
+    def batch_floor(rows):
+        return np.maximum(epsilon**-2, m1(rows)) if epsilon is not None else m1(rows)
+
+    def tasks(rows):
+        if "n_train_tasks" not in rows:
+            return np.ones(len(rows), dtype=bool)
+        count = rows["n_train_tasks"].astype(float)
+        return (count == 0) | (count >= m1(rows))
+
+    conditions = {
+        "width": Condition(
+            "m ≥ Ω(M1² ln M1)",
+            HIDDEN_CONSTANT,
+            lambda rows: rows["m"].astype(float) / (m1(rows) ** 2 * np.log(m1(rows))),
+        ),
+        "batch": Condition(
+            f"B ≥ Ω({floor}·ln M1)",
+            HIDDEN_CONSTANT,
+            lambda rows: rows["batch_size"].astype(float) / (batch_floor(rows) * np.log(m1(rows))),
+        ),
+        "l_tr": Condition(
+            "l_tr ≥ max{Ω(ln M1/α), Ω(1/(β²α))}",
+            HIDDEN_CONSTANT,
+            lambda rows: (
+                rows["l_tr"].astype(float)
+                / np.maximum(np.log(m1(rows)), 1 / rows["beta"].astype(float) ** 2)
+                * rows["alpha"].astype(float)
+            ),
+        ),
+        "l_ts": Condition("l_ts ≥ 1/α'", EXPLICIT, lambda rows: rows["l_ts"].astype(float) >= 1 / rows["alpha_test"]),
+        "step": Condition("η ≤ 1", EXPLICIT, lambda rows: rows["lr"].astype(float) <= 1),
+        "tasks": Condition("n_train_tasks = 0 (cyclic) or ≥ M1 (Condition 3.2)", EXPLICIT, tasks),
     }
-
-    def inside(rows):
-        m1 = rows["M1"].astype(float)
-        log_m1 = np.log(m1)
-        ok = np.ones(len(rows), dtype=bool)
-        if "width" in parts:
-            ok &= rows["m"].astype(float) >= m1**2 * log_m1
-        if "batch" in parts:
-            floor_ = np.maximum(epsilon**-2, m1) if epsilon is not None else m1
-            ok &= rows["batch_size"].astype(float) >= floor_ * log_m1
-        if "l_tr" in parts:
-            alpha, beta = rows["alpha"].astype(float), rows["beta"].astype(float)
-            ok &= rows["l_tr"].astype(float) >= np.maximum(log_m1 / alpha, 1 / (beta**2 * alpha))
-        if "l_ts" in parts:
-            ok &= rows["l_ts"].astype(float) >= 1 / rows["alpha_test"].astype(float)
-        if "step" in parts:
-            ok &= rows["lr"].astype(float) <= 1
-        if "tasks" in parts and "n_train_tasks" in rows:
-            tasks = rows["n_train_tasks"].astype(float)
-            ok &= (tasks == 0) | (tasks >= m1)
-        return ok
-
-    text = "; ".join(words[p] for p in parts)
-    return Regime(f"[L24] {source}: {text} (the Ω constants taken as 1: not from the paper)", inside)
+    kept = tuple(conditions[p] for p in THEOREM_3_3_PARTS if p not in without)
+    return Regime.of(f"[L24] {source}", kept, epsilon=epsilon)
 
 
 # Row filters --------------------------------------------------------------------------------------

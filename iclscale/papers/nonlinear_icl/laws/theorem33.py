@@ -122,7 +122,7 @@ T_VS_ALPHA = _t_law(
     "T_vs_alpha",
     "alpha",
     t_vs_alpha_prediction,
-    "the iterations T needed to reach unseen-task error ≤ 0.01 scale as α^{-2/3}",
+    f"the iterations T needed to reach unseen-task error ≤ {EPSILON:g} scale as α^{{-2/3}}",
     "β, M1, η, B, l_tr held fixed, l_tr long enough for every α of the grid",
     forms=(LINEAR_IN_ALPHA_TWO_THIRDS,),
 )
@@ -130,14 +130,14 @@ T_VS_BETA = _t_law(
     "T_vs_beta",
     "beta",
     t_vs_beta_prediction,
-    "the iterations T needed to reach unseen-task error ≤ 0.01 scale as β^{-2/3}",
+    f"the iterations T needed to reach unseen-task error ≤ {EPSILON:g} scale as β^{{-2/3}}",
     "α, M1, η, B, l_tr, K held fixed; β ≥ 1 (K fixed, so the irrelevant part κν scales with β too)",
 )
 T_VS_ETA = _t_law(
     "T_vs_eta",
     "lr",
     t_vs_eta_prediction,
-    "the iterations T needed to reach unseen-task error ≤ 0.01 scale as η^{-1}",
+    f"the iterations T needed to reach unseen-task error ≤ {EPSILON:g} scale as η^{{-1}}",
     "α, β, M1, B, l_tr held fixed; η ≤ 1",
 )
 
@@ -150,7 +150,7 @@ def m1_sqrt_log_m1(m1):
 T_VS_M1 = Law(
     name=f"{STUDY}.T_vs_M1",
     study=STUDY,
-    claim="the iterations T needed to reach unseen-task error ≤ 0.01 scale as M1·√(log M1)",
+    claim=f"the iterations T needed to reach unseen-task error ≤ {EPSILON:g} scale as M1·√(log M1)",
     citation=f"{L24} Theorem 3.3 (iv), Eq. (10)",
     conditions="α, β, η, B, l_tr, M2 held fixed; the theorem also needs m ≳ M1² log M1, B ≳ M1 log M1 and "
     "l_tr ≳ log M1/α (a sweep at fixed m leaves the larger M1 below the first); not in the paper's figures. "
@@ -167,7 +167,7 @@ T_VS_M1 = Law(
 SAMPLES_VS_ALPHA = Law(
     name=f"{STUDY}.samples_vs_alpha",
     study=STUDY,
-    claim="the training samples N = B·T needed to reach unseen-task error ≤ 0.01 scale as α^{-2/3}",
+    claim=f"the training samples N = B·T needed to reach unseen-task error ≤ {EPSILON:g} scale as α^{{-2/3}}",
     citation=f"{L24} Theorem 3.3 (iv), Eq. (10) with N = BT; §3.3 insight 3",
     conditions="as T vs α (claim L1): β, M1, η, l_tr held fixed; at one B per group N* is B·T*, so the "
     "exponent is T's; a sweep that also grids B fits N* per B. " + THEOREM_3_3,
@@ -186,10 +186,11 @@ SAMPLES_VS_ALPHA = Law(
 L_TR_VS_ALPHA = Law(
     name=f"{STUDY}.l_tr_vs_alpha",
     study=STUDY,
-    claim="the training prompt length needed for unseen-task error ≤ 0.01 after a fixed budget scales as α^{-1}",
+    claim=f"the training prompt length needed for unseen-task error ≤ {EPSILON:g} after a fixed budget scales as "
+    "α^{-1}",
     citation=f"{L24} Theorem 3.3 (iii), Eq. (9); App. A.1, Figure 6 (left)",
     conditions="a fixed iteration budget for every (α, l_tr); required l_tr = the smallest l_tr of the grid whose "
-    "final unseen-task error is ≤ 0.01 (integer grid: a staircase); the bound is max{log M1/α, 1/(β²α)}. "
+    f"final unseen-task error is ≤ {EPSILON:g} (integer grid: a staircase); the bound is max{{log M1/α, 1/(β²α)}}. "
     + THEOREM_3_3,
     prediction_text="exponent −1 of the required l_tr vs α (bound reading ≥ −1)",
     measure=ThresholdAlongAxis("test_error", axis="l_tr", threshold=EPSILON),
@@ -221,10 +222,10 @@ def width_prediction(params: Mapping[str, Any]) -> Prediction:
 WIDTH_VS_M1 = Law(
     name=f"{STUDY}.width_vs_M1",
     study=STUDY,
-    claim="the MLP width m needed for unseen-task error ≤ 0.01 grows as M1²·log M1",
+    claim=f"the MLP width m needed for unseen-task error ≤ {EPSILON:g} grows as M1²·log M1",
     citation=f"{L24} Theorem 3.3 (i)",
     conditions="a fixed iteration budget for every (M1, m); required m = the smallest m of the grid whose final "
-    "unseen-task error is ≤ 0.01 (ε not from the paper; a staircase on the grid); a sufficient condition: "
+    f"unseen-task error is ≤ {EPSILON:g} (ε not from the paper; a staircase on the grid); a sufficient condition: "
     "a measured width may grow slower than the bound (an optional check of ours; not a figure of the paper). "
     + THEOREM_3_3,
     prediction_text="exponent 1 of the required m vs M1²·ln M1 (bound reading ≤ 1)",
