@@ -306,6 +306,24 @@ def test_a_condition_measured_on_the_run_leaves_out_every_seed_of_a_config_that_
     assert math.isinf(fit.c_star) and fit.c_all == 0
 
 
+def test_the_papers_experiment_is_judged_on_every_point_and_says_how_many_lie_inside_the_conditions():
+    """A figure run outside the theorem's conditions gets no theorem verdict, but as the paper's experiment it is
+    judged on all its points, and the reason gives its regime status and c*."""
+    from iclscale.analysis.law import Experiment
+
+    five = Condition("α ≥ Ω(5)", HIDDEN_CONSTANT, lambda rows: rows["alpha"] / 5)
+    law = toy_law(PowerLaw(), regime=Regime.of("planted", (five,)))
+    figure = Experiment("Fig. 9", "planted_sweep", ("toy.law",), "T falls as α^(−2/3)")
+    (theorem,) = law.evaluate(results_of(offset_rows(0)))
+    (experiment,) = law.evaluate(results_of(offset_rows(0)), figure)
+    assert theorem.verdict.verdict == OUTSIDE and theorem.judged == "theorem"
+    assert experiment.verdict.verdict == CONSISTENT and experiment.judged == "experiment"
+    assert experiment.ci_low <= PLANTED <= experiment.ci_high and experiment.n_points == 42
+    assert experiment.verdict.reason.startswith("the paper's experiment (Fig. 9), judged on all 42 points: 0 inside")
+    assert "c* = 0.2" in experiment.verdict.reason and experiment.n_outside == 42
+    assert experiment.row()["judged"] == "experiment" and experiment.row()["experiment"] == "Fig. 9"
+
+
 def test_a_condition_takes_only_the_three_kinds():
     with pytest.raises(ValueError, match=r"Condition\.kind"):
         Condition("x", "implicit", lambda rows: rows)

@@ -181,6 +181,34 @@ def test_several_roots_give_the_latest_verdict_and_its_history(tmp_path):
     assert entry["estimates"][0]["method"] == "cluster bootstrap" and entry["estimates"][0]["report"].endswith("#law-0")
 
 
+def test_the_papers_experiment_is_judged_beside_the_theorem_and_never_counts_as_its_evidence(tmp_path):
+    """L24's claim L1: the theorem's law reads the in-regime sweep; Fig. 6's run at the paper's settings is judged as
+    the paper's experiment (every point), in its own column; an experiment row never enters the theorem's verdict."""
+    paper = next(p for p in papers() if p.tag == "L24")
+    claim = next(c for c in paper.package.CLAIMS if c.label == "L1")
+    root = tmp_path / "root"
+    theorem = _planted(root, OUTSIDE, "2026-01-01T00:00:00")
+    theorem.name, theorem.study = "nonlinear_icl_law_T_vs_alpha", "nonlinear_icl"
+    theorem.fits = [{**theorem.fits[0], "law": "nonlinear_icl.T_vs_alpha", "c_star": "0.36"}]
+    figure = _planted(root, CONSISTENT, "2026-01-02T00:00:00")
+    figure.name, figure.study = "nonlinear_icl_fig6_right_T", "nonlinear_icl"
+    figure.fits = [
+        {**figure.fits[0], "law": "nonlinear_icl.T_vs_alpha_fig6", "judged": "experiment", "c_star": "0.01"},
+        {**figure.fits[0], "law": "nonlinear_icl.T_vs_alpha", "verdict": INCONSISTENT, "judged": "experiment"},
+    ]  # the second: a theorem law's name on an experiment row, which must not make the claim inconsistent
+    entry = ledger.entry(paper, claim, [(root, [theorem, figure])], tmp_path / "ledger")
+    assert entry["verdict"] == OUTSIDE and entry["c_star"] == pytest.approx(0.36)
+    experiment = entry["experiment"]
+    assert experiment["figure"] == "Fig. 6 (right)" and experiment["sweep"] == "nonlinear_icl_fig6_right_T"
+    assert experiment["verdict"] == CONSISTENT and [e["law"] for e in experiment["estimates"]] == [
+        "nonlinear_icl.T_vs_alpha_fig6"
+    ]
+    assert "linear in" in experiment["quote"]
+    row = ledger.csv_row({**entry, "paper": paper.name})
+    assert row["experiment"].startswith("consistent (Fig. 6 (right), nonlinear_icl_fig6_right_T)")
+    assert "the paper's experiment (Fig. 6 (right)): consistent" in ledger._claim_row(entry)
+
+
 def test_a_missing_root_is_one_clear_line(tmp_path, capsys):
     assert main(["ledger", str(tmp_path / "nowhere")]) == 2
     assert "does not exist" in capsys.readouterr().err

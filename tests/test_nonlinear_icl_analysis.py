@@ -19,6 +19,7 @@ from iclscale.analysis.levels import cost_onset, level_means
 from iclscale.analysis.measures import FinalValue
 from iclscale.analysis.reader import Results
 from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Band
+from iclscale.papers.nonlinear_icl.laws.common import EPSILON
 
 STUDY = "nonlinear_icl"
 EVAL_PARAMS = ("domain", "alpha_test", "l_ts", "S1", "K_ood", "prune_method", "prune_ratio", "prune_score", "learner")
@@ -52,11 +53,11 @@ def row(run_id: str, seed: int, **values) -> dict:
     }
 
 
-# T ∝ α^(−2/3): iterations to unseen-task error ≤ 0.01 ----------------------------------------------
+# T ∝ α^(−2/3): iterations to unseen-task error ≤ ε ----------------------------------------------
 def iteration_store(
     exponent: float, axis: str = "alpha", levels=(0.4, 0.5, 0.6, 0.8, 1.0), transform=None, scale: float = 100
 ):
-    """Error curves e(t) = 0.5·exp(−t/τ) recorded every 5 steps, with τ chosen so that e ≤ 0.01 first at
+    """Error curves e(t) = 0.5·exp(−t/τ) recorded every 5 steps, with τ chosen so that e ≤ ε (the laws') first at
     T = scale·g(x)^exponent·(1 + 0.02·seed)."""
     rows, curves = [], []
     for level in levels:
@@ -66,7 +67,7 @@ def iteration_store(
             crossing = scale * g**exponent * (1 + 0.02 * seed)
             r = row(run, seed, **{axis: level}, domain="id", alpha_test=0.8, l_ts=20, prune_method="none")
             rows.append(r)
-            tau = crossing / math.log(50)
+            tau = crossing / math.log(0.5 / EPSILON)
             curves += [
                 {"run_id": run, "sweep": "s", "step": t, "metric": "test_error"}
                 | {"value": 0.5 * math.exp(-t / tau), "eval_key": r["eval_key"]}
@@ -84,7 +85,7 @@ def test_planted_alpha_exponent_is_recovered_and_consistent():
     row_ = fit.row()
     assert row_["theory_low"] == row_["theory_high"] == pytest.approx(-2 / 3)
     assert "Eq. (10)" in row_["citation"]
-    assert fit.sensitivity["exponent at ε = 0.02"] == pytest.approx(-2 / 3, abs=0.05)
+    assert fit.sensitivity[f"exponent at ε = {2 * EPSILON:g}"] == pytest.approx(-2 / 3, abs=0.05)
 
 
 def test_a_wrong_alpha_slope_is_inconsistent():
@@ -109,18 +110,18 @@ def test_t_vs_m1_fits_against_m1_sqrt_log_m1():
 
 
 def test_required_length_law_refits_at_other_thresholds():
-    """l_tr* ∝ α^(−1): the smallest l_tr with final error ≤ 0.01; the ε sensitivity reruns the selection."""
+    """l_tr* ∝ α^(−1): the smallest l_tr with final error ≤ ε; the ε sensitivity reruns the selection."""
     rows = []
     for alpha in (0.3, 0.4, 0.5, 0.6, 0.8, 1.0):
         for seed in range(3):
             for l_tr in (1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 25, 32, 40):
-                error = 0.01 * (6 / (alpha * l_tr)) ** 2  # ≤ 0.01 once l_tr ≥ 6/α
+                error = EPSILON * (6 / (alpha * l_tr)) ** 2  # ≤ ε once l_tr ≥ 6/α
                 rows.append(row(f"{alpha}-{l_tr}-{seed}", seed, alpha=alpha, l_tr=l_tr, domain="id", test_error=error))
     (fit,) = get_law("nonlinear_icl.l_tr_vs_alpha").evaluate(results_of(rows))
     assert fit.n_points == 18 and fit.n_censored == 0
     assert fit.estimate == pytest.approx(-1.0, abs=0.15)
-    assert math.isfinite(fit.sensitivity["exponent at ε = 0.02"])
-    assert fit.sensitivity["censored at ε = 0.005"] == 0
+    assert math.isfinite(fit.sensitivity[f"exponent at ε = {2 * EPSILON:g}"])
+    assert fit.sensitivity[f"censored at ε = {EPSILON / 2:g}"] == 0
 
 
 def test_samples_law_multiplies_the_first_step_by_the_batch_size():
@@ -137,7 +138,7 @@ def test_samples_law_multiplies_the_first_step_by_the_batch_size():
 
 
 def width_store(required_width):
-    """Final error ≤ 0.01 once m ≥ required_width(M1, seed), 0.2 below it, on a doubling m grid."""
+    """Final error 0.002 (≤ ε) once m ≥ required_width(M1, seed), 0.2 (> ε) below it, on a doubling m grid."""
     rows = []
     for M1 in (4, 6, 8, 10):
         for seed in range(3):
@@ -199,7 +200,8 @@ def s1_store(error_of, seeds=4, study=STUDY):
     ],
 )
 def test_s1_threshold_verdicts_on_constructed_cases(error_of, iff, sufficient):
-    store = s1_store(error_of)
+    """The cases are written for ε = 0.01 (Fig. 3A's) and scaled to the one-layer laws' ε."""
+    store = s1_store(lambda s, k: error_of(s, k) * EPSILON / 0.01)
     (both,) = get_law("nonlinear_icl.ood_error_threshold_S1").evaluate(store)
     (only_if,) = get_law("nonlinear_icl.ood_error_sufficient_S1").evaluate(store)
     assert (both.verdict.verdict, only_if.verdict.verdict) == (iff, sufficient), (both.verdict, only_if.verdict)
@@ -212,7 +214,7 @@ def test_s1_crossing_statistic_and_gpt2_law():
     (fit,) = get_law("nonlinear_icl_gpt2.ood_error_threshold_S1").evaluate(store)
     assert fit.estimate == 1.0 and (fit.ci_low, fit.ci_high) == (1.0, 1.0)
     assert fit.verdict.verdict == CONSISTENT
-    never = s1_store(lambda s, k: 0.05)
+    never = s1_store(lambda s, k: 5 * EPSILON)  # the one-layer law's ε: above it at every S1
     (fit,) = get_law("nonlinear_icl.ood_error_threshold_S1").evaluate(never)
     assert fit.estimate == math.inf and fit.verdict.verdict == INCONSISTENT
 

@@ -42,3 +42,15 @@ def run_summary(study: str, records) -> dict | None:
 
     run = pd.DataFrame(records, columns=["step", "metric", "value"])
     return summaries[study](run.pivot_table(index="step", columns="metric", values="value").sort_index())
+
+
+def experiments_of_sweep(study: str, sweep: str) -> tuple:
+    """The papers' own experiments run by this sweep: (claim, Experiment) for every claim of the study's paper whose
+    experiment names the sweep (iclscale.analysis.law.Experiment)."""
+    return tuple(
+        (claim, claim.experiment)
+        for studies, package in PAPERS.values()
+        if study in studies
+        for claim in package.CLAIMS
+        if getattr(claim, "experiment", None) is not None and claim.experiment.sweep == sweep
+    )

@@ -29,20 +29,31 @@ from iclscale.analysis.verdict import (
 )
 
 if TYPE_CHECKING:
-    from iclscale.analysis.law import Hypothesis, Law, Prediction
+    from iclscale.analysis.law import Experiment, Hypothesis, Law, Prediction
     from iclscale.analysis.reader import Results
 
 NO_PREDICTION = Verdict(INCONCLUSIVE, "the law makes no prediction for this group")
 
 
-def evaluate(law: Law, results: Results) -> list[LawFit]:
+def evaluate(law: Law, results: Results, experiment: Experiment | None = None) -> list[LawFit]:
+    """The law's fits on the results, one per group. With `experiment` (the paper's own figure, iclscale.analysis.law
+    .Experiment), every point is judged, inside the theorem's conditions or not, and the reason says how many lie
+    inside them (the experiment's regime status)."""
     context: dict = {}  # shared by the groups of one evaluation (e.g. a kind's regrouping at other ε)
     out = []
     for group in groups(law, results):
+        c_star, c_all, binding = group.regime_constants()
+        n_inside, n_outside = len(group.rows), len(group.outside)
+        if experiment is not None:
+            import pandas as pd
+
+            group = replace(group, rows=pd.concat([group.rows, group.outside]), outside=group.outside.iloc[0:0])
         prediction = law.kind.predict(law, group)
         estimate = law.kind.estimate(law, group, prediction, results, context)
         verdict = decide(law, group, prediction, estimate)
-        c_star, c_all, binding = group.regime_constants()
+        if experiment is not None:
+            verdict = replace(verdict, reason=f"{experiment_status(experiment, n_inside, n_outside, c_star)}: "
+                              f"{verdict.reason}")  # fmt: skip
         out.append(
             LawFit(
                 **{f.name: getattr(estimate, f.name) for f in fields(Estimate)},
@@ -51,14 +62,15 @@ def evaluate(law: Law, results: Results) -> list[LawFit]:
                 prediction=prediction,
                 verdict=verdict,
                 alternatives=alternatives(law, group, prediction, estimate),
-                n_excluded=group.n_excluded,
-                n_outside=len(group.outside),
-                n_inside=len(group.rows),
+                n_excluded=group.n_excluded if experiment is None else group.n_not_ok,
+                n_outside=n_outside,
+                n_inside=n_inside,
                 outside_points=outside_points(law, group),
                 x_title=results.title(law.x) if law.x else "",
                 c_star=c_star,
                 c_all=c_all,
                 binding=binding,
+                experiment=experiment,
             )
         )
     return out
@@ -160,6 +172,15 @@ def line_form(law: Law, estimate: Estimate, band: Verdict) -> Verdict:
     if law.kind.form_required:
         return Verdict(INCONSISTENT, f"not a line, which the theory requires here: {form.describe()}{bend}")
     return Verdict(INCONCLUSIVE, f"not a line here: {form.describe()}{bend}")
+
+
+def experiment_status(experiment: Experiment, n_inside: int, n_outside: int, c_star: float) -> str:
+    """The paper's experiment's regime status, said before its verdict."""
+    where = f"the paper's experiment ({experiment.figure}), judged on all {n_inside + n_outside} points"
+    if not n_outside:
+        return f"{where}, every one inside the theorem's conditions"
+    constants = f"; c* = {c_star:.3g}" if math.isfinite(c_star) else ""
+    return f"{where}: {n_inside} inside the theorem's conditions, {n_outside} outside{constants}"
 
 
 def constants_needed(group: Group) -> str:

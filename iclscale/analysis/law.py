@@ -193,10 +193,10 @@ class Law:
         """x as chart axes name it."""
         return self.kind.x_symbol(self)
 
-    def evaluate(self, results: Results) -> list[LawFit]:
+    def evaluate(self, results: Results, experiment: Experiment | None = None) -> list[LawFit]:
         from iclscale.analysis.evaluate import evaluate
 
-        return evaluate(self, results)
+        return evaluate(self, results, experiment)
 
     def describe(self) -> str:
         where = ", ".join(f"{k} ∈ {{{', '.join(map(str, v))}}}" for k, v in self.where.items())
@@ -268,6 +268,27 @@ class Diagnosis:
 
 
 @dataclass(frozen=True)
+class Experiment:
+    """The paper's own experiment behind a claim tied to a figure or table, judged beside the theorem's law: the
+    catalogue sweep at the paper's stated settings (`sweep`; its file's header lists the settings the paper does
+    not state and the values chosen), the laws that judge what the paper says of its figure (`laws`: evaluated on
+    every point, whatever the theorem's conditions, which are counted and reported as the experiment's regime
+    status, with c*), and what the paper says of its figure (`quote`, the paper's words)."""
+
+    figure: str  # e.g. "Fig. 6 (right)"
+    sweep: str  # a catalogue sweep's name
+    laws: tuple[str, ...]
+    quote: str
+
+    def __post_init__(self):
+        if not self.laws or not self.quote.strip():
+            raise ValueError(f"Experiment {self.figure}: give the laws that judge it and the paper's words (quote)")
+
+    def describe(self) -> str:
+        return f"{self.figure}, sweep {self.sweep}: “{self.quote}”"
+
+
+@dataclass(frozen=True)
 class Claim:
     """One claim of a paper, and the laws that test it (a catalogue module lists every claim of its paper,
     so `iclscale laws` shows what is covered), with the diagnosis of every part of it that does not reproduce."""
@@ -277,6 +298,7 @@ class Claim:
     text: str
     laws: tuple[str, ...]
     diagnoses: tuple[Diagnosis, ...] = ()
+    experiment: Experiment | None = None  # the paper's own figure or table, judged beside the theorem
 
     def __post_init__(self):
         stray = [name for d in self.diagnoses for name in d.laws if name not in self.laws]

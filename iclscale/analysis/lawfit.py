@@ -13,7 +13,7 @@ from iclscale.analysis.select import label
 
 if TYPE_CHECKING:
     from iclscale.analysis.forms import Curvature, FormComparison, LackOfFit, LocalExponents
-    from iclscale.analysis.law import Hypothesis, Law, Prediction
+    from iclscale.analysis.law import Experiment, Hypothesis, Law, Prediction
     from iclscale.analysis.verdict import Verdict
 
 NAN = math.nan
@@ -63,6 +63,12 @@ class LawFit(Estimate):
     c_star: float = math.inf  # the largest hidden constant at which some point is inside (Group.regime_constants)
     c_all: float = math.inf  # ... at which every point is
     binding: str = ""  # the condition that binds c*
+    experiment: Experiment | None = None  # judged as the paper's own experiment (every point), not the theorem
+
+    @property
+    def judged(self) -> str:
+        """What the verdict is about: the theorem's law inside its conditions, or the paper's experiment."""
+        return "experiment" if self.experiment is not None else "theorem"
 
     @property
     def group_label(self) -> str:
@@ -102,6 +108,8 @@ class LawFit(Estimate):
             "n_excluded": self.n_excluded,
             "n_inside_conditions": self.n_inside,
             "n_outside_conditions": self.n_outside,
+            "judged": self.judged,
+            "experiment": self.experiment.figure if self.experiment is not None else "",
             "c_star": self.c_star,
             "c_all": self.c_all,
             "binding_condition": self.binding,

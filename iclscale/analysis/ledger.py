@@ -430,15 +430,59 @@ class Judged:
         return QUICK if QUICK in budgets else (CUSTOM if CUSTOM in budgets else FULL)
 
 
+EXPERIMENT = "experiment"
+
+
 def judge(claim, results: list[SweepResult]) -> Judged:
     """The claim on one root. A part not tested is not shown to hold: where some of its laws have no fit inside
-    the theorems' conditions in the root, a claim whose other laws all hold is inconclusive, not consistent."""
-    rows = [(s, i, row) for s in results for i, row in enumerate(s.fits) if row.get("law") in claim.laws]
+    the theorems' conditions in the root, a claim whose other laws all hold is inconclusive, not consistent. The
+    paper's experiment's fits (`judge_experiment`) are not the theorem's evidence."""
+    rows = [
+        (s, i, row)
+        for s in results
+        for i, row in enumerate(s.fits)
+        if row.get("law") in claim.laws and row.get("judged") != EXPERIMENT
+    ]
     verdict = claim_verdict([row.get("verdict", "") for _, _, row in rows])
     tested = {row.get("law") for _, _, row in rows if row.get("verdict") != OUTSIDE}
     if verdict == CONSISTENT and set(claim.laws) - tested:
         verdict = INCONCLUSIVE
     return Judged(verdict, rows)
+
+
+def judge_experiment(claim, results: list[SweepResult]) -> Judged:
+    """The paper's own experiment behind the claim (iclscale.analysis.law.Experiment) on one root: its laws' fits on
+    every point of its sweep, judged against what the paper says of its figure."""
+    experiment = getattr(claim, "experiment", None)
+    if experiment is None:
+        return Judged(NOT_RUN)
+    rows = [
+        (s, i, row)
+        for s in results
+        if s.name == experiment.sweep
+        for i, row in enumerate(s.fits)
+        if row.get("judged") == EXPERIMENT and row.get("law") in experiment.laws
+    ]
+    return Judged(claim_verdict([row.get("verdict", "") for _, _, row in rows]), rows)
+
+
+def experiment_entry(claim, per_root: list[tuple[Path, list[SweepResult]]], out: Path) -> dict[str, Any] | None:
+    """claims.json's `experiment`: the paper's figure, its words, its sweep and the verdict on the latest root."""
+    experiment = getattr(claim, "experiment", None)
+    if experiment is None:
+        return None
+    judged = [judge_experiment(claim, results) for _, results in per_root]
+    ran = sorted((j for j in judged if j.rows), key=lambda j: j.finished)
+    latest = ran[-1] if ran else Judged(NOT_RUN)
+    return {
+        "figure": experiment.figure,
+        "sweep": experiment.sweep,
+        "quote": experiment.quote,
+        "laws": list(experiment.laws),
+        "verdict": latest.verdict,
+        "budget": latest.budget if latest.rows else "",
+        "estimates": [estimate_of(s, i, row, out) for s, i, row in latest.rows],
+    }
 
 
 def _number(text: Any) -> float | None:
@@ -596,6 +640,7 @@ def entry(paper: Paper, claim, per_root: list[tuple[Path, list[SweepResult]]], o
         "budget": latest.budget if latest.rows else "",
         "estimates": estimates,
         "c_star": claim_constant(estimates),
+        "experiment": experiment_entry(claim, per_root, out),
         "diagnosis": diagnoses(claim, laws),
         "negative_control": controls(laws),
         "seeds": sorted({seed for s in sweeps for seed in s.seeds}),
@@ -745,6 +790,8 @@ CSV_COLUMNS = (
     "claim",
     "quote",
     "estimates",
+    "c_star",
+    "experiment",
     "laws",
     "laws_not_run",
     "readings",
@@ -764,10 +811,21 @@ CSV_COLUMNS = (
 )
 
 
+def _experiment_text(experiment: dict[str, Any] | None) -> str:
+    if not experiment:
+        return ""
+    estimates = "; ".join(estimate_text(e) for e in experiment["estimates"])
+    return f"{experiment['verdict']} ({experiment['figure']}, {experiment['sweep']})" + (
+        f": {estimates}" if estimates else ""
+    )
+
+
 def csv_row(claim: dict[str, Any]) -> dict[str, str]:
     flat = {
         **claim,
         "estimates": "; ".join(estimate_text(e) for e in claim["estimates"]),
+        "experiment": _experiment_text(claim.get("experiment")),
+        "c_star": "" if claim.get("c_star") is None else claim["c_star"],
         "laws": "; ".join(law["name"] for law in claim["laws"]),
         "laws_not_run": "; ".join(claim["laws_not_run"]),
         "readings": "; ".join(law["reading"] for law in claim["laws"]),
@@ -886,16 +944,48 @@ A "quick" verdict rests on fewer seeds, search trials or training steps than the
 (<code>iclscale reproduce --budget quick</code>): a preview, not a result to cite.
 Also as <a href="claims.json">claims.json</a> and <a href="claims.csv">claims.csv</a>.</p>
 <table id="counts"><tr><th>paper</th>{head}<th>claims</th></tr>{count_rows}</table>
+{_sensitivity_table(data)}
 <div class="filters"><label>paper <select id="paper"><option value="">all</option>{paper_options}</select></label>
 <label>verdict <select id="verdict"><option value="">all</option>{verdict_options}</select></label>
 <span class="small"><span id="shown"></span> claims shown</span></div>
 <table id="claims"><colgroup><col style="width:4em"><col style="width:3.5em"><col style="width:7em"><col>
 <col style="width:8em"><col style="width:28%"><col style="width:22%"></colgroup>
-<tr><th>paper</th><th>claim</th><th>anchor</th><th>claim and the paper's words</th><th>verdict</th>
+<tr><th>paper</th><th>claim</th><th>anchor</th><th>claim and the paper's words</th>
+<th>verdict: the theorem's law inside its conditions / the paper's experiment</th>
 <th>estimates (interval, method, reading → verdict)</th><th>evidence and provenance</th></tr>{rows}</table>
 <script>{SCRIPT}</script>
 </body></html>
 """
+
+
+def _experiment_cell(experiment: dict[str, Any] | None) -> str:
+    if not experiment:
+        return ""
+    e = html.escape
+    return (
+        f"<div class='{_css(experiment['verdict'])}'>the paper's experiment ({e(experiment['figure'])}): "
+        f"{e(experiment['verdict'])}</div><div class='quote small'>“{e(experiment['quote'])}”</div>"
+    )
+
+
+def _sensitivity_table(data: dict[str, Any]) -> str:
+    """How many claims of each paper have a fit inside their theorems' conditions at each value of the hidden
+    constants (the ledger's `sensitivity`)."""
+    papers_ = [p for p in data["papers"] if p.get("sensitivity")]
+    if not papers_:
+        return ""
+    e = html.escape
+    keys = list(papers_[0]["sensitivity"])
+    head = "".join(f"<th>{e(k)}</th>" for k in keys)
+    rows = "".join(
+        f"<tr><th>{e(p['paper'])}</th>" + "".join(f'<td class="n">{p["sensitivity"][k]}</td>' for k in keys) + "</tr>"
+        for p in papers_
+    )
+    return (
+        "<p class='small'>Claims with a fit inside their theorems' conditions were every hidden Ω/O constant this "
+        "value (the ledger judges at 1; a claim's c* is the largest value at which one of its fits is inside):</p>"
+        f"<table id='sensitivity'><tr><th>hidden constants</th>{head}</tr>{rows}</table>"
+    )
 
 
 def _css(verdict: str) -> str:
@@ -923,6 +1013,16 @@ def _claim_row(c: dict[str, Any]) -> str:
         for x in c["estimates"]
     )
     verdict = c["verdict"] + (f" ({c['budget']})" if c["budget"] in (QUICK, CUSTOM) else "")
+    constant = c.get("c_star")
+    if c["verdict"] == OUTSIDE and isinstance(constant, float):
+        verdict += f"; inside only if the hidden constants were ≤ c* = {constant:.3g}"
+    experiment = c.get("experiment")
+    if experiment:
+        estimates += "".join(
+            f'<li class="{_css(x["verdict"])}"><a href="{e(x["report"])}">the paper\'s experiment: '
+            f"{e(estimate_text(x))}</a></li>"
+            for x in experiment["estimates"]
+        )
     evidence = []
     if c["laws_not_run"]:
         evidence.append("<b>laws not run here</b>: " + e(", ".join(c["laws_not_run"])))
@@ -952,6 +1052,7 @@ def _claim_row(c: dict[str, Any]) -> str:
     return (
         f'<tr class="claim" data-paper="{e(c["paper_tag"])}" data-verdict="{e(c["verdict"])}">'
         f"<td>{e(c['paper_tag'])}</td><td>{e(c['claim_id'])}</td><td>{e(c['anchor'])}</td>"
-        f"<td>{e(c['claim'])}{quote}{details}</td><td class='{_css(c['verdict'])}'>{e(verdict)}</td>"
+        f"<td>{e(c['claim'])}{quote}{details}</td><td class='{_css(c['verdict'])}'>{e(verdict)}"
+        f"{_experiment_cell(experiment)}</td>"
         f"<td><ul>{estimates}</ul></td><td class='small'>{'<br>'.join(evidence)}</td></tr>"
     )

@@ -163,7 +163,7 @@ def _section_html(section: Section, number: int, embeds: list[str]) -> str:
 def _contents(fits, sections, key_curves, other_curves, probes) -> str:
     """The table of contents: every law with its verdict, the study's sections, the sweep's chart groups."""
     laws = "".join(
-        f'<li><a href="#law-{i}">{e(fit.law.name)} — {e(fit.group_label)}</a> '
+        f'<li><a href="#law-{i}">{e(fit.law.name)} — {e(fit.group_label)}{e(judged_as(fit))}</a> '
         f'<span class="badge {fit.verdict.verdict}">{e(VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict))}'
         "</span></li>"
         for i, fit in enumerate(fits)
@@ -278,6 +278,8 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
             f"out ({fit.n_outside} outside the theorem's conditions, the rest not ok)",
         ),
     ]
+    if fit.experiment is not None:
+        items.insert(0, ("the paper's experiment", fit.experiment.describe()))
     if law.regime is not None:
         items.append(("theorem's conditions", law.regime.text))
     if law.versus_printed is not None:
@@ -297,12 +299,16 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
     rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in items)
     reason = brief_reason(fit.verdict.reason, verdict=verdict)
     return (  # the chart first, as a paper's figure, then the evidence behind its verdict
-        f'<h3 id="law-{index}">{e(law.name)} — {e(fit.group_label)} '
+        f'<h3 id="law-{index}">{e(law.name)} — {e(fit.group_label)}{e(judged_as(fit))} '
         f'<span class="{fit.verdict.verdict}">{e(verdict)}</span></h3>'
         f'<p class="verdict-line">{e(law.claim)} — <strong>{e(verdict)}</strong>: {e(reason)}</p>'
         + chart_div(chart, embeds)
         + f"<details open><summary>the fit, the prediction and the evidence</summary><table>{rows}</table></details>"
     )
+
+
+def judged_as(fit: LawFit) -> str:
+    return f" — the paper's experiment, {fit.experiment.figure}" if fit.experiment is not None else ""
 
 
 def diagnosis_items(law: str) -> list[tuple[str, str]]:

@@ -67,6 +67,20 @@ def fit_sweep_laws(results: Results) -> list[LawFit]:
     for name in named:
         law = get_law(name, f"{results.directory}/sweep.yaml: laws")
         fits.extend(law.evaluate(results) or [_no_data(law, results)])
+    return fits + fit_experiments(results)
+
+
+def fit_experiments(results: Results) -> list[LawFit]:
+    """The papers' own experiments this sweep runs (iclscale.analysis.catalogue.experiments_of_sweep), each law of
+    one judged on every point, whatever the theorem's conditions."""
+    from iclscale.analysis.catalogue import experiments_of_sweep
+    from iclscale.analysis.laws import get_law
+
+    fits = []
+    for claim, experiment in experiments_of_sweep(results.study, results.sweep.get("name", "")):
+        for name in experiment.laws:
+            law = get_law(name, f"claim {claim.label}'s experiment")
+            fits.extend(law.evaluate(results, experiment) or [_no_data(law, results)])
     return fits
 
 

@@ -3,7 +3,7 @@ In-Context Learning?", ICML 2024 (PMLR 235, arXiv 2402.15607). Claim ids L1–L1
 and F4, F5A (Figures 4, 5) are the catalogue's.
 Every claim of the paper, the laws that test it, and the report sections of its own."""
 
-from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
+from iclscale.analysis.law import Claim, Diagnosis, Experiment, with_diagnoses
 from iclscale.papers.nonlinear_icl.laws import learners, mechanism, pruning, theorem33, thresholds
 from iclscale.papers.nonlinear_icl.laws.common import GPT2, STUDY
 from iclscale.papers.nonlinear_icl.laws.learner_section import learner_section
@@ -11,12 +11,17 @@ from iclscale.papers.nonlinear_icl.laws.pruning_section import pruning_section
 
 S, G = f"{STUDY}.", f"{GPT2}."
 CLAIMS = (
-    Claim("L1", "Thm 3.3 (iv), Eq. 10; Fig. 6", "iterations T ∝ α^(−2/3) (T linear in α^(−2/3))", (S + "T_vs_alpha",)),
+    Claim("L1", "Thm 3.3 (iv), Eq. 10; Fig. 6", "iterations T ∝ α^(−2/3) (T linear in α^(−2/3))", (S + "T_vs_alpha",),
+          experiment=Experiment("Fig. 6 (right)", "nonlinear_icl_fig6_right_T", (S + "T_vs_alpha_fig6",),
+                                "the required number of training iterations is linear in a~2/3, which verify the "
+                                "theoretical findings in (9) and (10)")),
     Claim("L2", "Thm 3.3 (iv), Eq. 10", "T ∝ β^(−2/3)", (S + "T_vs_beta",)),
     Claim("L3", "Thm 3.3 (iv), Eq. 10", "T ∝ M1·√log M1", (S + "T_vs_M1",)),
     Claim("L4", "Thm 3.3 (iv), Eq. 10", "T ∝ η^(−1)", (S + "T_vs_eta",)),
     Claim("L5", "Thm 3.3 (iv); §3.3 insight 3", "samples N = B·T ∝ α^(−2/3)", (S + "samples_vs_alpha",)),
-    Claim("L6", "Thm 3.3 (iii), Eq. 9; Fig. 6", "training prompt length l_tr ∝ α^(−1)", (S + "l_tr_vs_alpha",)),
+    Claim("L6", "Thm 3.3 (iii), Eq. 9; Fig. 6", "training prompt length l_tr ∝ α^(−1)", (S + "l_tr_vs_alpha",),
+          experiment=Experiment("Fig. 6 (left)", "nonlinear_icl_fig6_left_l_tr", (S + "l_tr_vs_alpha_fig6",),
+                                "Figure [6]shows that the required length of the training prompt is linear in o'")),
     Claim("L7", "Thm 3.3 (iii), Eq. 9; Thm 3.4; Fig. 3B", "test prompt length l_ts ∝ α'^(−1), in and out of domain",
           (S + "l_ts_vs_alpha_test", G + "l_ts_vs_alpha_test")),
     Claim("L8", "Condition 3.2, Lemma B.11; Fig. 7", "error ≈ 0 iff |T_tr| ≥ M1",
