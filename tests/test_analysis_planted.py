@@ -324,6 +324,26 @@ def test_the_papers_experiment_is_judged_on_every_point_and_says_how_many_lie_in
     assert experiment.row()["judged"] == "experiment" and experiment.row()["experiment"] == "Fig. 9"
 
 
+def test_a_regime_ladder_draws_one_laws_rungs_over_the_binding_param():
+    """Rungs B = 1, 2, 4 of a batch condition B ≥ Ω(2): the first outside, the others inside; the ladder section
+    finds the three fits, orders them by B and charts them; a law with one group has no ladder."""
+    from iclscale.analysis.ladder_section import ladder_section, ladders
+
+    batch = Condition("B ≥ Ω(2)", HIDDEN_CONSTANT, lambda rows: rows["B"] / 2)
+    law = toy_law(PowerLaw(), regime=Regime.of("planted", (batch,)))
+    rows = [r | {"B": B, "run_id": f"{r['run_id']}-{B}"} for B in (4, 1, 2) for r in offset_rows(0)]
+    fits = law.evaluate(results_of(rows))
+    ((name, param, rungs),) = ladders(fits)
+    assert (name, param) == ("toy.law", "B") and [f.group["B"] for f in rungs] == [1, 2, 4]
+    assert [f.verdict.verdict for f in rungs] == [OUTSIDE, CONSISTENT, CONSISTENT]
+    assert [f.c_star for f in rungs] == [0.5, 1.0, 2.0]
+    charts = []
+    section = ladder_section(fits, lambda chart, title: charts.append(chart.to_dict()) or {"spec": title})
+    assert section.title == "Regime ladder" and len(section.items) == 1 and len(charts) == 1
+    assert "<td>1</td>" in section.items[0][2] and "outside" in section.items[0][2]
+    assert ladders(toy_law(PowerLaw()).evaluate(results_of(offset_rows(0)))) == []
+
+
 def test_a_condition_takes_only_the_three_kinds():
     with pytest.raises(ValueError, match=r"Condition\.kind"):
         Condition("x", "implicit", lambda rows: rows)

@@ -30,7 +30,9 @@ CLAIMS = (
           (S + "ood_error_threshold_S1", S + "ood_error_sufficient_S1", G + "ood_error_threshold_S1",
            G + "ood_error_sufficient_S1")),
     Claim("L10", "Thm 3.3 (i)", "width m ≳ M1² log M1 suffices", (S + "width_vs_M1",)),
-    Claim("L11", "Thm 3.3 (ii)", "hinge loss ≲ B^(−1/2)", (S + "hinge_vs_batch",)),
+    Claim("L11", "Thm 3.3 (ii)",
+          "a batch B ≥ Ω(max{ε⁻², M1} log M1) suffices for hinge loss O(ε) (the law reads it inverted, as a loss "
+          "≲ B^(−1/2): stronger than printed)", (S + "hinge_vs_batch",)),
     Claim("L12", "Thm 3.7, Eq. 14–15; Fig. 5A", "pruning the small neurons L^c is free (costs O(ε + M1^(−1/2)))",
           (S + "magnitude_pruning_free", S + "small_pruning_cost_vs_M1")),
     Claim("L13", "Thm 3.7, Eq. 16; Fig. 5B",
