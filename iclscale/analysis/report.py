@@ -127,9 +127,8 @@ def write_report(directory: str, out: str | None = None, png: bool = True) -> Re
         return _add_chart(report, chart, title)
 
     law_sections = [(fit, add(law_charts.law_chart(fit), f"law {fit.law.name} {fit.group_label}")) for fit in fits]
-    from iclscale.analysis.search_section import search_section
-
     from iclscale.analysis.ladder_section import ladder_section
+    from iclscale.analysis.search_section import search_section
 
     sections = [s for s in (search_section(results, add), ladder_section(fits, add)) if s is not None]
     sections += [s for hook in sections_of_study(results.study) if (s := hook(results, add)) is not None]

@@ -309,7 +309,8 @@ HINGE_VS_BATCH = replace(
         STRONGER,
         "Thm 3.3 (ii) prints only a sufficient batch, B ≥ Ω(max{ε⁻², M1} log M1) for a loss O(ε), with no constant; "
         "the law inverts it into a loss ≲ B^(−1/2), and over the sweep's B a loss under C·B^(−1/2) meets the printed "
-        "statement whatever its slope there, so a slope of −1/2 (and the bound reading's ≤ −1/2) asks more than printed",
+        "statement whatever its slope there, so a slope of −1/2 (and the bound reading's ≤ −1/2) asks more than "
+        "printed",
     ),
 )
 
