@@ -209,6 +209,28 @@ def test_the_papers_experiment_is_judged_beside_the_theorem_and_never_counts_as_
     assert "the paper's experiment (Fig. 6 (right)): consistent" in ledger._claim_row(entry)
 
 
+def test_a_claim_not_consistent_and_not_diagnosed_gets_the_runs_own_account(tmp_path):
+    """Every claim that is not consistent carries a diagnosis: the catalogue's, or one generated from the run and
+    marked so (outside: how far the constants are, from c*)."""
+    paper = next(p for p in papers() if p.tag == "L24")
+    claim = next(c for c in paper.package.CLAIMS if c.label == "L4")  # no diagnosis in the catalogue
+    assert not claim.diagnoses
+    root = tmp_path / "root"
+    planted = _planted(root, OUTSIDE, "2026-01-01T00:00:00")
+    planted.fits = [{**planted.fits[0], "law": "nonlinear_icl.T_vs_eta", "c_star": "0.357",
+                     "binding_condition": "B ≥ Ω(max{ε⁻², M1}·ln M1)"}]  # fmt: skip
+    entry = ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")
+    assert entry["diagnosis"] == [
+        "regime (generated from this run): inside only if the hidden constants were ≤ c* = 0.357 (binding: "
+        "B ≥ Ω(max{ε⁻², M1}·ln M1))"
+    ]
+    planted.fits = [{**planted.fits[0], "verdict": INCONCLUSIVE, "reason": "interval straddles an edge"}]
+    entry = ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")
+    assert entry["diagnosis"][0].startswith("open (generated from this run; not yet explained)")
+    planted.fits = [{**planted.fits[0], "verdict": CONSISTENT}]
+    assert ledger.entry(paper, claim, [(root, [planted])], tmp_path / "ledger")["diagnosis"] == []
+
+
 def test_a_missing_root_is_one_clear_line(tmp_path, capsys):
     assert main(["ledger", str(tmp_path / "nowhere")]) == 2
     assert "does not exist" in capsys.readouterr().err

@@ -512,6 +512,7 @@ def estimate_of(sweep: SweepResult, section: int, row: dict[str, Any], out: Path
         "n_points": int(_number(row.get("n_points")) or 0),
         "report": f"{_link(sweep.report, out)}#law-{section}",
         "c_star": _constant(row.get("c_star")),
+        "binding": row.get("binding_condition") or "",
     }
 
 
@@ -570,6 +571,25 @@ def diagnoses(claim, laws: list) -> list[str]:
     for law in laws:
         found.append(getattr(law, "diagnosis", None))
     return [_describe(d) for d in found if d]
+
+
+def generated_diagnosis(verdict: str, estimates: list[dict[str, Any]]) -> list[str]:
+    """For a claim judged but not consistent that the catalogue has not diagnosed: what this run's fits say, marked
+    as generated (a reader sees at once it is the run's own account, not the catalogue's explanation)."""
+    if verdict in (CONSISTENT, NOT_RUN, NO_LAW) or not estimates:
+        return []
+    if verdict == OUTSIDE:
+        best = max(estimates, key=lambda e: -1.0 if e.get("c_star") is None else math.inf if e["c_star"] == "inf"
+                   else e["c_star"])  # fmt: skip
+        constant = best.get("c_star")
+        if isinstance(constant, float) and constant > 0:
+            return [f"regime (generated from this run): inside only if the hidden constants were ≤ c* = "
+                    f"{constant:.3g} (binding: {best.get('binding') or 'see the reason'})"]  # fmt: skip
+        return ["regime (generated from this run): an explicit or measured condition of the theorem fails at every "
+                "point; no value of the hidden constants brings one inside"]  # fmt: skip
+    judged = next((e for e in estimates if e["verdict"] == verdict), estimates[0])
+    return [f"open (generated from this run; not yet explained): {judged['law']} on {judged['sweep']}: "
+            f"{judged['reason'][:300]}"]  # fmt: skip
 
 
 def controls(laws: list) -> list[str]:
@@ -641,7 +661,7 @@ def entry(paper: Paper, claim, per_root: list[tuple[Path, list[SweepResult]]], o
         "estimates": estimates,
         "c_star": claim_constant(estimates),
         "experiment": experiment_entry(claim, per_root, out),
-        "diagnosis": diagnoses(claim, laws),
+        "diagnosis": diagnoses(claim, laws) or generated_diagnosis(verdict, estimates),
         "negative_control": controls(laws),
         "seeds": sorted({seed for s in sweeps for seed in s.seeds}),
         "configs": sum(s.configs for s in sweeps),
