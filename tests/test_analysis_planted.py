@@ -344,6 +344,14 @@ def test_a_regime_ladder_draws_one_laws_rungs_over_the_binding_param():
     assert ladders(toy_law(PowerLaw()).evaluate(results_of(offset_rows(0)))) == []
 
 
+def test_a_decade_from_rounded_logs_is_not_called_narrow():
+    from iclscale.analysis.forms import Curvature
+
+    decade = Curvature(0, -0.1, 0.1, -0.1, 0.1, 10, "planted", 8, 0.9999999999999999, [], math.nan)
+    assert decade.span() == "x spans 10× (1 decades)"
+    assert "narrow" in Curvature(0, -0.1, 0.1, -0.1, 0.1, 10, "planted", 8, 0.4, [], math.nan).span()
+
+
 def test_a_condition_takes_only_the_three_kinds():
     with pytest.raises(ValueError, match=r"Condition\.kind"):
         Condition("x", "implicit", lambda rows: rows)

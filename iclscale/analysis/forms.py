@@ -315,7 +315,8 @@ class Curvature:
 
     def span(self) -> str:
         factor = 10**self.decades
-        narrow = ": narrow, under one decade" if self.decades < NARROW_DECADES else ""
+        # a decade computed from logs may fall short of 1 by rounding (α = 0.1 … 1): that is a decade
+        narrow = ": narrow, under one decade" if self.decades < NARROW_DECADES - 1e-9 else ""
         return f"x spans {factor:.3g}× ({self.decades:.2g} decades{narrow})"
 
     def describe(self) -> str:
