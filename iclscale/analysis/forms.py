@@ -363,7 +363,7 @@ def curvature(x, y, side=None, blocks=None) -> Curvature | None:
     counts = np.bincount(cell, minlength=k).astype(float)
     lof_p = float("nan")
     if blocks is not None and observed.all():
-        per_seed = _per_seed_curvature(log_x - centre, log_y, np.asarray(blocks)[keep], levels - centre, reach)
+        per_seed = _per_seed_curvature(cell, log_y, np.asarray(blocks)[keep], levels - centre, reach)
         if per_seed is not None:
             return Curvature(**per_seed, n_levels=k, decades=decades)
     if (~observed).any():
@@ -423,17 +423,20 @@ def curvature(x, y, side=None, blocks=None) -> Curvature | None:
     )
 
 
-def _per_seed_curvature(u, log_y, blocks, levels, reach) -> dict | None:
-    """Curvature's fields from one quadratic per seed (seeds with every x level): mean ± t(S − 1)·sd/√S."""
+def _per_seed_curvature(cell, log_y, blocks, levels, reach) -> dict | None:
+    """Curvature's fields from one quadratic per seed (seeds with every x level): mean ± t(S − 1)·sd/√S. `cell`: each
+    point's x level (an index into `levels`; matching rounded x instead missed levels by round-off, giving NaN)."""
     from scipy.special import stdtrit
 
     drifts, slopes = [], []
-    for block in np.unique(blocks.astype(str)):
-        mine = blocks.astype(str) == block
-        at = np.round(u[mine], 12)
-        if len(np.unique(at)) != len(levels):
+    names = blocks.astype(str)  # once, not per seed
+    k = len(levels)
+    for block in np.unique(names):
+        mine = names == block
+        at = cell[mine]
+        if len(np.unique(at)) != k:
             continue
-        means = np.array([log_y[mine][at == level].mean() for level in np.round(levels, 12)])
+        means = np.bincount(at, weights=log_y[mine], minlength=k) / np.bincount(at, minlength=k)
         quad = np.column_stack([np.ones(len(levels)), levels, levels**2])
         drifts.append(reach * np.linalg.lstsq(quad, means, rcond=None)[0][2])
         slopes.append(np.diff(means) / np.diff(levels))
