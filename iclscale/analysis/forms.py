@@ -276,6 +276,7 @@ def _ols_slope(log_x: np.ndarray, log_y: np.ndarray) -> float:
 # Is it a power law over the range? The local exponent's drift ------------------------------------------
 FORM_CONFIDENCE = 0.90  # two one-sided tests at 5% each: the drift shown inside ±margin
 BEND_CONFIDENCE = 0.95
+QUADRATIC_ALPHA = 0.05  # the means depart from the quadratic in log x below this p (this tool's choice)
 NARROW_DECADES = 1.0  # an x range under one decade is labelled narrow (this tool's choice)
 
 
@@ -299,12 +300,24 @@ class Curvature:
 
     def shown(self, margin: float) -> bool:
         """The drift is within ±margin (both one-sided tests reject), and the means depart from the quadratic by
-        nothing that matters: no lack of fit beyond it (p ≥ 0.05), or local exponents spanning at most the
-        margin (a kink too slight to matter, found because the scatter is tiny)."""
-        beyond = np.isfinite(self.lack_of_fit_p) and self.lack_of_fit_p < 0.05
+        nothing that matters: no lack of fit beyond it (p ≥ QUADRATIC_ALPHA), or local exponents spanning at most
+        the margin (a kink too slight to matter, found because the scatter is tiny)."""
+        return -margin < self.low and self.high < margin and (not self.beyond_quadratic or self.local_span <= margin)
+
+    @property
+    def beyond_quadratic(self) -> bool:
+        return bool(np.isfinite(self.lack_of_fit_p) and self.lack_of_fit_p < QUADRATIC_ALPHA)
+
+    @property
+    def local_span(self) -> float:
+        """The largest minus the smallest local exponent (inf with fewer than two: no kink can be ruled out)."""
         slopes = [s for s, _, _ in self.local]
-        slight = len(slopes) >= 2 and float(np.ptp(slopes)) <= margin
-        return -margin < self.low and self.high < margin and (not beyond or slight)
+        return float(np.ptp(slopes)) if len(slopes) >= 2 else float("inf")
+
+    @property
+    def drift_bound(self) -> float:
+        """The largest |drift| the FORM_CONFIDENCE interval allows."""
+        return max(abs(self.low), abs(self.high))
 
     @property
     def bent(self) -> bool:
