@@ -76,6 +76,7 @@ class Design:
     censor: float = 0.0  # share of the slowest runs right-censored at a cap
     paired: bool = False  # one model per seed measured at every x (an eval-role x), seeds differ in slope
     shift: float = 0.0  # thresholds: the planted crossing moved by this many x steps
+    independent: bool = False  # `iclscale fit --independent`: every row taken as its own model (the OLS interval)
 
 
 POWER_DESIGNS = (
@@ -119,6 +120,15 @@ CURVE_DESIGNS = (
     Design("3 seeds × 6 x, t(4) scatter", tails="t4"),
     Design("1 seed × 8 x", seeds=1, levels=8),
     Design("paired: 5 seeds × 6 x", seeds=5, paired=True),
+)
+# `iclscale fit --x x --y y --exponent -1` on the planted power laws, as a table: its own choice of interval
+# (iclscale.analysis.userfit: per-seed where every seed is measured at every x, as here) and dropping of rows
+FIT_DESIGNS = (
+    Design("paired: 3 seeds × 6 x", paired=True),
+    Design("paired: 5 seeds × 6 x", seeds=5, paired=True),
+    Design("paired: 3 seeds × 6 x, --independent (the pooled interval)", paired=True, independent=True),
+    Design("independent points: 3 seeds × 6 x"),
+    Design("independent points: 3 seeds × 6 x, --independent", independent=True),
 )
 CURVE_C, CURVE_WRONG = 2.0, 2.25  # C of T = A/(1 − 1/(Cα)) against the band 2 ± 0.1: 0.15 outside it
 CURVE_X = 0.6  # α = 0.6 … 6 over a decade: 1 − 1/(Cα) runs 0.17 … 0.92, T falls about 5-fold
@@ -246,6 +256,16 @@ def group_of(x, y, seed, censored, paired: bool) -> Group:
     return Group({}, {}, rows, rows.iloc[0:0], 0, paired)
 
 
+def fit_judged(x, y, seed, design: Design):
+    """(estimate, verdict) of `iclscale fit --x x --y y --exponent -1 [--independent]` on the planted table."""
+    from iclscale.analysis.userfit import ad_hoc_law, judge_table
+
+    table = pd.DataFrame({"x": x, "y": y, "seed": seed})
+    law = ad_hoc_law("x", "y", THEORY, None)
+    found = judge_table("planted", table, law, "x", "y", independent=design.independent)
+    return found.fit, found.fit.verdict
+
+
 def judged(law: Law, group: Group):
     """(estimate, verdict) of the law on the group, by iclscale.analysis.evaluate's skeleton."""
     prediction = law.kind.predict(law, group)
@@ -291,7 +311,7 @@ class Planted(Measure):
 def planted(kind: str, design: Design, case: str, rng):
     """(points, band, target): the planted data, the law's band and the value the interval should hold (None:
     no value, e.g. ρ of flat means)."""
-    if kind == "power law":
+    if kind in ("power law", "iclscale fit"):
         truth, bend = {"at theory": (THEORY, 0.0), "wrong": (WRONG, 0.0), "bent": (THEORY, BEND)}[case]
         return power_points(design, truth, bend, rng), Band.point(THEORY), truth
     if kind == "line":
@@ -319,8 +339,11 @@ def run_task(task):
     for _ in range(replicates):
         points, band, target = planted(kind, design, case, rng)
         x, y, seed, censored = points
-        law = law_of(kind, band, design.paired)
-        fit, verdict = judged(law, group_of(x, y, seed, censored, design.paired))
+        if kind == "iclscale fit":
+            fit, verdict = fit_judged(x, y, seed, design)
+        else:
+            law = law_of(kind, band, design.paired)
+            fit, verdict = judged(law, group_of(x, y, seed, censored, design.paired))
         counts[verdict.verdict] = counts.get(verdict.verdict, 0) + 1
         if target is not None and math.isfinite(fit.ci_low) and math.isfinite(fit.ci_high):
             counts["intervals"] += 1
@@ -340,6 +363,7 @@ CASES = {
     "trend": ("effect", "none", "interior", "wrong"),
     "threshold": ("effect", "wrong"),
     "curve": ("at theory", "wrong"),
+    "iclscale fit": ("at theory", "wrong", "bent"),
 }
 DESIGNS = {
     "power law": POWER_DESIGNS,
@@ -347,6 +371,7 @@ DESIGNS = {
     "trend": TREND_DESIGNS,
     "threshold": THRESHOLD_DESIGNS,
     "curve": CURVE_DESIGNS,
+    "iclscale fit": FIT_DESIGNS,
 }
 
 
@@ -361,9 +386,9 @@ def tasks(replicates: int, kinds=tuple(CASES)):
     return out
 
 
-COVERAGE_CASE = {"power law": "at theory", "line": "effect", "trend": "interior", "threshold": "effect"}
-POWER_CASE = {"power law": "at theory", "curve": "at theory"}  # else "effect"
-FALSE_CASES = {"power law": ("wrong",), "line": ("none",), "trend": ("wrong", "none")}  # else ("wrong",)
+COVERAGE_CASE = {"line": "effect", "trend": "interior", "threshold": "effect"}  # else "at theory"
+POWER_CASE = {"power law": "at theory", "curve": "at theory", "iclscale fit": "at theory"}  # else "effect"
+FALSE_CASES = {"line": ("none",), "trend": ("wrong", "none")}  # else ("wrong",)
 
 
 def table(results) -> str:

@@ -13,7 +13,7 @@ from iclscale.analysis.fits import (
     fit_power_law,
     fit_power_law_multi,
 )
-from iclscale.analysis.forms import range_sensitivity
+from iclscale.analysis.forms import curvature, range_sensitivity
 
 PLANTED = -2 / 3
 
@@ -73,6 +73,18 @@ def test_a_paired_design_gets_the_t_interval_of_per_seed_slopes():
         paired.append(fit.ci_low <= PLANTED <= fit.ci_high)
         pooled.append(fit.ols_low <= PLANTED <= fit.ols_high)
     assert 0.92 <= np.mean(paired) <= 0.98 and np.mean(pooled) < 0.85
+
+
+@pytest.mark.parametrize("levels", [8, 100, 200])
+def test_paired_curvature_holds_at_many_x_levels(levels):
+    """One model per seed at every x: the per-seed quadratics find each seed's mean at every x level (matching rounded
+    x values instead missed some by round-off at 100 and 200 geomspaced levels, and the drift came out NaN)."""
+    x = np.repeat(np.geomspace(1, 100, levels), 3)
+    seeds = np.tile(np.arange(3), levels)
+    y = np.exp(-np.log(x) + np.random.default_rng(0).normal(0, 0.05, len(x)))
+    found = curvature(x, y, None, seeds)
+    assert found.method == "per-seed quadratics (paired)" and np.isfinite(found.drift) and abs(found.drift) < 0.1
+    assert all(np.isfinite(s) for s, _, _ in found.local)
 
 
 def test_fit_is_reproducible():

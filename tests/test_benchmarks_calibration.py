@@ -16,7 +16,10 @@ def test_the_calibration_script_prints_a_row_per_kind_and_design():
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| ") and not line.startswith("| kind")]
     kinds = {row.split("|")[1].strip() for row in rows}
-    assert kinds == {"power law", "line", "trend", "threshold", "curve"}
+    assert kinds == {"power law", "line", "trend", "threshold", "curve", "iclscale fit"}
+    fit_rows = {row.split("|")[2].strip(): row.split("|")[3].strip() for row in rows if "| iclscale fit |" in row}
+    assert fit_rows["paired: 3 seeds × 6 x"] == "t-interval of per-seed fits"  # every seed at every x
+    assert fit_rows["paired: 3 seeds × 6 x, --independent (the pooled interval)"] == "OLS t-interval"
     for row in rows:
         cells = [c.strip() for c in row.strip("|").split("|")]
         rates = [float(c) for c in cells[3:] if re.fullmatch(r"\d\.\d{3}", c)]

@@ -3,7 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import textwrap
 from pathlib import Path
+
+FIT_DESCRIPTION = "\n\n".join(
+    textwrap.fill(paragraph, 100)
+    for paragraph in (
+        "iclscale fit LAW FILE...  or  iclscale fit --x COL --y COL --exponent P [--tolerance T] FILE...",
+        "Each FILE (CSV or Parquet, at most 20 MB and 10,000 rows) holds one row per measurement: the x column, "
+        "the y column, optionally `seed` (the trained model the row comes from; without it each row is a model of "
+        "its own) and `censored` (true where y is only a bound). Where every seed is measured at every x, the "
+        "interval is the per-seed t-interval (valid whether or not a seed's rows share a model); --independent "
+        "says each row is its own trained model (the narrower OLS t-interval). Rows with a missing, infinite or "
+        "(on log axes) non-positive x or y are dropped and named.",
+        "Exit status: 0 when every file is consistent or inconclusive, 1 when any is inconsistent, 2 for bad "
+        "input (a file with no usable row or a single x level included).",
+    )
+)
 
 
 def add_commands(commands) -> None:
@@ -33,14 +49,21 @@ def add_commands(commands) -> None:
 
     fit = commands.add_parser(
         "fit",
-        help="judge measurement tables (CSV/Parquet: x, y, seed, optional censored) against a law or y ∝ x^P",
-        description="iclscale fit LAW FILE...  or  iclscale fit --x COL --y COL --exponent P [--tolerance T] FILE...",
+        help="judge measurement tables (CSV/Parquet: x, y, optional seed and censored) against a law or y ∝ x^P",
+        description=FIT_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     fit.add_argument("items", nargs="+", metavar="[LAW] FILE", help="a catalogue law (without --exponent), then files")
     fit.add_argument("--x", metavar="COL", help="the x column (default: the law's x)")
     fit.add_argument("--y", metavar="COL", help="the y column (default: value)")
     fit.add_argument("--exponent", type=float, metavar="P", help="judge y ∝ x^P instead of a catalogue law")
     fit.add_argument("--tolerance", type=float, metavar="T", help="with --exponent: the band P ± T (default 0.1)")
+    fit.add_argument(
+        "--independent",
+        action="store_true",
+        help="every row is its own trained model (a train-role x): the OLS t-interval even where seeds repeat at "
+        "every x",
+    )
     fit.add_argument("--json", action="store_true", help="one JSON object per file, with fits.csv's keys")
     fit.set_defaults(handler=cmd_fit)
 
@@ -61,26 +84,38 @@ def cmd_report(args: argparse.Namespace) -> None:
     print(f"wrote {report.index} ({len(report.charts)} charts) and {report.fits_csv}")
 
 
-def cmd_fit(args: argparse.Namespace) -> None:
+EXIT_INCONSISTENT = 1  # `iclscale fit`: some file's verdict is inconsistent (2 stays bad input)
+
+
+def cmd_fit(args: argparse.Namespace) -> int:
     import json
 
-    from iclscale.analysis.userfit import ad_hoc_law, fit_files
+    from iclscale.analysis.userfit import ad_hoc_law, check_file, fit_files
+    from iclscale.analysis.verdict import INCONSISTENT
     from iclscale.errors import UserError
 
     if args.exponent is not None:
         if not (args.x and args.y):
             raise UserError("--exponent needs --x COL and --y COL")
-        law, files = ad_hoc_law(args.x, args.y, args.exponent, args.tolerance), args.items
+        files = args.items
     else:
-        from iclscale.analysis.laws import get_law
-
         if args.tolerance is not None:
             raise UserError("--tolerance goes with --exponent (a catalogue law has its own)")
         if len(args.items) < 2:
             raise UserError("give a law and at least one FILE, or --x COL --y COL --exponent P FILE...")
-        law, files = get_law(args.items[0]), args.items[1:]
-    for verdict in fit_files(files, law, args.x, args.y):
+        files = args.items[1:]
+    for path in files:  # before the law's imports (pandas, the catalogue): a file too big is refused at once
+        check_file(path)
+    if args.exponent is not None:
+        law = ad_hoc_law(args.x, args.y, args.exponent, args.tolerance)
+    else:
+        from iclscale.analysis.laws import get_law
+
+        law = get_law(args.items[0])
+    verdicts = fit_files(files, law, args.x, args.y, independent=args.independent)
+    for verdict in verdicts:
         print(json.dumps(verdict.record(), ensure_ascii=False, default=str) if args.json else verdict.line())
+    return EXIT_INCONSISTENT if any(v.fit.verdict.verdict == INCONSISTENT for v in verdicts) else 0
 
 
 def cmd_ledger(args: argparse.Namespace) -> None:

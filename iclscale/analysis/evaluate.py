@@ -141,10 +141,10 @@ def power_form(law: Law, widened: Band, estimate: Estimate, band: Verdict) -> Ve
         return replace(band, reason=f"{band.reason}; {span}")
     if missed:
         return Verdict(INCONSISTENT, f"every local exponent lies outside {widened.describe()}: {local_text}; {span}")
+    lack = estimate.lack_of_fit
     if shown:
         return replace(band, reason=f"{band.reason}; a power law over the range: {found.describe()} within "
-                       f"±{margin:g}; {span}")  # fmt: skip
-    lack = estimate.lack_of_fit
+                       f"±{margin:g}{tolerated_bend(found, lack, margin)}; {span}")  # fmt: skip
     if found.bent or (lack is not None and lack.rejected):
         what = f"{found.describe()}" + (f"; {lack.describe()}" if lack is not None and lack.rejected else "")
         if law.kind.form_required:
@@ -155,6 +155,27 @@ def power_form(law: Law, widened: Band, estimate: Estimate, band: Verdict) -> Ve
         return Verdict(INCONCLUSIVE, f"{band.reason}, but the power-law form is not shown: {found.describe()} "
                        f"is not within ±{margin:g}; {span}")  # fmt: skip
     return replace(band, reason=f"{band.reason}; the power-law form is not shown ({found.describe()}); {span}")
+
+
+def tolerated_bend(found, lack, margin: float) -> str:
+    """Where the form is shown (the drift within ±margin) although a test finds a bend: one sentence saying why
+    the bend does not change the verdict (iclscale.analysis.verdict.rule_lines, step 3 (d)); "" where none does."""
+    from iclscale.analysis.forms import BEND_CONFIDENCE, QUADRATIC_ALPHA
+
+    found_by = []
+    if lack is not None and lack.rejected:
+        found_by.append(f"the power law's {lack.describe()}")
+    if found.bend_low > 0 or found.bend_high < 0:
+        found_by.append(f"the drift's {BEND_CONFIDENCE:.0%} interval [{found.bend_low:+.2g}, {found.bend_high:+.2g}] "
+                        "excludes 0")  # fmt: skip
+    if found.beyond_quadratic:
+        found_by.append(f"the means depart from the quadratic, p = {found.lack_of_fit_p:.2g} < {QUADRATIC_ALPHA:g}, "
+                        f"with local exponents spanning {found.local_span:.2g} ≤ {margin:g}")  # fmt: skip
+    if not found_by:
+        return ""
+    return (f"; a bend is significant ({'; '.join(found_by)}), but the local exponent drifts by at most "
+            f"{found.drift_bound:.2g} across the range, inside the margin ±{margin:g}: the bend is too small to "
+            "change the verdict")  # fmt: skip
 
 
 def line_form(law: Law, estimate: Estimate, band: Verdict) -> Verdict:
@@ -209,7 +230,9 @@ def whole_range(estimate: Estimate) -> str:
     bent = local is not None and local.spread > estimate.details.get("bend_tolerance", 0.0)
     rejected = form is not None and form.rejected
     verdict = "a power law is rejected" if rejected and bent else "a slight bend" if rejected else "no lack of fit"
-    return f"; over all points, those outside included, {verdict}: " + ", ".join(parts)
+    return f"; over all points, those outside included (a description, not the verdict's evidence), {verdict}: " + (
+        ", ".join(parts)
+    )
 
 
 def alternatives(law: Law, group: Group, prediction: Prediction | None, estimate: Estimate):

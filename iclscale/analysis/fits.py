@@ -233,8 +233,9 @@ def least_squares(x, y, strata, units, confidence: float = CONFIDENCE) -> dict:
 def _per_seed_fits(design: np.ndarray, y: np.ndarray, units: np.ndarray) -> np.ndarray:
     """(seeds, coefficients): least squares on each seed's points, for the seeds whose points determine them."""
     out = []
-    for unit in np.unique(labels(units)):
-        mine = labels(units) == unit
+    unit_of = labels(units)  # once: it is a Python loop over the points
+    for unit in np.unique(unit_of):
+        mine = unit_of == unit
         if mine.sum() >= design.shape[1] and np.linalg.matrix_rank(design[mine]) == design.shape[1]:
             out.append(np.linalg.lstsq(design[mine], y[mine], rcond=None)[0])
     return np.array(out).reshape(len(out), design.shape[1])

@@ -276,6 +276,7 @@ def _ols_slope(log_x: np.ndarray, log_y: np.ndarray) -> float:
 # Is it a power law over the range? The local exponent's drift ------------------------------------------
 FORM_CONFIDENCE = 0.90  # two one-sided tests at 5% each: the drift shown inside ±margin
 BEND_CONFIDENCE = 0.95
+QUADRATIC_ALPHA = 0.05  # the means depart from the quadratic in log x below this p (this tool's choice)
 NARROW_DECADES = 1.0  # an x range under one decade is labelled narrow (this tool's choice)
 
 
@@ -299,12 +300,24 @@ class Curvature:
 
     def shown(self, margin: float) -> bool:
         """The drift is within ±margin (both one-sided tests reject), and the means depart from the quadratic by
-        nothing that matters: no lack of fit beyond it (p ≥ 0.05), or local exponents spanning at most the
-        margin (a kink too slight to matter, found because the scatter is tiny)."""
-        beyond = np.isfinite(self.lack_of_fit_p) and self.lack_of_fit_p < 0.05
+        nothing that matters: no lack of fit beyond it (p ≥ QUADRATIC_ALPHA), or local exponents spanning at most
+        the margin (a kink too slight to matter, found because the scatter is tiny)."""
+        return -margin < self.low and self.high < margin and (not self.beyond_quadratic or self.local_span <= margin)
+
+    @property
+    def beyond_quadratic(self) -> bool:
+        return bool(np.isfinite(self.lack_of_fit_p) and self.lack_of_fit_p < QUADRATIC_ALPHA)
+
+    @property
+    def local_span(self) -> float:
+        """The largest minus the smallest local exponent (inf with fewer than two: no kink can be ruled out)."""
         slopes = [s for s, _, _ in self.local]
-        slight = len(slopes) >= 2 and float(np.ptp(slopes)) <= margin
-        return -margin < self.low and self.high < margin and (not beyond or slight)
+        return float(np.ptp(slopes)) if len(slopes) >= 2 else float("inf")
+
+    @property
+    def drift_bound(self) -> float:
+        """The largest |drift| the FORM_CONFIDENCE interval allows."""
+        return max(abs(self.low), abs(self.high))
 
     @property
     def bent(self) -> bool:
@@ -364,7 +377,7 @@ def curvature(x, y, side=None, blocks=None) -> Curvature | None:
     counts = np.bincount(cell, minlength=k).astype(float)
     lof_p = float("nan")
     if blocks is not None and observed.all():
-        per_seed = _per_seed_curvature(log_x - centre, log_y, np.asarray(blocks)[keep], levels - centre, reach)
+        per_seed = _per_seed_curvature(cell, log_y, np.asarray(blocks)[keep], levels - centre, reach)
         if per_seed is not None:
             return Curvature(**per_seed, n_levels=k, decades=decades)
     if (~observed).any():
@@ -424,17 +437,20 @@ def curvature(x, y, side=None, blocks=None) -> Curvature | None:
     )
 
 
-def _per_seed_curvature(u, log_y, blocks, levels, reach) -> dict | None:
-    """Curvature's fields from one quadratic per seed (seeds with every x level): mean ± t(S − 1)·sd/√S."""
+def _per_seed_curvature(cell, log_y, blocks, levels, reach) -> dict | None:
+    """Curvature's fields from one quadratic per seed (seeds with every x level): mean ± t(S − 1)·sd/√S. `cell`: each
+    point's x level (an index into `levels`; matching rounded x instead missed levels by round-off, giving NaN)."""
     from scipy.special import stdtrit
 
     drifts, slopes = [], []
-    for block in np.unique(blocks.astype(str)):
-        mine = blocks.astype(str) == block
-        at = np.round(u[mine], 12)
-        if len(np.unique(at)) != len(levels):
+    names = blocks.astype(str)  # once, not per seed
+    k = len(levels)
+    for block in np.unique(names):
+        mine = names == block
+        at = cell[mine]
+        if len(np.unique(at)) != k:
             continue
-        means = np.array([log_y[mine][at == level].mean() for level in np.round(levels, 12)])
+        means = np.bincount(at, weights=log_y[mine], minlength=k) / np.bincount(at, minlength=k)
         quad = np.column_stack([np.ones(len(levels)), levels, levels**2])
         drifts.append(reach * np.linalg.lstsq(quad, means, rcond=None)[0][2])
         slopes.append(np.diff(means) / np.diff(levels))

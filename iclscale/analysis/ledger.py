@@ -706,6 +706,22 @@ class Ledger:
         return self.out / "index.html"
 
 
+CLAIM_RULE = (
+    "a claim is consistent when every law of it is fitted and every fit inside the theorems' conditions is "
+    "consistent, inconsistent when one is, outside when all are outside, inconclusive otherwise "
+    "(iclscale.analysis.ledger)"
+)
+FIT_RULE_HEAD = "A fit's verdict (iclscale.analysis.verdict.rule_lines):"
+
+
+def verdict_rule_text() -> str:
+    """claims.json's `verdict_rule`: how a claim's verdict comes from its fits', then the rule each fit follows,
+    generated from the constants the code applies (never copied)."""
+    from iclscale.analysis.verdict import rule_lines
+
+    return f"{CLAIM_RULE}. {FIT_RULE_HEAD} " + " ".join(rule_lines())
+
+
 def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
     """claims.json's content: every claim of every paper, judged on the roots."""
     out_dir = Path(out).resolve()
@@ -738,9 +754,7 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
         "generated_at": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "git_commit": git_commit(),
         "roots": [str(root) for root, _ in per_root],
-        "verdict_rule": "a claim is consistent when every law of it is fitted and every fit inside the theorems' "
-        "conditions is consistent, "
-        "inconsistent when one is, outside when all are outside, inconclusive otherwise (iclscale.analysis.ledger)",
+        "verdict_rule": verdict_rule_text(),
         "papers": [
             {
                 **paper_entry(p, counts[p.name], sweeps, [root for root, _ in per_root]),
@@ -953,17 +967,18 @@ def render_page(data: dict[str, Any]) -> str:
     verdict_options = "".join(f'<option value="{e(v)}">{e(v)}</option>' for v in VERDICTS)
     rows = "".join(_claim_row(c) for c in data["claims"])
     roots = ", ".join(f"<code>{e(r)}</code>" for r in data["roots"]) or "none"
+    claim_rule, fit_rule = _rules_html(data["verdict_rule"])
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>iclscale claims ledger</title><style>{STYLE}</style></head>
 <body>
 <h1>Claims ledger</h1>
 <p class="small">Every claim of every paper in the catalogue, judged on the result roots {roots}; generated
 {e(data["generated_at"])} by iclscale at commit <code>{e(data["git_commit"])}</code>.
-Claim verdict: {e(data["verdict_rule"])}.
+Claim verdict: {e(claim_rule)}.
 A "quick" verdict rests on fewer seeds, search trials or training steps than the catalogue's sweep files
 (<code>iclscale reproduce --budget quick</code>): a preview, not a result to cite.
 Also as <a href="claims.json">claims.json</a> and <a href="claims.csv">claims.csv</a>.</p>
-<table id="counts"><tr><th>paper</th>{head}<th>claims</th></tr>{count_rows}</table>
+{fit_rule}<table id="counts"><tr><th>paper</th>{head}<th>claims</th></tr>{count_rows}</table>
 {_sensitivity_table(data)}
 <div class="filters"><label>paper <select id="paper"><option value="">all</option>{paper_options}</select></label>
 <label>verdict <select id="verdict"><option value="">all</option>{verdict_options}</select></label>
@@ -1005,6 +1020,17 @@ def _sensitivity_table(data: dict[str, Any]) -> str:
         "<p class='small'>Claims with a fit inside their theorems' conditions were every hidden Ω/O constant this "
         "value (the ledger judges at 1; a claim's c* is the largest value at which one of its fits is inside):</p>"
         f"<table id='sensitivity'><tr><th>hidden constants</th>{head}</tr>{rows}</table>"
+
+
+def _rules_html(rule: str) -> tuple[str, str]:
+    """claims.json's verdict_rule as (the claim's rule, the fit's rule folded in <details>: "" in a ledger written
+    before the fit's rule was part of it)."""
+    claim, head, fits = rule.partition(f". {FIT_RULE_HEAD} ")
+    if not head:
+        return claim, ""
+    return (
+        claim,
+        f"<details class='small'><summary>How each fit's verdict is decided</summary>{html.escape(fits)}</details>\n",
     )
 
 

@@ -10,6 +10,7 @@ import html
 import json
 import math
 import re
+import textwrap
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -242,21 +243,15 @@ def verdict_cell(fit: LawFit) -> str:
 
 
 def _verdict_rule_html() -> str:
-    doc = verdict_rule.__doc__.split("The rule, in order:")[1].split("The thresholds below")[0]
-    defaults = verdict_rule.VerdictRule()
+    rule = "\n".join(textwrap.fill(line, 110, subsequent_indent="   ") for line in verdict_rule.rule_lines())
     return (
         "<details><summary>How verdicts are decided</summary>"
-        f"<pre>{e(doc.strip())}</pre>"
-        f"<p class='note'>Default thresholds (this tool's, not from any paper; a law may set its own): "
-        f"min x values {defaults.min_levels}, min points {defaults.min_points}, max censored fraction "
-        f"{defaults.max_censored_fraction:.0%}, max interval width {defaults.max_interval_width}, tolerance "
-        f"{verdict_rule.EXPONENT_TOLERANCE} for an exponent "
-        f"(0 for other statistics unless the law sets one), the local exponent's drift within "
-        f"±{defaults.form_drift} across the range, lack-of-fit p below 0.01. Exponents and slopes get 95% "
-        "Student t-intervals: OLS where every x is its own trained model, over per-seed fits where one model is "
-        "measured at every x (paired); censored points enter a Tobit likelihood on log y (Wald t-interval). "
-        "Statistics of seed-means (a minimum, Spearman's ρ, a crossing) get a parametric t-bootstrap of the "
-        "means (seeds resampled whole where paired). "
+        f"<pre>{e(rule)}</pre>"
+        "<p class='note'>The numbers are this tool's defaults, not from any paper; a law may set its own. Exponents "
+        "and slopes get 95% Student t-intervals: OLS where every x is its own trained model, over per-seed fits "
+        "where one model is measured at every x (paired); censored points enter a Tobit likelihood on log y (Wald "
+        "t-interval). Statistics of seed-means (a minimum, Spearman's ρ, a crossing) get a parametric "
+        "t-bootstrap of the means (seeds resampled whole where paired). "
         "benchmarks/calibration.py measures their coverage (docs/laws-and-verdicts.md).</p></details>"
     )
 

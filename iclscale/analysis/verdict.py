@@ -6,33 +6,13 @@ with low == high, a one-sided claim ("decreasing": exponent < 0) a band with an 
 evidence is the reported interval [ci_low, ci_high] of the statistic, plus how many points and x
 values it rests on and how many were censored.
 
-The rule, in order:
-
-0. outside — every point lies outside the theorem's conditions (the law's regime): the data say
-   nothing about the theorem. Points outside are never used; where some are, they are counted.
-1. inconclusive — too little evidence: fewer distinct x values than `min_levels` (4: a curve's form
-   cannot be checked on fewer), fewer points than `min_points`, more than `max_censored_fraction` of the
-   points censored (the censored fit then rests mostly on its normal tails), or no interval at all;
-2. the form (iclscale.analysis.evaluate, for power laws): an exponent describes the data only where they follow a
-   power law over the range. The local exponent is modelled as linear in log x (a quadratic in log x,
-   iclscale.analysis.forms.curvature); the form is *shown* when the 90% interval of its change across the range
-   lies within ±`form_drift` (two one-sided tests at 5%), *rejected* when the 95% interval excludes 0 or
-   the lack-of-fit test rejects. Not shown → not "consistent" (inconclusive, saying why); rejected with
-   every local exponent outside the widened band → inconsistent. The span of x is stated ("narrow":
-   under one decade). Where the paper words the law in another form (T linear in α^(−2/3)) and that form
-   fits (no lack of fit, a lower AIC than the power law), it is judged instead, and the reason says so;
-3. the band, as an equivalence test: the prediction [low, high] is widened by the law's `tolerance`
-   (finite ends only: a one-sided claim keeps its infinite end) —
-   - consistent   ⇔ the whole 95% interval lies inside the widened band (the data show the value is
-                     within the tolerance of the theory's);
-   - inconsistent ⇔ the whole interval lies outside the widened band;
-   - inconclusive ⇔ the interval straddles an edge of the widened band (neither is shown).
-   Two modes say whether the tolerance applies:
-   - "overlap" (a value the theory predicts: a point, a bound such as ℒ ≥ L²/3 or an exponent ≤ −1):
-     the band is widened by the tolerance, and an interval wider than `max_interval_width` is not called
-     consistent (a one-sided band would hold an interval of any width);
-   - "inside" (an effect the theory says occurs: "the error decreases in n", "ρ(M, B) → 0", "slope > 0"):
-     the band is used as stated — widening "slope > 0" to "slope > −0.1" would accept no effect at all.
+The rule is stated once, by `rule_lines()`, from the constants and the VerdictRule fields the code applies
+(the report's "How verdicts are decided", claims.json's `verdict_rule` and docs/laws-and-verdicts.md all
+print it; a test holds the docs' copy to it). In short: outside the conditions → `outside`; too little evidence
+→ inconclusive; the interval against the band widened by the tolerance, as an equivalence test; for an
+exponent, the power-law form checked by an equivalence margin on the drift of the local exponent, which lets a
+statistically significant bend count as a power law when the drift is shown to be smaller than the margin
+(iclscale.analysis.evaluate.power_form applies it and says so in the reason).
 
 The thresholds below are this tool's defaults, not from any paper; a law may set its own. The tolerance
 defaults to the kind's: 0.1 for an exponent (iclscale.analysis.kinds.PowerLaw: a measured exponent within 0.1 of the
@@ -187,3 +167,60 @@ def against_band(
     if not wide.meets(ci_low, ci_high):
         return Verdict(INCONSISTENT, f"{interval} lies outside {target}")
     return Verdict(INCONCLUSIVE, f"{interval} straddles an edge of {target}: neither inside nor outside")
+
+
+def rule_lines(rule: VerdictRule = VerdictRule()) -> list[str]:
+    """The rule a fit's verdict follows (iclscale.analysis.evaluate.decide), step by step, in words, from the
+    constants the code applies: `rule` (the defaults; a law may set its own), iclscale.analysis.forms' tests."""
+    from iclscale.analysis import forms
+
+    lof, quad, margin = forms.LOF_ALPHA, forms.QUADRATIC_ALPHA, rule.form_drift
+    equivalence, bend = forms.FORM_CONFIDENCE, forms.BEND_CONFIDENCE
+    return [
+        "0. outside: every point lies outside the theorem's conditions (the law's regime); no verdict. Points "
+        "outside are never used; the reason counts them and describes what all points follow (that description is "
+        "never the verdict's evidence).",
+        f"1. inconclusive when the evidence is too thin: fewer than {rule.min_levels} distinct x values, fewer than "
+        f"{rule.min_points} points, more than {rule.max_censored_fraction:.0%} of the points censored, or no "
+        "interval.",
+        "2. the band, as an equivalence test: the 95% interval against the predicted band widened by the law's "
+        f"tolerance ({EXPONENT_TOLERANCE:g} for an exponent, 0 for other statistics unless the law sets one; a "
+        'band of an effect such as "slope > 0" is not widened): wholly inside → consistent (inconclusive where '
+        f"the interval is wider than {rule.max_interval_width:g}, but for an effect's band), wholly outside → "
+        "inconsistent, straddling an edge → inconclusive. A sign read off a fit (a law whose kind sets "
+        "form_decides False) stops here.",
+        "3. the form, for an exponent, in this order: (a) where the paper words the law in another form "
+        f"(y = c0 + c1·x^q) and a pure power law fails its lack-of-fit test (p < {lof:g}) while that form passes "
+        "it, has the lower AIC and a positive c1: consistent by that form; (b) an interval wholly outside the band: "
+        "inconsistent; (c) every local exponent's 95% interval outside the widened band: inconsistent; (d) the form "
+        f"is shown when the {equivalence:.0%} interval of the local exponent's drift across the range (a quadratic "
+        f"in log x) lies within ±{margin:g} and the cell means depart from that quadratic by nothing that matters "
+        f"(p ≥ {quad:g}, or local exponents spanning at most {margin:g}): the band's verdict stands, even where the "
+        f"drift's {bend:.0%} interval excludes 0 or the power law's lack-of-fit test rejects (p < {lof:g}): a bend "
+        "smaller than the margin is too small to change the verdict, and the reason says so; (e) otherwise a bend "
+        f"(the drift's {bend:.0%} interval excludes 0, or the means depart from the quadratic at p < {lof:g}) or a "
+        f'lack of fit of the power law (p < {lof:g}): inconclusive, "not a power law here" (inconsistent where '
+        "the law requires the form); (f) otherwise, a form neither shown nor rejected: a consistent band becomes "
+        'inconclusive, "the power-law form is not shown". With fewer than 4 x values (4 observed, where points are '
+        "censored) the form cannot be checked: only an inconsistent band stands, the rest is inconclusive.",
+        f"4. the form, for a slope on linear axes: where its lack-of-fit test rejects (p < {lof:g}) and the local "
+        'slopes span more than the fitted slope\'s size, inconclusive ("not a line here"; inconsistent where the '
+        "law requires the form); a lack of fit with local slopes within that span is a slight bend, and the band's "
+        "verdict stands.",
+        "Kinds with a rule of their own (threshold, flat region, earlier onset, max term) state it in their reason.",
+    ]
+
+
+def rule_text(rule: VerdictRule = VerdictRule()) -> str:
+    return "\n".join(rule_lines(rule))
+
+
+RULE_BEGIN, RULE_END = "<!-- verdict rule -->", "<!-- /verdict rule -->"  # around docs/laws-and-verdicts.md's copy
+
+
+def rule_markdown(rule: VerdictRule = VerdictRule()) -> str:
+    """The rule as docs/laws-and-verdicts.md holds it (scripts/docs_verdict_rule.py writes it there)."""
+    import textwrap
+
+    *steps, last = rule_lines(rule)
+    return "\n".join(textwrap.fill(step, 115, subsequent_indent="   ") for step in steps) + "\n\n" + last
