@@ -513,8 +513,10 @@ def test_three_x_values_are_flagged_and_the_span_is_stated():
     rows = [r for r in curved_rows(0.0) if r["alpha"] <= 0.05]  # 3 α values
     (fit,) = two_readings_law().evaluate(results_of(rows))
     assert fit.verdict.verdict == INCONCLUSIVE and "only 3 x value(s) with data (needs 4)" in fit.verdict.reason
-    (narrow,) = two_readings_law().evaluate(results_of([r for r in curved_rows(0.0) if r["alpha"] <= 0.1]))
-    assert "narrow, under one decade" in narrow.verdict.reason  # 4 α values over 10^0.67
+    (narrow,) = two_readings_law().evaluate(results_of(offset_rows(0)))
+    assert "narrow, under one decade" in narrow.verdict.reason  # α = 0.2 … 1: 10^0.7
+    (decade,) = two_readings_law().evaluate(results_of([r for r in curved_rows(0.0) if r["alpha"] <= 0.1]))
+    assert "x spans 10× (1 decades)" in decade.verdict.reason  # 4 α values, 0.01 … 0.1: a decade, not narrow
 
 
 def test_the_report_says_how_many_inconsistent_verdicts_chance_would_give():

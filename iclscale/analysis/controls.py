@@ -444,7 +444,7 @@ def controlled(law: Law) -> Law:
     """The law as the control runs it: its measure reads the planted column, its row filter is dropped, and its
     regime's conditions on measured curves (`Regime.measured`, conditions measured on the run) are taken as met: a
     planted table has no curves. The regime's conditions on the params and its flags stay."""
-    from iclscale.analysis.law import MEASURED
+    from iclscale.analysis.conditions import MEASURED
 
     regime = law.regime
     if regime is not None:

@@ -14,7 +14,7 @@ import math
 from dataclasses import fields, replace
 from typing import TYPE_CHECKING
 
-from iclscale.analysis.law import CONSTANTS
+from iclscale.analysis.conditions import CONSTANTS
 from iclscale.analysis.lawfit import Estimate, LawFit
 from iclscale.analysis.select import Group, groups
 from iclscale.analysis.verdict import (

@@ -17,6 +17,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+# re-exported: a paper's laws import the condition kinds with Law and Regime
+from iclscale.analysis.conditions import (  # noqa: F401
+    CONDITION_KINDS,
+    CONSTANTS,
+    EXPLICIT,
+    HIDDEN_CONSTANT,
+    MEASURED,
+    Condition,
+)
 from iclscale.analysis.derived import ingredients, symbol
 from iclscale.analysis.measures import Measure
 from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
@@ -46,38 +55,6 @@ class Prediction:
 
     primary: Hypothesis
     alternatives: tuple[Hypothesis, ...] = ()
-
-
-EXPLICIT, HIDDEN_CONSTANT, MEASURED = "explicit", "hidden constant", "measured on the run"
-CONDITION_KINDS = (EXPLICIT, HIDDEN_CONSTANT, MEASURED)
-CONSTANTS = 1.0
-"""The value every hidden Ω/O constant of a theorem is taken at when a point is judged inside or outside its
-conditions (the papers give none; this tool's choice). `LawFit.c_star` says how far from it each fit is."""
-
-
-@dataclass(frozen=True)
-class Condition:
-    """One condition of a theorem, labelled by what it assumes:
-
-    - `explicit`: stated with every number (m ≥ 4·M1²·ln N, η ≤ 1, a cyclic task set); `test(rows)` is a
-      boolean per row;
-    - `hidden constant`: an order condition lhs ≥ Ω(rhs) whose constant the paper does not give; `test(rows)`
-      is lhs / rhs per row, the largest constant at which the row meets it (inside at constants `CONSTANTS` when
-      ≥ `CONSTANTS`);
-    - `measured on the run`: something the proof needs of the trained run itself (convergence of the quantity a
-      lemma is about, a norm bound at t = 0); `test(results, rows)` is a boolean per row, and must hold for
-      every seed of a config."""
-
-    text: str
-    kind: str
-    test: Callable[..., Any]
-
-    def __post_init__(self):
-        if self.kind not in CONDITION_KINDS:
-            raise ValueError(f"Condition.kind must be one of {', '.join(CONDITION_KINDS)}, not {self.kind!r}")
-
-    def describe(self) -> str:
-        return f"{self.text} [{self.kind}]"
 
 
 @dataclass(frozen=True)

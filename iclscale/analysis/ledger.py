@@ -1020,6 +1020,7 @@ def _sensitivity_table(data: dict[str, Any]) -> str:
         "<p class='small'>Claims with a fit inside their theorems' conditions were every hidden Ω/O constant this "
         "value (the ledger judges at 1; a claim's c* is the largest value at which one of its fits is inside):</p>"
         f"<table id='sensitivity'><tr><th>hidden constants</th>{head}</tr>{rows}</table>"
+    )
 
 
 def _rules_html(rule: str) -> tuple[str, str]:

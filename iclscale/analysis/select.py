@@ -89,7 +89,7 @@ def select(law: Law, results: Results) -> tuple[pd.DataFrame, pd.DataFrame]:
     if law.one_row_per_run:
         runs = runs.drop_duplicates("run_id")
     ok = runs["status"] == "ok"
-    from iclscale.analysis.law import CONSTANTS
+    from iclscale.analysis.conditions import CONSTANTS
 
     constant, binding = regime_constant(law, results, runs[ok])
     measured = law.measure.per_run(
@@ -102,7 +102,7 @@ def select(law: Law, results: Results) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def inside_regime(law: Law, results: Results, runs: pd.DataFrame) -> pd.Series:
     """True for rows inside the law's regime at the hidden constants `CONSTANTS` (`regime_constant`)."""
-    from iclscale.analysis.law import CONSTANTS
+    from iclscale.analysis.conditions import CONSTANTS
 
     return regime_constant(law, results, runs)[0] >= CONSTANTS
 
@@ -116,7 +116,7 @@ def regime_constant(law: Law, results: Results, runs: pd.DataFrame) -> tuple[pd.
     import numpy as np
     import pandas as pd
 
-    from iclscale.analysis.law import EXPLICIT, HIDDEN_CONSTANT, MEASURED
+    from iclscale.analysis.conditions import EXPLICIT, HIDDEN_CONSTANT, MEASURED
 
     constant = pd.Series(np.inf, index=runs.index)
     binding = pd.Series("", index=runs.index, dtype=object)
