@@ -509,6 +509,18 @@ def test_a_curve_whose_local_exponents_all_miss_the_band_is_inconsistent():
     assert fit.verdict.verdict == INCONSISTENT and "x spans 100×" in fit.verdict.reason
 
 
+def test_an_inconsistent_exponent_on_a_bent_curve_says_where_it_bends():
+    """Local exponents −2 … −1.2 against −1 ± 0.1: inconsistent by the interval, and the reason says the curve is
+    not a power law either, with its local exponents (which end misses, and by how much)."""
+    rows = [r | {"value": r["value"] * r["alpha"] ** -0.6} for r in curved_rows(0.8)]
+    (fit,) = two_readings_law().evaluate(results_of(rows))
+    assert fit.verdict.verdict == INCONSISTENT
+    assert "not a power law either" in fit.verdict.reason and "local exponents -" in fit.verdict.reason
+    (straight,) = two_readings_law().evaluate(results_of([r | {"value": r["value"] * r["alpha"] ** -0.6}
+                                                          for r in curved_rows(0.0)]))  # fmt: skip
+    assert straight.verdict.verdict == INCONSISTENT and "not a power law either" not in straight.verdict.reason
+
+
 def test_three_x_values_are_flagged_and_the_span_is_stated():
     rows = [r for r in curved_rows(0.0) if r["alpha"] <= 0.05]  # 3 α values
     (fit,) = two_readings_law().evaluate(results_of(rows))

@@ -138,7 +138,9 @@ def power_form(law: Law, widened: Band, estimate: Estimate, band: Verdict) -> Ve
     if estimate.form_verdict is not None:  # a power law is rejected and the paper's own wording of the law fits
         return replace(estimate.form_verdict, reason=f"{estimate.form_verdict.reason}; {span}")
     if band.verdict == INCONSISTENT:  # the average slope over the range misses: the theory's curve has it everywhere
-        return replace(band, reason=f"{band.reason}; {span}")
+        # where the curve also bends, say where it is steep or flat: a reader learns which end misses
+        bend = f"; not a power law either ({found.describe()}), local exponents {local_text}" if found.bent else ""
+        return replace(band, reason=f"{band.reason}{bend}; {span}")
     if missed:
         return Verdict(INCONSISTENT, f"every local exponent lies outside {widened.describe()}: {local_text}; {span}")
     lack = estimate.lack_of_fit
