@@ -363,10 +363,16 @@ def theorem_4_4_conditions(rows):
 
 SUBSPACE_RECOVERY = Law(
     name=f"{STUDY}.subspace_recovery",
-    regime=Regime(
-        "softmax: tasks from D(F_B^lin) and σ = 0 or n = 2 ([C24] Thm 4.4, Cases 1–2); linear attention: Fig 9, "
-        "no conditions",
-        inside=theorem_4_4_conditions,
+    regime=Regime.of(
+        "[C24] Thm 4.4",
+        (
+            Condition(
+                "softmax rows: tasks from D(F_B^lin) and σ = 0 (Case 1) or n = 2 (Case 2); linear-attention rows: "
+                "Fig 9's claim, no conditions",
+                EXPLICIT,
+                theorem_4_4_conditions,
+            ),
+        ),
     ),
     control_params={"sigma": 0.0},  # Case 1
     study=STUDY,

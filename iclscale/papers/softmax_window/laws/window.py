@@ -207,6 +207,12 @@ M_NORM_VS_LAMBDA = Law(
     rule=EXPONENT_RULE,
 )
 
+
+def _flag(rows, flag: str):
+    """The oracle's 0/1 regime flag per row; a store without it has not shown the condition (outside)."""
+    return rows[flag].fillna(0).to_numpy() >= 1 if flag in rows else np.zeros(len(rows), dtype=bool)
+
+
 W_STAR_VS_LAMBDA = Law(
     name=f"{STUDY}.w_star_vs_Lambda",
     study=ORACLE,
@@ -222,10 +228,17 @@ W_STAR_VS_LAMBDA = Law(
     where=THEORY_ROWS,
     # the proof's conditions ([C24] App. C–E): w_KQ ≥ d + √d (Lemma C.5), w_KQ ≤ (n/log n)^{2/d}
     # (Lemma D.1), n ≳ (L²/σ²)^{d/2} or ^{(d+2)/2} (App E.1/E.2), as the oracle computes them
-    regime=Regime(
-        "w_KQ ≥ d + √d, w_KQ ≤ (n/log n)^{2/d}, n ≥ (L²/σ²)^{d/2} or ^{(d+2)/2} ([C24] Lemmas C.5, D.1, App "
-        "E.1–E.2; the oracle's regime flags, for every seed of a config)",
-        flags=("regime_window", "regime_noise_lemma", "regime_context"),
+    regime=Regime.of(
+        "[C24] Lemmas C.5, D.1, App E.1–E.2 (the oracle's regime flags, for every seed of a config)",
+        tuple(
+            Condition(text, MEASURED, lambda results, rows, flag=flag: _flag(rows, flag))
+            for flag, text in (
+                ("regime_window", "w_KQ ≥ d + √d (Lemma C.5)"),
+                ("regime_noise_lemma", "w_KQ ≤ (n/log n)^{2/d} (Lemma D.1)"),
+                ("regime_context", "n ≥ (L²/σ²)^{d/2} (ReLU) or ^{(d+2)/2} (affine) (App E.1–E.2)"),
+            )
+        ),
+        note="the oracle computes each at its minimiser w*, constants 1",
     ),
     rule=EXPONENT_RULE,
 )
