@@ -271,3 +271,23 @@ def test_a_catalogue_law_judges_the_file_with_its_own_prediction(tmp_path, capsy
     assert code == 2 and not out and "conditions read column 'M1'" in err[0]
     code, out, err = run(capsys, "softmax_window.M_norm_vs_Lambda", str(path))  # x = Λ = nL²/σ²: not in the file
     assert code == 2 and not out and "no column 'Lambda'" in err[0]
+
+
+def test_a_catalogue_laws_labelled_conditions_set_rows_aside(tmp_path, capsys, monkeypatch):
+    """A regime written as labelled conditions (explicit, hidden-constant) is read from the file's columns as the
+    legacy predicate is: a file wholly outside them gets no verdict on the law (it read only `Regime.inside`)."""
+    from dataclasses import replace
+
+    from iclscale.analysis.law import EXPLICIT, HIDDEN_CONSTANT, Condition, Regime
+    from iclscale.analysis.laws import LAWS
+
+    name = "nonlinear_icl.T_vs_alpha"
+    alpha = np.repeat(np.geomspace(0.05, 1, 6), 6)
+    T = 100 * alpha ** (-2 / 3) * np.exp(np.random.default_rng(2).normal(0, 0.05, len(alpha)))
+    path = tmp_path / "T.csv"
+    pd.DataFrame({"alpha": alpha, "value": T, "seed": np.tile(np.arange(6), 6), "M1": 2}).to_csv(path, index=False)
+    for condition in (Condition("M1 ≥ 4", EXPLICIT, lambda rows: rows["M1"] >= 4),
+                      Condition("M1 ≳ 4", HIDDEN_CONSTANT, lambda rows: rows["M1"] / 4)):  # fmt: skip
+        monkeypatch.setitem(LAWS, name, replace(LAWS[name], regime=Regime.of("planted", (condition,))))
+        code, out, err = run(capsys, name, str(path))
+        assert code == 0 and not err and "outside" in out[0], out

@@ -14,7 +14,7 @@ from iclscale.analysis.law import Hypothesis, Prediction
 from iclscale.analysis.lawfit import Estimate
 from iclscale.analysis.laws import get_law
 from iclscale.analysis.reader import Results, add_derived
-from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, Band, VerdictRule
+from iclscale.analysis.verdict import CONSISTENT, INCONCLUSIVE, INCONSISTENT, OUTSIDE, Band, VerdictRule
 
 STUDY = "mamba_outliers"
 TRAIN_PARAMS = ("model", "layers", "lr", "p_a", "M1", "beta", "kappa_a", "V", "batch_size", "steps")
@@ -54,6 +54,10 @@ def batch_rows(variable: str, values, required, **fixed) -> list[dict]:
 
 
 KAPPAS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+# where Mamba's own term β⁻⁴V²κ_a⁻²(1 − p_a)⁻² dominates B_M at ε = 0.01 with constants 1 (the law's regime):
+# 4444/κ_a² ≥ 10⁴ at β = 3, p_a = 0.995 for κ_a ≤ 0.67, and κ_a ≥ Vβ⁻⁴ = 0.037 (a decade and more)
+DOMINANT_KAPPAS = (0.04, 0.08, 0.16, 0.32, 0.64)
+DOMINANT = {"p_a": 0.995, "l_tr": 400}
 
 
 @pytest.mark.parametrize(
@@ -66,16 +70,32 @@ KAPPAS = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
     ],
 )
 def test_mamba_batch_vs_kappa_a_tells_its_term_from_b_t(required, expected, reason):
-    fits = get_law(f"{STUDY}.mamba_batch_vs_kappa_a").evaluate(results_of(batch_rows("kappa_a", KAPPAS, required)))
+    rows = batch_rows("kappa_a", DOMINANT_KAPPAS, lambda k: required(k / DOMINANT_KAPPAS[0] * 0.25), **DOMINANT)
+    fits = get_law(f"{STUDY}.mamba_batch_vs_kappa_a").evaluate(results_of(rows))
     assert [f.verdict.verdict for f in fits] == [expected]
     assert reason in fits[0].verdict.reason
 
 
+@pytest.mark.parametrize("law", ["mamba_batch_vs_kappa_a", "lt_batch_vs_p_a", "lt_batch_vs_M1"])
+def test_a_batch_law_is_outside_where_its_term_is_not_the_bound(law):
+    # at the paper's values (β = 3, κ_a = 2, p_a = 0.6, M1 = 6) ε⁻² = 10⁴ dominates every max{} at ε = 0.01: the
+    # named term's exponent is not the bound's there, so B* (1–16) cannot count against it (L12, L13)
+    variable, values, model = {
+        "mamba_batch_vs_kappa_a": ("kappa_a", KAPPAS, "mamba"),
+        "lt_batch_vs_p_a": ("p_a", (0.0, 0.2, 0.4, 0.6, 0.8), "lt"),
+        "lt_batch_vs_M1": ("M1", (3, 6, 12, 24), "lt"),
+    }[law]
+    fits = get_law(f"{STUDY}.{law}").evaluate(results_of(batch_rows(variable, values, lambda x: 12 * x, model=model)))
+    assert [f.verdict.verdict for f in fits] == [OUTSIDE]
+    assert "dominates" in fits[0].verdict.reason and fits[0].c_star < 0.01
+
+
 def test_the_lt_batch_vs_p_a_fits_one_minus_p_a_and_pools_the_budget():
     # B* ∝ (1 − p_a)^(−1) with a budget (steps) that moves with p_a by design: one group, exponent −1
-    values = (0.0, 0.2, 0.4, 0.6, 0.8)
+    # at M1 = 1000 the term M1(1 − p_a)⁻¹ dominates ε⁻² = 10⁴ from p_a = 0.9 on (the law's regime)
+    values = (0.9, 0.95, 0.97, 0.99)
     rows = [{**r, "steps": round(43 / (1 - r["p_a"]))}
-            for r in batch_rows("p_a", values, lambda p: 20 / (1 - p), model="lt")]  # fmt: skip
+            for r in batch_rows("p_a", values, lambda p: 20 / (1 - p), model="lt", M1=1000, l_tr=800)]  # fmt: skip
     fits = get_law(f"{STUDY}.lt_batch_vs_p_a").evaluate(results_of(rows))
     assert len(fits) == 1 and fits[0].verdict.verdict == CONSISTENT
     assert fits[0].estimate == pytest.approx(-1.0, abs=0.1)
@@ -140,8 +160,8 @@ def window_rows(hinge) -> list[dict]:
 
 
 def theorem_window(kappa, beta, seed):
-    """≤ ε exactly inside [Vβ^(−4), Vβ(1 − p_a)/(p_a ε)] = [3β^(−4), 200β] (V = 3, p_a = 0.6, ε = 0.01)."""
-    return 0.001 * (1 + seed) if 3 * beta**-4 <= kappa <= 200 * beta else 0.3
+    """≤ ε exactly inside [Vβ^(−4), Vβ(1 − p_a)/(p_a ε)] = [3β^(−4), 20β] (V = 3, p_a = 0.6, ε = 0.1)."""
+    return 0.001 * (1 + seed) if 3 * beta**-4 <= kappa <= 20 * beta else 0.3
 
 
 def test_the_window_laws_find_a_planted_window_at_the_bounds():
@@ -155,16 +175,16 @@ def test_the_window_laws_find_a_planted_window_at_the_bounds():
 
 def test_a_window_that_does_not_move_with_beta_is_inconsistent_where_the_bound_moved():
     # an edge at κ_a = 0.5 for every β: below the bound at β = 1 (3), above it at β = 3 (0.037)
-    fixed = results_of(window_rows(lambda k, b, s: 0.001 if 0.5 <= k <= 32 else 0.3))
+    fixed = results_of(window_rows(lambda k, b, s: 0.001 if 0.5 <= k <= 8 else 0.3))
     assert verdicts("mamba_kappa_a_lower_bound", fixed) == [INCONSISTENT, INCONSISTENT]
-    # the upper edge at 32 for every β: inside the bound 200β, so failing on its claimed side
+    # the upper edge at 8 for every β: inside the bound 20β (ε = 0.1), so failing on its claimed side
     assert verdicts("mamba_kappa_a_upper_bound", fixed) == [INCONSISTENT, INCONSISTENT]
     fit = get_law(f"{STUDY}.mamba_kappa_a_upper_bound").evaluate(fixed)[0]
-    assert "kappa_a = 64" in fit.verdict.reason and math.isclose(fit.estimate, 32.0)
+    assert "kappa_a = 16" in fit.verdict.reason and math.isclose(fit.estimate, 8.0)
 
 
 def test_each_window_law_sets_the_other_half_aside():
     # a failure near the upper edge only: the lower law does not see it
-    upper_only = results_of(window_rows(lambda k, b, s: theorem_window(k, b, s) if k < 64 else 0.3))
+    upper_only = results_of(window_rows(lambda k, b, s: theorem_window(k, b, s) if k < 16 else 0.3))
     assert verdicts("mamba_kappa_a_lower_bound", upper_only) == [CONSISTENT, CONSISTENT]
     assert INCONSISTENT in verdicts("mamba_kappa_a_upper_bound", upper_only)

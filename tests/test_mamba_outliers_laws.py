@@ -186,3 +186,37 @@ def test_figures_3_to_6_section_draws_every_layer():
     assert "15 → " in section.items[0][2] or "0 → 15" in section.items[0][2]
     assert np.isclose(len(charts), 6)
     assert "Averaged over the d + 1 channels, at distance 1: outliers 0.5" in section.items[1][2]
+
+
+# The regimes read the ε their laws measure at (issue 35) ------------------------------------------------------------
+def test_each_law_checks_the_training_theorems_at_the_epsilon_it_reads():
+    # the iteration laws read T where the hinge falls to 0.5: their batch condition B ≥ B_M is checked at 0.5, not
+    # at 0.01 (which asks B ≥ 4.6·10⁴ of runs that only need B ≥ 10.4 to reach a hinge of 0.5)
+    from iclscale.papers.mamba_outliers.laws import LAWS
+
+    checked = 0
+    for law in LAWS:
+        levels = {getattr(law.measure, "threshold", None), getattr(law.kind, "threshold", None)} - {None}
+        if law.regime is None or not levels or law.regime.epsilon is None:
+            continue
+        assert levels == {law.regime.epsilon}, f"{law.name} reads {levels}, its regime checks ε = {law.regime.epsilon}"
+        assert f"ε = {law.regime.epsilon:g}" in law.regime.text
+        checked += 1
+    assert checked >= 25  # the iteration, batch, threshold, window and κ_a laws
+    assert get_law(f"{STUDY}.mamba_T_vs_lr").regime.epsilon == 0.5
+
+
+def test_the_iteration_sweeps_lie_inside_at_the_epsilon_t_is_read_at():
+    from iclscale.analysis.derived import add_derived as with_derived
+    from iclscale.sweeps.spec import load_sweep
+
+    for variable in ("lr", "beta", "M1", "p_a", "l_tr"):
+        sweep = load_sweep(f"iclscale/papers/mamba_outliers/sweeps/mamba_outliers_law_T_vs_{variable}.yaml")
+        rows = with_derived(pd.DataFrame([c.as_dict() for c in sweep.configs()]), STUDY)
+        for model in ("mamba", "lt"):
+            law = get_law(f"{STUDY}.{model}_T_vs_{variable}")
+            assert law.regime.on_params(rows[rows["model"] == model]).all(), law.name
+    # at ε = 0.01 (the figure's) the same B = 64 runs would be outside: B_T = 4.6·10⁴
+    from iclscale.papers.mamba_outliers.laws.common import trained_regime
+
+    assert not trained_regime(0.01).on_params(rows).any()

@@ -330,24 +330,26 @@ def _prepare(path: str, table, law, x_column: str, y_column: str, independent: b
 
 
 def _judge(prepared: Prepared, law, x_column: str, y_column: str) -> FileVerdict:
-    import numpy as np
     import pandas as pd
 
     from iclscale.analysis.derived import add_derived
     from iclscale.analysis.evaluate import alternatives, decide
+    from iclscale.analysis.law import MEASURED
     from iclscale.analysis.lawfit import Estimate, LawFit
     from iclscale.analysis.select import Group
 
     path, rows, notes = prepared.path, prepared.rows, []
     constant = {c: _plain(rows[c].iloc[0]) for c in rows if c not in ("seed", y_column) and rows[c].nunique() == 1}
     inside = pd.Series(True, index=rows.index)
-    if law.regime is not None and law.regime.inside is not None:
+    if law.regime is not None:  # its conditions on the params: the legacy predicate, explicit and hidden-constant ones
         try:
-            inside = pd.Series(np.asarray(law.regime.inside(add_derived(rows, law.study)), bool), index=rows.index)
+            inside = pd.Series(law.regime.on_params(add_derived(rows, law.study)), index=rows.index)
         except KeyError as error:
             raise UserError(f"{path}: law {law.name}'s conditions read column {error}, which the file lacks") from None
     if law.regime is not None and law.regime.flags:
         notes.append(f"the law's condition flags {', '.join(law.regime.flags)} are not read from a table")
+    if law.regime is not None and law.regime.of_kind(MEASURED):
+        notes.append("the law's conditions measured on the run are not read from a table")
     group = Group({}, constant, rows[inside], rows[~inside], 0, paired=prepared.paired)
     if hasattr(law.kind, "threshold_factors"):  # refitting at other thresholds needs a sweep's records
         law = replace(law, kind=replace(law.kind, threshold_factors=()))

@@ -27,10 +27,20 @@ from typing import Any
 import numpy as np
 
 from iclscale.analysis.kinds import Bound, Trend
-from iclscale.analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
+from iclscale.analysis.law import (
+    HIDDEN_CONSTANT,
+    STRONGER,
+    WEAKER,
+    Condition,
+    Hypothesis,
+    Law,
+    Prediction,
+    VersusPrinted,
+    inside_rule,
+)
 from iclscale.analysis.measures import CurveValues, FinalValue, final_value
 from iclscale.analysis.verdict import Band
-from iclscale.papers.mamba_outliers.laws.common import EPSILON, LM25, ONE_LAYER, STUDY, reading, trained_regime
+from iclscale.papers.mamba_outliers.laws.common import LM25, ONE_LAYER, STUDY, THEOREM_EPSILON, reading, trained_regime
 
 GAP2_TOLERANCE = 0.01
 """|gap-2 entry| / diagonal entry at which Eq. (25)'s "does not move" still counts as held (not from the paper:
@@ -42,42 +52,65 @@ def _f(rows, name):
     return rows[name].astype(float).to_numpy()
 
 
-def lemma3_conditions(rows):
-    """[LM25] Lemma 3: B ≥ max{(1 − p_a)^(−1)·M1, (1 − p_a)^(−2)}·log ε^(−1) (constant 1)."""
+def lemma3_batch(rows):
+    """[LM25] Lemma 3: B ≳ max{(1 − p_a)^(−1)·M1, (1 − p_a)^(−2)}·log ε^(−1), as B over its floor."""
     clean = np.clip(1 - _f(rows, "p_a"), 1e-12, None)
-    return _f(rows, "batch_size") >= np.maximum(_f(rows, "M1") / clean, clean**-2.0) * math.log(1 / EPSILON)
+    return _f(rows, "batch_size") / (np.maximum(_f(rows, "M1") / clean, clean**-2.0) * math.log(1 / EPSILON))
 
 
-def lemma4_conditions(rows):
-    """[LM25] Lemma 4, Eqs. (31), (32): l_tr ≥ (1 − p_a)^(−1)·log ε^(−1), B ≥ β^(−4)κ_a^(−2)(1 − p_a)^(−2)V²·log ε^(−1)
-    (constants 1)."""
+def lemma4_l_tr(rows):
+    """[LM25] Lemma 4, Eq. (31): l_tr ≳ (1 − p_a)^(−1)·log ε^(−1), as l_tr over its floor."""
     clean = np.clip(1 - _f(rows, "p_a"), 1e-12, None)
-    log_eps = math.log(1 / EPSILON)
-    batch = _f(rows, "beta") ** -4.0 * _f(rows, "kappa_a") ** -2.0 * clean**-2.0 * _f(rows, "V") ** 2 * log_eps
-    return (_f(rows, "l_tr") >= log_eps / clean) & (_f(rows, "batch_size") >= batch)
+    return _f(rows, "l_tr") * clean / math.log(1 / EPSILON)
 
 
-def lemma5_conditions(rows):
-    """[LM25] Lemma 5: κ_a ≥ Vβ^(−4) and t ≥ η^(−1)(1 − p_a)^(−1)β^(−2)M1, t the run's last step (constants 1)."""
+def lemma4_batch(rows):
+    """[LM25] Lemma 4, Eq. (32): B ≳ β^(−4)κ_a^(−2)(1 − p_a)^(−2)V²·log ε^(−1), as B over its floor."""
     clean = np.clip(1 - _f(rows, "p_a"), 1e-12, None)
-    after = _f(rows, "steps") >= _f(rows, "M1") / (_f(rows, "lr") * clean * _f(rows, "beta") ** 2)
-    return (_f(rows, "kappa_a") >= _f(rows, "V") * _f(rows, "beta") ** -4.0) & after
+    floor = _f(rows, "beta") ** -4.0 * _f(rows, "kappa_a") ** -2.0 * clean**-2.0 * _f(rows, "V") ** 2
+    return _f(rows, "batch_size") / (floor * math.log(1 / EPSILON))
 
 
-# Each lemma under its own printed conditions (constants 1) and the setting of the training theorems (η ≤ 1, one
-# layer): the lemmas are steps of Thm 1's proof (App. E) but state their own, weaker batch conditions, not Thm 1's
-# B ≥ B_M; Lemma 4's early phase t ≲ min{…} is not applied (its laws read the direction over the whole run)
+def lemma5_kappa(rows):
+    """[LM25] Lemma 5: κ_a ≳ Vβ^(−4), as κ_a over its floor."""
+    return _f(rows, "kappa_a") / (_f(rows, "V") * _f(rows, "beta") ** -4.0)
+
+
+def lemma5_after(rows):
+    """[LM25] Lemma 5: t ≳ η^(−1)(1 − p_a)^(−1)β^(−2)M1, t the run's last step, as t over T_M."""
+    clean = np.clip(1 - _f(rows, "p_a"), 1e-12, None)
+    return _f(rows, "steps") / (_f(rows, "M1") / (_f(rows, "lr") * clean * _f(rows, "beta") ** 2))
+
+
+# Each lemma under its own printed conditions and the setting of the training theorems (η ≤ 1, one layer): the
+# lemmas are steps of Thm 1's proof (App. E) but state their own, weaker batch conditions, not Thm 1's B ≥ B_M;
+# their ε (the log ε⁻¹ of Lemmas 3, 4) is Thm 1's, taken at THEOREM_EPSILON as the theorem's laws do; Lemma 4's
+# early phase t ≲ min{…} is not applied (its laws read the direction over the whole run)
+EPSILON = THEOREM_EPSILON
 SETTING = ("batch", "kappa", "l_tr")  # the parts of trained_regime the lemmas replace with their own
 LEMMA3 = trained_regime(
-    without=SETTING, also=lemma3_conditions, also_text="Lemma 3: B ≥ max{(1 − p_a)⁻¹M1, (1 − p_a)⁻²}·ln ε⁻¹"
+    EPSILON,
+    without=SETTING,
+    also=(Condition("B ≳ max{(1 − p_a)⁻¹M1, (1 − p_a)⁻²}·ln ε⁻¹ (Lemma 3)", HIDDEN_CONSTANT, lemma3_batch),),
+    source="Lemma 3",
 )
 LEMMA4 = trained_regime(
+    EPSILON,
     without=SETTING,
-    also=lemma4_conditions,
-    also_text="Lemma 4: l_tr ≥ (1 − p_a)⁻¹·ln ε⁻¹ (Eq. 31), B ≥ β⁻⁴κ_a⁻²(1 − p_a)⁻²V²·ln ε⁻¹ (Eq. 32)",
+    also=(
+        Condition("l_tr ≳ (1 − p_a)⁻¹·ln ε⁻¹ (Lemma 4, Eq. 31)", HIDDEN_CONSTANT, lemma4_l_tr),
+        Condition("B ≳ β⁻⁴κ_a⁻²(1 − p_a)⁻²V²·ln ε⁻¹ (Lemma 4, Eq. 32)", HIDDEN_CONSTANT, lemma4_batch),
+    ),
+    source="Lemma 4",
 )
 LEMMA5 = trained_regime(
-    without=SETTING, also=lemma5_conditions, also_text="Lemma 5: κ_a ≥ Vβ⁻⁴, T ≥ η⁻¹(1 − p_a)⁻¹β⁻²M1"
+    EPSILON,
+    without=SETTING,
+    also=(
+        Condition("κ_a ≳ Vβ⁻⁴ (Lemma 5)", HIDDEN_CONSTANT, lemma5_kappa),
+        Condition("T ≳ η⁻¹(1 − p_a)⁻¹β⁻²M1 (Lemma 5)", HIDDEN_CONSTANT, lemma5_after),
+    ),
+    source="Lemma 5",
 )
 REGIMES = {"Lemma 3": LEMMA3, "Lemma 4": LEMMA4}
 

@@ -6,15 +6,16 @@ sits on gap-2 tasks in our runs, README; not from the paper)."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from iclscale.analysis.kinds import Comparison, Threshold
-from iclscale.analysis.law import Hypothesis, Law, Prediction, inside_rule
+from iclscale.analysis.law import HIDDEN_CONSTANT, Condition, Hypothesis, Law, Prediction, inside_rule
 from iclscale.analysis.measures import FinalValue
 from iclscale.analysis.verdict import Band, VerdictRule
-from iclscale.papers.mamba_outliers.laws.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
+from iclscale.papers.mamba_outliers.laws.common import EPSILON, LM25, ONE_LAYER, STUDY, THEOREM_EPSILON, trained_regime
 
 STRICT = 1e-6
 """The theorems' α < α* is strict; the threshold kind's good side is α ≤ x0, so x0 = α* − STRICT (at α = 1/2 the
@@ -42,16 +43,32 @@ def theorem4_prediction(params: Mapping[str, Any]) -> Prediction:
 
 
 def theorem4_inside(rows):
-    """Theorem 4's l_ts ≳ (1/2 − α)^(−2)·α·log M1 (constant 1: not from the paper) on the claimed side α < 1/2;
-    every α ≥ 1/2 is the claimed failure side."""
-    alpha = rows["alpha"].astype(float)
-    gap = (0.5 - alpha).clip(lower=1e-9)
-    needed = alpha * rows["M1"].astype(float).map(math.log) / gap**2
-    return (alpha >= 0.5) | (rows["l_ts"].astype(float) >= needed)
+    """Theorem 4's l_ts ≳ (1/2 − α)^(−2)·α·log M1 on the claimed side α < 1/2, as l_ts over its floor (the largest
+    hidden constant at which the row meets it); every α ≥ 1/2 is the claimed failure side (no condition)."""
+    alpha = rows["alpha"].astype(float).to_numpy()
+    gap = np.clip(0.5 - alpha, 1e-9, None)
+    needed = alpha * np.log(rows["M1"].astype(float).to_numpy()) / gap**2
+    with np.errstate(divide="ignore"):
+        ratio = rows["l_ts"].astype(float).to_numpy() / needed
+    return np.where(alpha >= 0.5, np.inf, ratio)
+
+
+THEOREM4_L_TS = Condition("l_ts ≳ (1/2 − α)⁻²·α·ln M1 where α < 1/2 (Thm 4 (d))", HIDDEN_CONSTANT, theorem4_inside)
 
 
 def _law(
-    name, model, metric, claim, prediction, citation, conditions, text, necessary, regime=None, control=None
+    name,
+    model,
+    metric,
+    claim,
+    prediction,
+    citation,
+    conditions,
+    text,
+    necessary,
+    regime=None,
+    control=None,
+    epsilon=EPSILON,
 ) -> Law:
     return Law(
         name=f"{STUDY}.{name}",
@@ -63,7 +80,7 @@ def _law(
         measure=FinalValue(metric),
         x="alpha",
         predict=prediction,
-        kind=Threshold(threshold=EPSILON, good_side="below", necessary=necessary),
+        kind=Threshold(threshold=epsilon, good_side="below", necessary=necessary),
         group_by=("label_mode", "kappa_a_test"),
         where={**ONE_LAYER, "model": (model,), "placement": ("bernoulli",)},
         one_row_per_run=False,
@@ -93,11 +110,12 @@ def _fig2_laws(metric: str, suffix: str) -> tuple[Law, ...]:
         "Mamba's test error is ≤ ε for α < min(1, p_a·l_tr/l_ts)",
         theorem2_prediction,
         f"{LM25} Theorem 2 (Eq. 10)",
-        "ε = 0.01 (Thm 2's ε has no number: not from the paper); a sufficient condition (no 'only if'); "
-        "Thm 2 also needs κ_a' ≥ κ_a and a large enough T, B (not checked)",
-        "error ≤ 0.01 at every α < min(1, p_a·l_tr/l_ts) (0.6 at p_a = 0.6, l_tr = l_ts)",
+        f"ε = {THEOREM_EPSILON:g} (Thm 2's ε has no number: not from the paper), the ε of its training regime; a "
+        "sufficient condition (no 'only if'); Thm 2 also needs κ_a' ≥ κ_a and T ≥ T_M (not checked)",
+        f"error ≤ {THEOREM_EPSILON:g} at every α < min(1, p_a·l_tr/l_ts) (0.6 at p_a = 0.6, l_tr = l_ts)",
         necessary=False,
-        regime=trained_regime(),  # Thm 2: "the model trained under Theorem 1"
+        regime=trained_regime(THEOREM_EPSILON),  # Thm 2: "the model trained under Theorem 1"
+        epsilon=THEOREM_EPSILON,
     )
     lt = _law(
         "lt_threshold_half" + suffix,
@@ -106,11 +124,13 @@ def _fig2_laws(metric: str, suffix: str) -> tuple[Law, ...]:
         "the LT's test error is ≤ ε iff α < 1/2",
         theorem4_prediction,
         f"{LM25} Theorem 4 (if); §4.1, Figure 2 (only if)",
-        "ε = 0.01 (not from the paper); points with α < 1/2 count only where l_ts ≥ (1/2 − α)^(−2)·α·log M1 "
-        "(Thm 4, constant 1 not from the paper: at l_ts = 20, α ≤ 0.3)",
-        "error ≤ 0.01 at every α < 1/2 inside Thm 4's l_ts condition, > 0.01 at every α ≥ 1/2",
+        f"ε = {THEOREM_EPSILON:g} (not from the paper), the ε of its training regime; points with α < 1/2 count "
+        "only where l_ts ≥ (1/2 − α)^(−2)·α·log M1 (Thm 4, constant 1 not from the paper: at l_ts = 20, α ≤ 0.3)",
+        f"error ≤ {THEOREM_EPSILON:g} at every α < 1/2 inside Thm 4's l_ts condition, > {THEOREM_EPSILON:g} at every "
+        "α ≥ 1/2",
         necessary=True,
-        regime=trained_regime(also=theorem4_inside, also_text="l_ts ≥ (1/2 − α)^(−2)·α·log M1, or α ≥ 1/2"),
+        regime=trained_regime(THEOREM_EPSILON, also=(THEOREM4_L_TS,), source="Thm 4, trained inside Thm 3"),
+        epsilon=THEOREM_EPSILON,
         control={"l_ts": 400},  # Thm 4's l_ts ≥ α ln M1/(1/2 − α)² up to α = 0.45
     )
     return mamba, theorem2, lt

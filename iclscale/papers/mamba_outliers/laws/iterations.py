@@ -23,9 +23,11 @@ HINGE_EPSILON = 0.5  # ε* for T; not from the paper (above the LT's hinge floor
 EXPONENT_RULE = VerdictRule(max_interval_width=0.3)  # not from the paper: as seed 000's exponent laws
 MEASURE = FirstStepReaching("train_loss", threshold=HINGE_EPSILON)
 CONDITIONS = (
-    "one-layer model, every other variable held fixed (the theorems also need B and l_tr large enough: not "
-    "checked); T = first step with the training hinge ≤ 0.5 (not from the paper)"
+    "one-layer model, every other variable held fixed; T = first step with the training hinge ≤ 0.5 (not from the "
+    "paper); trained inside Thms 1/3 at the ε T is read at (B ≥ B_M or B_T, κ_a's window, l_tr, at ε = 0.5)"
 )
+# the theorems' T reaches hinge ε once B ≥ B_M (B_T) at that ε: the regime checks them at the ε T is read at
+REGIME = trained_regime(HINGE_EPSILON)
 
 # [LM25] Thm 1, Eq. (9): T_M = Θ(η^(−1)(1 − p_a)^(−1)β^(−2)M1); Thm 3, Eq. (14): T_T = T_M / l_tr
 EXPONENTS = {
@@ -89,7 +91,7 @@ def iteration_law(model: str, variable: str) -> Law:
         predict=_prediction(model, variable),
         kind=kind,
         where={**ONE_LAYER, "model": (model,)},
-        regime=trained_regime(),
+        regime=REGIME,
         rule=EXPONENT_RULE,
         versus_printed=SUFFICIENT_T,
     )
@@ -143,7 +145,7 @@ def ratio_prediction(params: Mapping[str, Any]) -> Prediction:
 
 T_RATIO_VS_L_TR = Law(
     name=f"{STUDY}.T_ratio_vs_l_tr",
-    regime=trained_regime(),
+    regime=REGIME,
     study=STUDY,
     claim="Mamba needs Θ(l_tr) times the LT's iterations: T_M / T_T ∝ l_tr",
     citation=f"{LM25} Remark 4; Theorem 1, Eq. (9) over Theorem 3, Eq. (14)",

@@ -6,7 +6,8 @@ the attention.
 
 Measured: the final training hinge (the mean over the last record interval, prompts of 𝒟: Thm 1's own quantity on
 the training tasks) against κ_a, per β (sweep `mamba_outliers_law_kappa_a_window.yaml`). Each edge is a `Threshold`
-at the bound with constant 1 (not from the paper) and ε = 0.01, read both ways (`necessary`): inside the window the
+at the bound with constant 1 (not from the paper) and ε = THEOREM_EPSILON = 0.1 (the level read and the ε of
+the training regime: B ≥ B_M at it), read both ways (`necessary`): inside the window the
 hinge is ≤ ε (the theorem), beyond the edge it is not (Remark 1). Each law judges its own edge on its half of the
 window (log scale), the other half set aside (the regime)."""
 
@@ -16,16 +17,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from iclscale.analysis.kinds import Threshold
-from iclscale.analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted
+from iclscale.analysis.law import EXPLICIT, STRONGER, Condition, Hypothesis, Law, Prediction, VersusPrinted
 from iclscale.analysis.measures import FinalValue
 from iclscale.analysis.verdict import Band
-from iclscale.papers.mamba_outliers.laws.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
+from iclscale.papers.mamba_outliers.laws.common import LM25, ONE_LAYER, STUDY, THEOREM_EPSILON, trained_regime
+
+EPSILON = THEOREM_EPSILON
 
 MEASURE = FinalValue("train_loss")
 CITATION = f"{LM25} Theorem 1 (ii); Remark 1"
 CONDITIONS = (
-    "final training hinge (mean over the last record interval) ≤ ε = 0.01; the bounds with constant 1 (not from "
-    "the paper); per β, with η·β² held fixed so that Eq. 9's T_M is the same at every β (not from the "
+    f"final training hinge (mean over the last record interval) ≤ ε = {EPSILON:g}; the bounds with constant 1 (not "
+    "from the paper); per β, with η·β² held fixed so that Eq. 9's T_M is the same at every β (not from the "
     "paper); diverged runs are counted and left out"
 )
 
@@ -90,13 +93,20 @@ COMMON = dict(
 KAPPA_A_LOWER = Law(
     name=f"{STUDY}.mamba_kappa_a_lower_bound",
     claim="Mamba's training hinge is ≤ ε for κ_a ≥ Vβ^(−4) and not below it (outliers too small to be gated)",
-    prediction_text="hinge ≤ 0.01 iff κ_a ≥ Vβ^(−4) (on the window's lower half)",
+    prediction_text=f"hinge ≤ {EPSILON:g} iff κ_a ≥ Vβ^(−4) (on the window's lower half)",
     predict=_edge("Vβ^(−4)", lower_bound),
     kind=Threshold(threshold=EPSILON, good_side="above", necessary=True),
     regime=trained_regime(  # κ_a is what it measures
+        EPSILON,
         without=("kappa",),
-        also=lower_half,
-        also_text="κ_a ≤ √(Vβ^(−4)·Vβ(1 − p_a)/(p_a ε)), the window's lower half (log scale, constants 1)",
+        also=(
+            Condition(
+                "κ_a ≤ √(Vβ⁻⁴·Vβ(1 − p_a)/(p_a ε)), the window's lower half (log scale; the law's scope)",
+                EXPLICIT,
+                lower_half,
+            ),
+        ),
+        source="Thm 1 (ii), trained inside Thm 1",
     ),
     control_params={"kappa_a": (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)},  # around Vβ^(−4) = 0.037 at β = 3
     **COMMON,
@@ -106,13 +116,20 @@ KAPPA_A_UPPER = Law(
     name=f"{STUDY}.mamba_kappa_a_upper_bound",
     claim="Mamba's training hinge is ≤ ε for κ_a ≤ Vβ(1 − p_a)p_a^(−1)ε^(−1) and not above it (outliers so large "
     "they diminish the relevant patterns)",
-    prediction_text="hinge ≤ 0.01 iff κ_a ≤ Vβ(1 − p_a)/(p_a ε) (on the window's upper half)",
+    prediction_text=f"hinge ≤ {EPSILON:g} iff κ_a ≤ Vβ(1 − p_a)/(p_a ε) (on the window's upper half)",
     predict=_edge("Vβ(1 − p_a)/(p_a ε)", upper_bound),
     kind=Threshold(threshold=EPSILON, good_side="below", necessary=True),
     regime=trained_regime(
+        EPSILON,
         without=("kappa",),
-        also=upper_half,
-        also_text="κ_a ≥ √(Vβ^(−4)·Vβ(1 − p_a)/(p_a ε)), the window's upper half (log scale, constants 1)",
+        also=(
+            Condition(
+                "κ_a ≥ √(Vβ⁻⁴·Vβ(1 − p_a)/(p_a ε)), the window's upper half (log scale; the law's scope)",
+                EXPLICIT,
+                upper_half,
+            ),
+        ),
+        source="Thm 1 (ii), trained inside Thm 1",
     ),
     control_params={"kappa_a": (10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0)},  # around the upper edge 600 at β = 3
     **COMMON,

@@ -23,7 +23,9 @@ from iclscale.analysis.kinds import Bound, Trend
 from iclscale.analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from iclscale.analysis.measures import CurveValues, FinalValue, RelativeToStart, final_value
 from iclscale.analysis.verdict import Band
-from iclscale.papers.mamba_outliers.laws.common import EPSILON, LM25, STUDY, trained_regime
+from iclscale.papers.mamba_outliers.laws.common import LM25, STUDY, THEOREM_EPSILON, trained_regime
+
+EPSILON = THEOREM_EPSILON  # Cor. 1's ε (its bound ε/(1 − p_a)) and the ε of the one-layer laws' training regime
 
 CLEAN_RANKS = 10  # the probes' G_{h(1)} … G_{h(10)} (iclscale.papers.mamba_outliers.probes.CLEAN_RANKS)
 RULE = inside_rule(min_levels=1, min_points=3)  # a min/max over α: one α (Figs. 3–6 use 0.3) is enough
@@ -80,7 +82,7 @@ def _law(name: str, layers: int, **particular) -> Law:
     # Corollaries 1–2 describe the one-layer Mamba that Thm 1 trains: its conditions are theirs; the 3-layer laws
     # extend them as Figs. 5–6 do (no theorem covers them)
     if layers == 1 and "Corollary" in particular.get("citation", ""):
-        shared["regime"] = trained_regime()
+        shared["regime"] = trained_regime(EPSILON, source="Cors. 1–2, trained inside Thm 1")
     return Law(name=f"{STUDY}.{name}", **{**shared, **particular})
 
 
@@ -166,13 +168,15 @@ def attention_law(layer: int, layers: int, same: bool) -> Law:
     return _law(
         f"attention_{part}_pattern{suffix}",
         layers,
-        versus_printed=VersusPrinted(STRONGER, "Eq. (16)'s Θ(1), Θ((1 − p_a)^(−1)ε) judged at constant 1, ε = 0.01"),
+        versus_printed=VersusPrinted(
+            STRONGER, f"Eq. (16)'s Θ(1), Θ((1 − p_a)^(−1)ε) judged at constant 1, ε = {EPSILON:g}"
+        ),
         claim=f"{who}'s attention sum on demonstrations "
         + ("sharing the query's relevant pattern is ≥ Θ(1)" if same else "of other patterns is ≤ Θ((1 − p_a)^(−1)ε)"),
         citation=f"{LM25} Corollary 1, Eq. (16); Figs. 3, 5",
-        conditions="constant 1 in Θ (not from the paper), ε = 0.01; a_i = p_iᵀW_BᵀW_C p_query on the layer's input "
-        "tokens, outliers included, mean over test prompts of every α measured",
-        prediction_text="min over α of S_same ≥ 1" if same else "max over α of S_other ≤ 0.01/(1 − p_a)",
+        conditions=f"constant 1 in Θ (not from the paper), ε = {EPSILON:g}; a_i = p_iᵀW_BᵀW_C p_query on the layer's "
+        "input tokens, outliers included, mean over test prompts of every α measured",
+        prediction_text="min over α of S_same ≥ 1" if same else f"max over α of S_other ≤ {EPSILON:g}/(1 − p_a)",
         measure=FinalValue(prefix(layer) + f"attn_{part}"),
         predict=same_prediction if same else other_prediction,
         kind=Bound(aggregate="min" if same else "max", statistic_text=f"{'smallest' if same else 'largest'} "

@@ -8,7 +8,8 @@ config, measured over a grid of test α × l_ts, no retraining):
 - the LT's error ≤ exp(−l_ts(1/2 − α)²α) for α < 1/2 (proof of Thm 4, Eq. 79).
 
 Each on all 30 tasks and on the M1 trained tasks (the α = 0 floor sits on gap-2 tasks in our runs, README).
-ε = 0.01 as in `common` (not from the paper)."""
+ε = THEOREM_EPSILON = 0.1 as in `common` (not from the paper): the level each law reads and the ε its training regime
+(Thms 1/3 (i), (ii)) is checked at."""
 
 from __future__ import annotations
 
@@ -20,20 +21,43 @@ from typing import Any
 import numpy as np
 
 from iclscale.analysis.kinds import Bound, PowerLaw, Threshold
-from iclscale.analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
+from iclscale.analysis.law import (
+    EXPLICIT,
+    HIDDEN_CONSTANT,
+    STRONGER,
+    Condition,
+    Hypothesis,
+    Law,
+    Prediction,
+    VersusPrinted,
+    inside_rule,
+)
 from iclscale.analysis.measures import FinalValue, ThresholdAlongAxis, final_value
 from iclscale.analysis.verdict import Band, VerdictRule
-from iclscale.papers.mamba_outliers.laws.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
+from iclscale.papers.mamba_outliers.laws.common import LM25, ONE_LAYER, STUDY, THEOREM_EPSILON, trained_regime
 from iclscale.papers.mamba_outliers.laws.fig2 import ERRORS, STRICT, THRESHOLD_RULE
 
 EXPONENT_RULE = VerdictRule(max_interval_width=0.5)  # not from the paper: l*_ts comes from a doubling grid
 
 
-def theorem2_conditions(rows):
-    """[LM25] Thm 2 (b) κ_a′ ≥ κ_a and (d) l_ts ≳ (1 − α)^(−1)·log M1 (constant 1, not from the paper)."""
+EPSILON = THEOREM_EPSILON
+
+
+def theorem2_l_ts(rows):
+    """[LM25] Thm 2 (d): l_ts ≳ (1 − α)^(−1)·log M1, as l_ts over its floor (the largest hidden constant met)."""
     alpha = rows["alpha"].astype(float)
     needed = rows["M1"].astype(float).map(math.log) / (1.0 - alpha).clip(lower=1e-9)
-    return (rows["kappa_a_test"].astype(float) >= rows["kappa_a"].astype(float)) & (rows["l_ts"] >= needed)
+    return rows["l_ts"].astype(float) / needed
+
+
+THEOREM2 = (
+    Condition(
+        "κ_a′ ≥ κ_a (Thm 2 (b))",
+        EXPLICIT,
+        lambda rows: rows["kappa_a_test"].astype(float) >= rows["kappa_a"].astype(float),
+    ),
+    Condition("l_ts ≳ (1 − α)⁻¹·ln M1 (Thm 2 (d))", HIDDEN_CONSTANT, theorem2_l_ts),
+)
 
 
 def r_prediction(params: Mapping[str, Any]) -> Prediction:
@@ -52,10 +76,10 @@ def _r_law(metric: str, suffix: str) -> Law:
         study=STUDY,
         claim=f"Mamba's test error is ≤ ε wherever r = α·l_ts/(p_a·l_tr) < 1 ({ERRORS[metric]})",
         citation=f"{LM25} Theorem 2 (c), (d) (Eqs. 10, 12)",
-        conditions="ε = 0.01 (not from the paper); a sufficient condition (no 'only if'); pooled over the trained "
-        "p_a, l_tr and the test l_ts; points count only where κ_a′ ≥ κ_a and l_ts ≥ (1 − α)^(−1)·log M1 (Thm 2 (b), "
-        "(d); constant 1 not from the paper); T, B large enough not checked",
-        prediction_text="error ≤ 0.01 at every r < 1",
+        conditions=f"ε = {EPSILON:g} (not from the paper); a sufficient condition (no 'only if'); pooled over the "
+        "trained p_a, l_tr and the test l_ts; points count only where κ_a′ ≥ κ_a and l_ts ≥ (1 − α)^(−1)·log M1 (Thm 2 "
+        "(b), (d); constant 1 not from the paper), trained inside Thm 1 at the same ε",
+        prediction_text=f"error ≤ {EPSILON:g} at every r < 1",
         measure=FinalValue(metric),
         x="outlier_ratio",
         predict=r_prediction,
@@ -64,7 +88,7 @@ def _r_law(metric: str, suffix: str) -> Law:
         where={**ONE_LAYER, "model": ("mamba",), "placement": ("bernoulli",)},
         row_filter=_positive_p_a,
         one_row_per_run=False,
-        regime=trained_regime(also=theorem2_conditions, also_text="κ_a′ ≥ κ_a and l_ts ≥ (1 − α)^(−1)·log M1"),
+        regime=trained_regime(EPSILON, also=THEOREM2, source="Thm 2, trained inside Thm 1"),
         rule=THRESHOLD_RULE,
     )
 
@@ -103,13 +127,14 @@ def _l_ts_law(model: str, metric: str, suffix: str) -> Law:
         name=f"{STUDY}.{model}_l_ts_threshold{suffix}",
         # (1 − α)⁻¹ = 1.1 … 20, evenly spread on log axes (the study config's α levels crowd near 1.1)
         control_params={"alpha": (0.1, 0.5, 0.7, 0.8, 0.9, 0.95)} if mamba else {},
-        regime=trained_regime(),
+        regime=trained_regime(EPSILON),
         study=STUDY,
         claim=f"{'Mamba' if mamba else 'the LT'} needs l_ts ≳ {x_text}·log M1 test demonstrations for error ≤ ε "
         f"({ERRORS[metric]})",
         citation=f"{LM25} {source.removeprefix('[LM25] ')}",
-        conditions="ε = 0.01 (not from the paper); l*_ts = the smallest test l_ts of the grid with error ≤ ε, per "
-        "trained model and α (censored at the grid's ends); M1 fixed" + ("" if mamba else "; α < 1/2 only (Thm 4 (c))"),
+        conditions=f"ε = {EPSILON:g} (not from the paper); l*_ts = the smallest test l_ts of the grid with error ≤ ε, "
+        "per trained model and α (censored at the grid's ends); M1 fixed"
+        + ("" if mamba else "; α < 1/2 only (Thm 4 (c))"),
         prediction_text=f"exponent 1 of l*_ts vs {x_text}",
         measure=ThresholdAlongAxis(metric, axis="l_ts", threshold=EPSILON),
         x="one_over_one_minus_alpha" if mamba else "lt_tail_variable",
@@ -154,7 +179,7 @@ def _tail_law(metric: str, suffix: str) -> Law:
     return Law(
         name=f"{STUDY}.lt_error_tail_bound{suffix}",
         control_params={"l_ts": 400},  # Thm 4's l_ts condition up to α = 0.45
-        regime=trained_regime(),
+        regime=trained_regime(EPSILON),
         study=STUDY,
         claim=f"the LT's test error is ≤ exp(−l_ts(1/2 − α)²α) for α < 1/2 ({ERRORS[metric]})",
         citation=f"{LM25} proof of Theorem 4, Eq. (79)",

@@ -13,7 +13,8 @@ printed). Points outside the window are set aside (the regime), counted, and dra
 - Thm 1 (iii), Eq. (8): Mamba's training hinge ≤ ε for (1 − p_a)^(−1)·log M1 ≲ l_tr ≲ p_a^(−1)·poly(M1^κ_a); Thm 3
   (iii): the LT's for l_tr ≳ (1 − p_a)^(−1)·log M1 (no upper end).
 
-Constants 1 and poly(x) = x (degree 1) are this tool's reading (not from the paper); ε = 0.01 as in `common`.
+Constants 1 and poly(x) = x (degree 1) are this tool's reading (not from the paper); ε = THEOREM_EPSILON = 0.1 as in
+`common`, for the level read and the training regime alike.
 The L of the unseen v′ of §4 is 0.3 (the smallest Σλ of the three: 0.9, 0.5, 0.3).
 """
 
@@ -25,11 +26,13 @@ from typing import Any
 import numpy as np
 
 from iclscale.analysis.kinds import Bound
-from iclscale.analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
+from iclscale.analysis.law import EXPLICIT, STRONGER, Condition, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from iclscale.analysis.measures import FinalValue
 from iclscale.analysis.verdict import Band
-from iclscale.papers.mamba_outliers.laws.common import EPSILON, LM25, ONE_LAYER, STUDY, trained_regime
+from iclscale.papers.mamba_outliers.laws.common import LM25, ONE_LAYER, STUDY, THEOREM_EPSILON, trained_regime
 from iclscale.papers.mamba_outliers.laws.fig2 import ERRORS
+
+EPSILON = THEOREM_EPSILON  # the level each window law reads, and the ε of its training regime
 
 UNSEEN_L = 0.3
 """Σλ of [LM25] §4's least aligned unseen outlier v′₃ (λ = (0.4, −0.3, 0.2)): the L of 𝒱′ for outlier_set unseen."""
@@ -128,8 +131,8 @@ def _window_law(
         study=STUDY,
         claim=f"{claim} ({ERRORS[metric]})" if metric in ERRORS else claim,
         citation=f"{LM25} {citation}",
-        conditions=conditions + "; constants 1, poly degree 1, ε = 0.01 (not from the paper); a sufficient "
-        "condition: nothing is claimed outside the window (those points are set aside)",
+        conditions=conditions + f"; constants 1, poly degree 1, ε = {EPSILON:g} (not from the paper; the training "
+        "regime's ε too); a sufficient condition: nothing is claimed outside the window (those points are set aside)",
         prediction_text=text,
         measure=FinalValue(metric),
         x=x,
@@ -138,7 +141,13 @@ def _window_law(
         where={**ONE_LAYER, "model": (model,), "placement": ("bernoulli",)},
         row_filter=row_filter,
         one_row_per_run=metric == "train_loss",
-        regime=trained_regime(without=without, also=window, also_text=window_text),
+        # the window is the law's scope (what the theorem claims something of, edges at constants 1): explicit here
+        regime=trained_regime(
+            EPSILON,
+            without=without,
+            also=(Condition(f"{window_text} (the law's window, constants 1)", EXPLICIT, window),),
+            source=f"{citation.split(',')[0]}, trained inside Thm {'1' if model == 'mamba' else '3'}",
+        ),
         rule=RULE,
         versus_printed=VersusPrinted(STRONGER, "the window's Θ(·) and poly(·) edges are taken at constant 1, degree 1"),
         **particular,
@@ -166,7 +175,7 @@ def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
             "Mamba's test error is ≤ ε for every test outlier magnitude κ_a′ in [κ_a, Vβ(1 − p_a)/(p_a κ_a L ε)]",
             "Theorem 2 (b)",
             "§4's unseen v′ (L = 0.3) or the training v*_s (L = 1); α and l_ts inside Thm 2 (c), (d)",
-            "error ≤ 0.01 at every κ_a′ inside the window",
+            f"error ≤ {EPSILON:g} at every κ_a′ inside the window",
             "kappa_a_test",
             mamba_kappa_window,
             "κ_a ≤ κ_a′ ≤ Vβ(1 − p_a)/(p_a κ_a L ε), α < min(1, p_a l_tr/l_ts), l_ts ≥ (1 − α)^(−1) log M1",
@@ -180,7 +189,7 @@ def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
             "the LT's test error is ≤ ε for every κ_a′ ≤ Vβ(1 − p_a)l_tr/(p_a κ_a L ε)",
             "Theorem 4 (b)",
             "§4's unseen v′ (L = 0.3) or the training v*_s (L = 1); α and l_ts inside Thm 4 (c), (d)",
-            "error ≤ 0.01 at every κ_a′ inside the window",
+            f"error ≤ {EPSILON:g} at every κ_a′ inside the window",
             "kappa_a_test",
             lt_kappa_window,
             "κ_a′ ≤ Vβ(1 − p_a)l_tr/(p_a κ_a L ε), α < 1/2, l_ts ≥ max{(1 − α)^(−1), (1/2 − α)^(−2)α} log M1",
@@ -195,7 +204,7 @@ def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
             "Theorem 2 (a), Eq. (11)",
             "a fresh random unit λ with Σλ = L per outlier (outlier_set = sum_L, L = outlier_sum; not from the "
             "paper: the paper's figures use three fixed v′); κ_a′, α and l_ts inside Thm 2 (b)–(d) for that L",
-            "error ≤ 0.01 at every κ_a′ inside the window, per L",
+            f"error ≤ {EPSILON:g} at every κ_a′ inside the window, per L",
             "kappa_a_test",
             mamba_kappa_window,
             "κ_a ≤ κ_a′ ≤ Vβ(1 − p_a)/(p_a κ_a L ε), α < min(1, p_a l_tr/l_ts), l_ts ≥ (1 − α)^(−1) log M1",
@@ -210,7 +219,7 @@ def _laws(metric: str, suffix: str) -> tuple[Law, ...]:
             "outliers per prompt)",
             "Theorem 2 (d), Eq. (12); Remark 3",
             "α < min(1, p_a l_tr/l_ts) (Thm 2 (c)), κ_a′ ≥ κ_a",
-            "error ≤ 0.01 at every l_ts inside the window",
+            f"error ≤ {EPSILON:g} at every l_ts inside the window",
             "l_ts",
             l_ts_window,
             "(1 − α)^(−1) log M1 ≤ l_ts ≤ α^(−1) M1^κ_a, α < min(1, p_a l_tr/l_ts), κ_a′ ≥ κ_a",
@@ -231,7 +240,7 @@ def _l_tr_law(model: str) -> Law:
         citation,
         "final training hinge (mean over the last record interval, prompts of 𝒟 on the training tasks); T, B, η, "
         "κ_a as the sweep's (T ≥ T_M not checked)",
-        f"hinge ≤ 0.01 at every l_tr with {window}",
+        f"hinge ≤ {EPSILON:g} at every l_tr with {window}",
         "l_tr",
         l_tr_window(mamba),
         window,

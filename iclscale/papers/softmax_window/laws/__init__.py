@@ -3,9 +3,76 @@ Transformers: Softmax Attention Adapts to Function Lipschitzness", NeurIPS 2024 
 Every claim of the paper, and the laws that test it."""
 
 from iclscale.analysis.derived import DerivedVariable
-from iclscale.analysis.law import Claim, Diagnosis, with_diagnoses
+from iclscale.analysis.law import Claim, Diagnosis, Experiment, with_diagnoses
 from iclscale.papers.softmax_window.laws import transfer, window
 from iclscale.papers.softmax_window.laws.common import STUDY
+
+W = f"{STUDY}."
+# Fig. 1's caption (the bottom row: softmax and linear attention's ICL error against n on the hills tasks)
+FIG1 = (
+    "Bottom Row: ICL error versus number of context samples for the three settings. Adapting to function "
+    "Lipschitzness leads softmax attention to achieve small error."
+)
+# The paper's figures as the paper ran them (sweeps at its stated settings; each file's header lists what it does not
+# state), judged on every point whatever the theorems' conditions, beside the claims' laws
+FIG3 = Experiment(
+    "Fig. 3",
+    "softmax_window_fig3_lipschitz",
+    (W + "M_norm_grows_with_L",),
+    "Attention window scales inversely with L. Figure 3 shows that ||M|| increases with L in various settings.",
+)
+FIG4_SIGMA = Experiment(
+    "Fig. 4 (left, middle-left)",
+    "softmax_window_fig4_sigma",
+    (W + "M_norm_falls_with_sigma",),
+    (
+        "As expected, ||M]|| increases slower during pretraining for larger … since more noise encourages more "
+        "averaging over a larger window to cancel out the noise."
+    ),
+)
+FIG4_N = Experiment(
+    "Fig. 4 (middle-right, right)",
+    "softmax_window_fig4_n",
+    (W + "M_norm_grows_with_n",),
+    (
+        "Likewise, | M || increases faster during pretraining for larger n (shown in Figures 4(Middle-Right, "
+        "Right)), since larger n increases the likelihood that there is a highly informative sample in a small "
+        "attention window."
+    ),
+)
+FIG1_N = Experiment(
+    "Fig. 1 (bottom row)", "softmax_window_fig1_hills", (W + "softmax_error_decreases_in_n_fig1",), FIG1
+)
+FIG1_LINEAR = Experiment("Fig. 1 (bottom row)", "softmax_window_fig1_hills", (W + "softmax_beats_linear",), FIG1)
+FIG5_LEFT = Experiment(
+    "Fig. 5 (left)",
+    "softmax_window_fig5_function_class",
+    (W + "class_independence",),
+    (
+        "Performance is similar regardless of the pairing of pretraining and test distributions, as the "
+        "Lipschitzness is the same in all cases, demonstrating that pretraining on tasks with appropriate "
+        "Lipschitzness is sufficient for generalization."
+    ),
+)
+FIG5_RIGHT = Experiment(
+    "Fig. 5 (right)",
+    "softmax_window_fig5_lipschitz_match",
+    (W + "lipschitz_matched_transfer",),
+    (
+        "Moreover, Figure S(Right) shows that when the Lipschitzness of the pretraining tasks does not match that "
+        "of the test tasks, ICL performance degrades sharply"
+    ),
+)
+FIG9 = Experiment(
+    "Fig. 9",
+    "softmax_window_fig9_lowrank",
+    (W + "subspace_recovery",),
+    (
+        "Figure 9 shows that softmax attention recovers the low-rank structure when tasks are drawn from each of "
+        "the three function classes … In contrast, linear attention does not learn any meaningful structure in "
+        "these cases."
+    ),
+)
 
 CLAIMS = (
     Claim("C1", "Thm 3.4", "the trained window scale ‖M‖ grows as Λ^γ, γ in the theorem's band",
@@ -14,23 +81,26 @@ CLAIMS = (
           (f"{STUDY}.w_star_vs_Lambda",)),
     Claim("C3", "Lemma B.5", "the minimiser is isotropic: M* = w_KQ·Σ⁻¹", (f"{STUDY}.M_isotropy",)),
     Claim("C4", "§3.2, Fig 3", "‖M‖ increases with L (ReLU and cos, isotropic and not)",
-          (f"{STUDY}.M_norm_grows_with_L",)),
-    Claim("C5", "§3.2, Fig 4 (left)", "‖M‖ grows more slowly for larger σ", (f"{STUDY}.M_norm_falls_with_sigma",)),
-    Claim("C6", "§3.2, Fig 4 (right)", "‖M‖ grows faster for larger n", (f"{STUDY}.M_norm_grows_with_n",)),
+          (f"{STUDY}.M_norm_grows_with_L",), experiment=FIG3),
+    Claim("C5", "§3.2, Fig 4 (left)", "‖M‖ grows more slowly for larger σ", (f"{STUDY}.M_norm_falls_with_sigma",),
+          experiment=FIG4_SIGMA),
+    Claim("C6", "§3.2, Fig 4 (right)", "‖M‖ grows faster for larger n", (f"{STUDY}.M_norm_grows_with_n",),
+          experiment=FIG4_N),
     Claim("C7", "Thm 3.5, Fig 1", "softmax attention's ICL error falls as n grows",
-          (f"{STUDY}.softmax_error_decreases_in_n",)),
+          (f"{STUDY}.softmax_error_decreases_in_n",), experiment=FIG1_N),
     Claim("C8", "Thm 3.5", "for test tasks at L', pretraining at L = L' is best", (f"{STUDY}.transfer_diagonal",)),
     Claim("C9", "Thm 3.5", "pretrained at L < L', the error grows as L'²", (f"{STUDY}.mismatch_error_vs_L_test",)),
     Claim("C10", "Thm 3.5", "pretrained at L > L', the error does not vanish as L' → 0",
           (f"{STUDY}.mismatch_error_floor",)),
     Claim("C11", "Fig 5 (left)", "at equal L the pretraining function class does not matter",
-          (f"{STUDY}.class_independence",)),
+          (f"{STUDY}.class_independence",), experiment=FIG5_LEFT),
     Claim("C12", "Fig 5 (right)", "only Lipschitz-matched pretraining transfers (even across classes)",
-          (f"{STUDY}.lipschitz_matched_transfer",)),
+          (f"{STUDY}.lipschitz_matched_transfer",), experiment=FIG5_RIGHT),
     Claim("C13", "Thm 3.6", "linear attention's error is Ω(L²) (≥ L²/3) for every n", (f"{STUDY}.linear_floor",)),
-    Claim("C14", "Fig 1, Thms 3.5–3.6", "softmax attention beats linear attention", (f"{STUDY}.softmax_beats_linear",)),
+    Claim("C14", "Fig 1, Thms 3.5–3.6", "softmax attention beats linear attention", (f"{STUDY}.softmax_beats_linear",),
+          experiment=FIG1_LINEAR),
     Claim("C15", "Thm 4.4, Fig 9", "softmax attention recovers a low-rank task subspace; linear attention does not",
-          (f"{STUDY}.subspace_recovery",)),
+          (f"{STUDY}.subspace_recovery",), experiment=FIG9),
 )  # fmt: skip
 
 # Why what does not reproduce does not (numbers: the catalogue's sweeps, this paper's README.md)
