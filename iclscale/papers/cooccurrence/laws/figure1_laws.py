@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from iclscale.analysis.kinds import Bound
-from iclscale.analysis.law import Law
+from iclscale.analysis.law import STRONGER, Law, VersusPrinted
 from iclscale.analysis.measures import Measure
 from iclscale.analysis.verdict import Band
 from iclscale.papers.cooccurrence.laws.common import (
@@ -27,6 +27,13 @@ from iclscale.papers.cooccurrence.laws.common import (
 from iclscale.papers.cooccurrence.laws.phases import ATTENTION_ONSET, STILLNESS, figure1_criteria, wide
 
 SETTING = ("init", "readout", "m", "m1", "c0", "c1", "lr")
+# [Y24] Thm E.28 bounds attention's change on [0, T1] by Õ(m^(−3/2)(1/L + 1/√m)): small as m grows, with no constant
+FIXED_SHARE = VersusPrinted(
+    STRONGER,
+    "Thm E.28 bounds attention's Phase-1 change by Õ(m^(−3/2)(1/L + 1/√m)), small as m grows (its constant and log "
+    f"factors unstated); these laws ask, at the sweep's own m, a fixed share of the run's change: < {STILLNESS:.0%} by "
+    f"T1, or none reaching {ATTENTION_ONSET:.0%} before T1",
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ PHASE1_STILLNESS = Law(
     group_by=SETTING,
     regime=THEORY_SETTING,
     rule=FRACTION_RULE,
+    versus_printed=FIXED_SHARE,
 )
 
 LOSS_PEAKS_IN_PHASE1 = Law(
@@ -101,6 +109,7 @@ ATTENTION_AFTER_T1 = Law(
     group_by=SETTING,
     regime=THEORY_SETTING_PHASE_2,
     rule=FRACTION_RULE,
+    versus_printed=FIXED_SHARE,
 )
 
 # [Y24] Lemma 4.3 / Thm E.19: the type-2/3 losses turn at T_0.5 ≤ O(1/m) (claim C5: T_0.5 vs m, exponent ≈ −1)
