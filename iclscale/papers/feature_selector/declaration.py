@@ -44,8 +44,9 @@ MEANING = {
     "(the proofs' x = λμ + (1 − λ)ν); the distribution is not from the paper",
     "noise_mode": "noise n of Eq. 3, ‖n‖ ≤ τ: ball = uniform in the τ-ball, sphere = ‖n‖ = τ in a uniform direction "
     "(not from the paper)",
-    "m": "MLP width m, rows of W_O ([LW23] Thm 1: m ≥ ε_m⁻² M1² log N, ≈ 750 at the defaults with ε_m → 1/2: 256 is "
-    f"below it; 1024 selected no more often in 20 seeds; {OURS})",
+    "m": "MLP width m, rows of W_O ([LW23] Thm 1: m ≥ ε_m⁻² M1² log N, an explicit number; 753 = ⌈4·M1²·ln(B·steps)⌉ "
+    "meets it at the defaults with ε_m → 1/2, and the law sweeps set it per config; the pilot's 256 was below it, "
+    "1024 selected no more often in 20 seeds; not from the paper)",
     "m_a": f"query/key rows m_a ([LW23] §2: m_a > d_X + d_Y); null = d_X + d_Y + 4 ({OURS})",
     "m_b": f"value rows m_b ([LW23] §2: m_b > d_X + d_Y); null = d_X + d_Y + 4 ({OURS})",
     "attend_to_query": "softmax also over the query column (the appendix sums s = 1..l+1); false is Eq. 2 as printed",
@@ -97,7 +98,7 @@ DATA_SHAPE = (
 )
 
 MODEL_SHAPE = (
-    Param.shape("m", 256, MEANING["m"], low=1, high=10**5, symbol="m"),
+    Param.shape("m", 753, MEANING["m"], low=1, high=10**5, symbol="m"),
     Param.shape("m_a", None, MEANING["m_a"], type=int, low=1, high=10**5),
     Param.shape("m_b", None, MEANING["m_b"], type=int, low=1, high=10**5),
     Param.shape("attend_to_query", False, MEANING["attend_to_query"]),

@@ -8,7 +8,17 @@ import math
 
 from iclscale.analysis.flow_measures import Window
 from iclscale.analysis.kinds import PowerLaw
-from iclscale.analysis.law import Hypothesis, Law, Prediction, Regime
+from iclscale.analysis.law import (
+    CONSTANTS,
+    EXPLICIT,
+    HIDDEN_CONSTANT,
+    MEASURED,
+    Condition,
+    Hypothesis,
+    Law,
+    Prediction,
+    Regime,
+)
 from iclscale.analysis.measures import Measure
 from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
 
@@ -55,16 +65,27 @@ THROUGHOUT = 0.95
 FRACTION_RULE = VerdictRule(mode=INSIDE, min_levels=1, min_points=3)
 
 
-def condition_1(rows):
-    """Condition 1 on the params, log factors not checked: m ≥ m1, m ≥ L², n ≥ L²."""
-    m, L = rows["m"].astype(float), rows["L"].astype(float)
-    return (m >= rows["m1"].astype(float)) & (m >= L**2) & (rows["n"].astype(float) >= L**2)
+# [Y24] Condition 1, each part labelled: m ≥ Ω̃(max{m1, L²}) and n ≥ Ω̃(L²) carry hidden constants (and log factors,
+# not checked here); σ0 = 1/Θ̃(√(Lm)), σ1 = 1/Θ̃(√m1) are the theory init's c0/√(Lm), c1/√m1 (c0, c1 are those Θ̃
+# constants: any value is inside); m1, L ≥ Ω̃(1) and 1/δ ≤ poly(m) are not checked
+CONDITION_1_PARTS = (
+    Condition("m ≥ Ω̃(m1)", HIDDEN_CONSTANT, lambda rows: rows["m"].astype(float) / rows["m1"].astype(float)),
+    Condition("m ≥ Ω̃(L²)", HIDDEN_CONSTANT, lambda rows: rows["m"].astype(float) / rows["L"].astype(float) ** 2),
+    Condition("n ≥ Ω̃(L²)", HIDDEN_CONSTANT, lambda rows: rows["n"].astype(float) / rows["L"].astype(float) ** 2),
+)
 
 
-def _theory_setting(rows):
-    """The theory's initialisation (σ0 = c0/√(Lm), σ1 = c1/√m1, a = ±1 fixed: Condition 1, §2.2) and Condition 1."""
-    return (rows["init"] == "theory") & (rows["readout"] == "pm1_fixed") & condition_1(rows)
+def condition_1(rows, constants: float = CONSTANTS):
+    """Condition 1 on the params (log factors not checked): m ≥ m1, m ≥ L², n ≥ L² with the hidden constants at
+    `constants`."""
+    return Regime.of("[Y24] Condition 1", CONDITION_1_PARTS).on_params(rows, constants)
 
+
+THEORY_INIT = Condition(
+    "the theory's init: W_Q, W_K, W_V ~ N(0, σ0²), W ~ N(0, σ1²) with σ0 = c0/√(Lm), σ1 = c1/√m1, a = ±1 fixed (§2.2)",
+    EXPLICIT,
+    lambda rows: (rows["init"] == "theory") & (rows["readout"] == "pm1_fixed"),
+)
 
 INITIAL_OUTPUT_BOUND = 0.01  # [Y24] Lemma D.8: |F(0)(X_i)| ≤ 0.01 for every i
 # [Y24] Thm E.27 (‖Wᵀa‖² = Θ(σ1² m m1) at T1) and Def. F.1 (≤ O(σ1² m m1) throughout Phase 2), read with the
@@ -85,39 +106,43 @@ def _per_row(measure, results, rows):
 
 
 def initial_output_small(results, rows):
-    """[Y24] Lemma D.8: max_i |F(0)(X_i)| ≤ 0.01, from the probe `max_abs_output` at step 0."""
+    """[Y24] Lemma D.8: max_i |F(0)(X_i)| ≤ 0.01, from the probe `max_abs_output` at step 0 (NaN, a run recorded
+    without it: fails)."""
     from iclscale.analysis.flow_measures import InitialValue
 
     return _per_row(InitialValue("max_abs_output"), results, rows) <= INITIAL_OUTPUT_BOUND
 
 
 def readout_size_in_phase_2(results, rows):
-    """Lemma D.8, and [Y24] Def. F.1 / Thm E.27: the largest ‖Wᵀa‖² (probe `u_norm2`) over Phase 2 ≤
-    2·σ1² m m1 = 2·c1²·m (theory init)."""
+    """[Y24] Def. F.1 / Thm E.27: the largest ‖Wᵀa‖² (probe `u_norm2`) over Phase 2 ≤ 2·σ1² m m1 = 2·c1²·m (theory
+    init; a run that never reaches Phase 2 fails)."""
     from iclscale.analysis.flow_measures import PhaseValue
 
     largest = _per_row(PhaseValue("u_norm2", window=PHASE2, statistic="max"), results, rows)
     scale = rows["c1"].astype(float) ** 2 * rows["m"].astype(float)
-    return initial_output_small(results, rows) & (largest <= READOUT_SIZE_CONSTANT * scale)
+    return largest <= READOUT_SIZE_CONSTANT * scale
 
 
-CONDITION_1_TEXT = "Condition 1: m ≥ m1, m ≥ L² and n ≥ L² (the log factors are not checked)"
-F0_TEXT = (
-    "Lemma D.8: max_i |F(0)(X_i)| ≤ 0.01 (probe max_abs_output at t = 0; runs recorded without it count as outside)"
+INITIAL_OUTPUT = Condition(
+    "Lemma D.8: max_i |F(0)(X_i)| ≤ 0.01 (probe max_abs_output at t = 0; a run recorded without it fails)",
+    MEASURED,
+    initial_output_small,
 )
-READOUT_TEXT = "Def. F.1, Thm E.27: ‖Wᵀa‖² ≤ 2σ1² m m1 = 2c1²m at every Phase-2 record (constant 2: see common.py)"
-CONDITION_1 = Regime(f"{CONDITION_1_TEXT}; {F0_TEXT}", inside=condition_1, measured=initial_output_small)
-PHASE_2_CONDITIONS = Regime(
-    f"{CONDITION_1_TEXT}; {F0_TEXT}; {READOUT_TEXT}", inside=condition_1, measured=readout_size_in_phase_2
+READOUT_SIZE = Condition(
+    "Def. F.1, Thm E.27: ‖Wᵀa‖² ≤ 2σ1² m m1 = 2c1²m at every Phase-2 record (constant 2: see common.py)",
+    MEASURED,
+    readout_size_in_phase_2,
+)
+# the proofs' conditions: Condition 1 on the params, Lemma D.8 (and, for Phase 2, Def. F.1) measured on every run, so
+# that no run outside them can count for or against a claim
+CONDITION_1 = Regime.of("[Y24] Condition 1, Lemma D.8", (*CONDITION_1_PARTS, INITIAL_OUTPUT))
+PHASE_2_CONDITIONS = Regime.of(
+    "[Y24] Condition 1, Lemma D.8, Def. F.1", (*CONDITION_1_PARTS, INITIAL_OUTPUT, READOUT_SIZE)
 )
 # for laws judged on every init: the theory's init is one of the conditions, the others are left out and counted
-THEORY_SETTING = Regime(
-    f"theory init (a = ±1 fixed); {CONDITION_1_TEXT}; {F0_TEXT}", inside=_theory_setting, measured=initial_output_small
-)
-THEORY_SETTING_PHASE_2 = Regime(
-    f"theory init (a = ±1 fixed); {CONDITION_1_TEXT}; {F0_TEXT}; {READOUT_TEXT}",
-    inside=_theory_setting,
-    measured=readout_size_in_phase_2,
+THEORY_SETTING = Regime.of("[Y24] §2.2, Condition 1, Lemma D.8", (THEORY_INIT, *CONDITION_1_PARTS, INITIAL_OUTPUT))
+THEORY_SETTING_PHASE_2 = Regime.of(
+    "[Y24] §2.2, Condition 1, Lemma D.8, Def. F.1", (THEORY_INIT, *CONDITION_1_PARTS, INITIAL_OUTPUT, READOUT_SIZE)
 )
 
 

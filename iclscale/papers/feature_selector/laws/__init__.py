@@ -3,7 +3,7 @@ Analysis of In-Context Learning", M3L workshop at NeurIPS 2023. Claim ids S1–S
 Every claim of the paper and the laws that test it; claims with no law say why in their text."""
 
 from iclscale.analysis.derived import DerivedVariable
-from iclscale.analysis.law import Claim, Diagnosis
+from iclscale.analysis.law import Claim, Diagnosis, Experiment
 from iclscale.papers.feature_selector.laws import iterations, mechanism, ood
 from iclscale.papers.feature_selector.laws.common import STUDY
 from iclscale.papers.feature_selector.laws.figure1_section import figure1_section
@@ -20,6 +20,9 @@ NO_MATCH = (
     "model "
     "can reach zero error on them"
 )
+# what the paper says of its only figure ([LW23] §3.4, after Prop. 2; its "Figure 3.4" is Figure 1); the paper
+# states no setting for it: the sweep's header lists the values chosen (inside Thm 1's conditions)
+FIGURE_1 = "Figure 3.4 verifies these two propositions with a one-layer Transformer defined in (2)"
 CLAIMS = (
     Claim(
         "S1",
@@ -171,6 +174,12 @@ CLAIMS = (
         "Prop. 1, Eq. 7–8; Fig. 1a",
         "‖W_Q μ‖, ‖W_K μ‖ ≥ Θ(√log M) while ‖W_Q ν‖, ‖W_K ν‖ ≤ Θ(1)",
         (S + "wq_relevant_over_irrelevant", S + "wk_relevant_over_irrelevant"),
+        experiment=Experiment(
+            "Fig. 1a",
+            "feature_selector_fig1_mechanism",
+            (S + "wq_relevant_over_irrelevant", S + "wk_relevant_over_irrelevant"),
+            FIGURE_1,
+        ),
     ),
     Claim(
         "S11",
@@ -189,6 +198,12 @@ CLAIMS = (
                 "the printed claim, is 0.50 [0.496, 0.505] ≥ 1/16 (consistent) but is ≈ 1/2 at initialisation too.",
                 (S + "mlp_label_over_feature_output_split",),
             ),
+        ),
+        experiment=Experiment(
+            "Fig. 1b",
+            "feature_selector_fig1_mechanism",
+            (S + "mlp_label_over_feature_input_split",),  # the figure plots the pre-ReLU split (the sweep's header)
+            FIGURE_1,
         ),
     ),
     Claim(
@@ -230,7 +245,13 @@ CLAIMS = (
             ),
         ),
     ),
-    Claim("S15", "Lemma 1", "the training tasks must cover every μ_i as +1 and as −1", (S + "task_coverage",)),
+    Claim(
+        "S15",
+        "§3.3, Lemma 1",
+        "Thm 1 assumes ('for simplicity') training tasks that cover every μ_i as +1 and as −1, |T| ≥ M1; our "
+        "ablation: breaking the coverage leaves the model failing on the tasks left out (stronger than printed)",
+        (S + "task_coverage",),
+    ),
     Claim(
         "S16",
         "Thm 2; Eq. 69–71",

@@ -11,8 +11,9 @@ Measured quantities (not from the paper): "T" is the first recorded step with in
 (a relaxed reading of the paper's "zero generalization error"); runs that never reach it are right-censored.
 A numpy pilot of ours found seeds
 that escape the initial plateau into a non-selection solution (A_* ≪ 0.9, error a few percent): the laws fit
-the selection regime only (`SELECTION` for T: plateau runs kept as censored; `SELECTED` for the mechanism and
-the out-of-domain laws: the trained model only), and count the runs left out per group.
+the selection regime only, a condition measured on the run (`SELECTION` for T: plateau runs kept as censored;
+`SELECTED` for the mechanism and the out-of-domain laws: the trained model only); like every measured condition
+it must hold for every seed of a config, and the configs left out are counted per group.
 """
 
 from __future__ import annotations
@@ -21,7 +22,16 @@ import math
 
 import numpy as np
 
-from iclscale.analysis.law import Hypothesis, Prediction, Regime
+from iclscale.analysis.law import (
+    CONSTANTS,
+    EXPLICIT,
+    HIDDEN_CONSTANT,
+    MEASURED,
+    Condition,
+    Hypothesis,
+    Prediction,
+    Regime,
+)
 from iclscale.analysis.verdict import OVERLAP, Band, VerdictRule
 
 LW23 = "Li, Wang et al. 2023 [LW23] (M3L workshop, NeurIPS 2023; seed 001)"
@@ -31,78 +41,110 @@ PLATEAU_LOSS = 0.8  # a final training hinge loss above this: still at the initi
 EXPONENT_RULE = VerdictRule(max_interval_width=0.5)  # not from the paper
 
 
-def _selection_or_plateau(runs):
-    """Inside: the run ends in the selection regime (A_* ≥ 0.9, the probe's `in_regime`), or it is still at
-    the initial plateau (training hinge > 0.8: T is censored there, not a different solution). Both are
-    properties of the trained model, the same at every eval point. Left out: runs that escaped into a
-    non-selection solution (seen in a pilot of ours; not in the paper). Judged per run, not per config: the
-    issue asks to fit in-regime runs and count the others per cell (the pilot saw one such seed in ten)."""
-    if "in_regime" not in runs or "train_loss" not in runs:
-        return [True] * len(runs)
-    return (runs["in_regime"] >= 1) | (runs["train_loss"] > PLATEAU_LOSS)
+def theorem_width(M1, batch_size, steps) -> int:
+    """[LW23] Thm 1's width m ≥ ε_m⁻² M1² log N at its weakest (ε_m → 1/2), N = B·steps: ⌈4·M1²·ln(B·steps)⌉. An
+    explicit number (no hidden constant): the law sweeps set m to it per config (tests/test_feature_selector_laws)."""
+    return math.ceil(4 * M1**2 * math.log(batch_size * steps))
 
 
-# [LW23] Thm 1's hypotheses on the params, every Ω constant 1 (the paper gives none; not from the paper) --------
+# [LW23] Thm 1's hypotheses on the params, each labelled: the width is explicit (ε_m ∈ (0, 1/2), no Ω), B, l_tr and
+# τ carry hidden constants (B > Ω(M1 log M1), l_tr ≥ Ω(2 log M/α), τ ≤ O(1/M1)), Lemma 1's task count is explicit.
+# Thm 1 bounds no ε (zero error), so no condition depends on the ε the laws read T at.
 THEOREM_1_PARTS = ("width", "batch", "l_tr", "noise", "tasks")
-THEOREM_1_WORDS = {
-    "width": "m ≥ 4·M1²·ln N, N = B·steps (ε_m⁻² M1² log N at its weakest, ε_m → 1/2)",
-    "batch": "B ≥ M1 ln M1",
-    "l_tr": "l_tr ≥ 2 ln M/α (Eq. 5)",
-    "noise": "τ ≤ 1/M1",
-    "tasks": "n_train_tasks = 0 (cyclic) or ≥ M1 (Lemma 1)",
+
+
+def _m1(rows):
+    return rows["M1"].astype(float)
+
+
+def _tasks(rows):
+    if "n_train_tasks" not in rows:
+        return np.ones(len(rows), dtype=bool)
+    tasks = rows["n_train_tasks"].astype(float)
+    return (tasks == 0) | (tasks >= _m1(rows))
+
+
+def _noise(rows):
+    """(1/M1)/τ: the largest constant of τ ≤ O(1/M1) the row meets (+inf at τ = 0)."""
+    tau = rows["tau"].astype(float).to_numpy()
+    with np.errstate(divide="ignore"):
+        return np.where(tau > 0, 1 / (_m1(rows).to_numpy() * np.where(tau > 0, tau, 1.0)), np.inf)
+
+
+THEOREM_1_CONDITIONS = {
+    "width": Condition(
+        "m ≥ ε_m⁻² M1² ln N at its weakest (ε_m → 1/2): m ≥ 4·M1²·ln(B·steps)",
+        EXPLICIT,
+        lambda rows: (
+            rows["m"].astype(float)
+            >= 4 * _m1(rows) ** 2 * np.log(rows["batch_size"].astype(float) * rows["steps"].astype(float))
+        ),
+    ),
+    "batch": Condition(
+        "B > Ω(M1 ln M1)",
+        HIDDEN_CONSTANT,
+        lambda rows: rows["batch_size"].astype(float) / (_m1(rows) * np.log(_m1(rows))),
+    ),
+    "l_tr": Condition(
+        "l_tr ≥ Ω(2 ln M/α) (Eq. 5)",
+        HIDDEN_CONSTANT,
+        lambda rows: (
+            rows["l_tr"].astype(float)
+            * rows["alpha"].astype(float)
+            / (2 * np.log(_m1(rows) + rows["M2"].astype(float)))
+        ),
+    ),
+    "noise": Condition("τ ≤ O(1/M1)", HIDDEN_CONSTANT, _noise),
+    "tasks": Condition("n_train_tasks = 0 (the cyclic T) or ≥ M1 (Lemma 1)", EXPLICIT, _tasks),
 }
 
 
-def theorem_1(rows, without: tuple[str, ...] = ()):
-    """[LW23] Thm 1's conditions on the params (constants 1), but for the parts in `without` (what a law measures)."""
-    m1 = rows["M1"].astype(float)
-    ok = np.ones(len(rows), dtype=bool)
-    if "width" not in without:
-        samples = rows["batch_size"].astype(float) * rows["steps"].astype(float)
-        ok &= rows["m"].astype(float) >= 4 * m1**2 * np.log(samples)
-    if "batch" not in without:
-        ok &= rows["batch_size"].astype(float) >= m1 * np.log(m1)
-    if "l_tr" not in without:
-        patterns = m1 + rows["M2"].astype(float)
-        ok &= rows["l_tr"].astype(float) >= 2 * np.log(patterns) / rows["alpha"].astype(float)
-    if "noise" not in without:
-        ok &= rows["tau"].astype(float) <= 1 / m1
-    if "tasks" not in without and "n_train_tasks" in rows:
-        tasks = rows["n_train_tasks"].astype(float)
-        ok &= (tasks == 0) | (tasks >= m1)
-    return ok
+def theorem_1(rows, without: tuple[str, ...] = (), constants: float = CONSTANTS):
+    """Whether each row meets [LW23] Thm 1's conditions on the params (hidden constants at `constants`), but for the
+    parts in `without` (what a law measures)."""
+    return theorem_1_regime(without).on_params(rows, constants)
 
 
-def theorem_1_regime(without: tuple[str, ...] = (), run_condition=None, run_text: str = "") -> Regime:
-    """Thm 1's conditions (but `without`), and a condition on the trained run (SELECTION, SELECTED) where given."""
-    words = "; ".join(THEOREM_1_WORDS[p] for p in THEOREM_1_PARTS if p not in without)
-    text = f"[LW23] Thm 1: {words} (the Ω constants taken as 1, not from the paper)"
-
-    def inside(rows):
-        ok = theorem_1(rows, without)
-        return ok & np.asarray(run_condition(rows), dtype=bool) if run_condition is not None else ok
-
-    return Regime(f"{run_text}; {text}" if run_text else text, inside=inside)
+def _selection_or_plateau(results, runs):
+    """The run ends in the selection regime (A_* ≥ 0.9, the probe's `in_regime`), or it is still at the initial
+    plateau (training hinge > 0.8: T is censored there, not a different solution). Both are properties of the
+    trained model, the same at every eval point. Runs that escaped into a non-selection solution (seen in a pilot
+    of ours; not in the paper) fail it; as a condition measured on the run it must hold for every seed of a config."""
+    if "in_regime" not in runs or "train_loss" not in runs:
+        return np.ones(len(runs), dtype=bool)
+    return (runs["in_regime"] >= 1) | (runs["train_loss"] > PLATEAU_LOSS)
 
 
-SELECTION = theorem_1_regime(
-    run_condition=_selection_or_plateau,
-    run_text="runs ending in the selection regime (A_* ≥ 0.9) or still at the initial plateau (training hinge > "
-    "0.8); runs that escaped into a non-selection solution are left out and counted (our protocol, not the paper's)",
+def _selected(results, runs):
+    """The run ends in the selection regime (A_* ≥ 0.9), the trained model the mechanism claims are about."""
+    return runs["in_regime"] >= 1 if "in_regime" in runs else np.ones(len(runs), dtype=bool)
+
+
+SELECTION_CONDITION = Condition(
+    "the run ends in the selection regime (A_* ≥ 0.9) or is still at the initial plateau (training hinge > 0.8); "
+    "a run that escaped into a non-selection solution is not the model Thm 1 describes (our protocol, not the paper's)",
+    MEASURED,
+    _selection_or_plateau,
+)
+SELECTED_CONDITION = Condition(
+    "the run ends in the selection regime (A_* ≥ 0.9) that Props. 1–2 describe (non-selection solutions and runs "
+    "still at the plateau fail it)",
+    MEASURED,
+    _selected,
 )
 
 
-def _selected(runs):
-    """Inside: the run ends in the selection regime (A_* ≥ 0.9), the trained model the mechanism claims are about."""
-    return runs["in_regime"] >= 1 if "in_regime" in runs else [True] * len(runs)
+def theorem_1_regime(without: tuple[str, ...] = (), run_condition: Condition | None = None) -> Regime:
+    """[LW23] Thm 1's conditions (but `without`: the param a law measures), and a condition measured on the trained
+    run (SELECTION_CONDITION, SELECTED_CONDITION) where given."""
+    kept = tuple(THEOREM_1_CONDITIONS[p] for p in THEOREM_1_PARTS if p not in without)
+    extra = (run_condition,) if run_condition is not None else ()
+    return Regime.of("[LW23] Thm 1", kept + extra)
 
 
+SELECTION = theorem_1_regime(run_condition=SELECTION_CONDITION)
 # Propositions 1–2, Lemma 3 and Thm 2 describe the model Thm 1 trains: under its conditions too
-SELECTED = theorem_1_regime(
-    run_condition=_selected,
-    run_text="runs ending in the selection regime (A_* ≥ 0.9); the others (non-selection solutions, runs still at "
-    "the plateau) are left out and counted",
-)
+SELECTED = theorem_1_regime(run_condition=SELECTED_CONDITION)
 
 
 def exponent_prediction(value: float, source: str, bound: Band, bound_source: str) -> Prediction:
