@@ -14,7 +14,6 @@ eager draw would take longer than compiling pays for, or when an earlier process
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -111,8 +110,8 @@ class Measurer:
         try:
             compiled = compiling.compile_function(fn, example, key)
             return map_in_chunks(compiled, pack, size)
-        except Exception as error:  # an op the compiler cannot take: eager still works
-            print(f"iclscale: compiling the test-set draw failed, drawing eagerly ({error!r:.300})", file=sys.stderr)
+        except Exception as error:  # an op the compiler cannot take, a graph break: eager still works
+            compiling.failed("the test-set draw", "drawing eagerly", error)
             return pack.map(eager)
 
     def vmapped(self, measure: Callable, net: PackNet | None, *extra: Any) -> dict[str, torch.Tensor]:
