@@ -115,8 +115,9 @@ def tally(events) -> dict:
 
 
 class HostCopies:
-    """Counts device-to-host copies asked for in Python: `.cpu()`, `.numpy()`, `.tolist()`, `.to("cpu")`
-    (on the CPU path they cost nothing, but on CUDA each waits for the device)."""
+    """Counts device-to-host copies asked for in Python: `.cpu()`, `.tolist()`, `.to("cpu")` (on the CPU path
+    they cost nothing, but on CUDA each waits for the device). Not `.numpy()`: it refuses a CUDA tensor, so it
+    only follows one of those."""
 
     def __init__(self):
         self.count = 0
@@ -126,7 +127,7 @@ class HostCopies:
         import torch
 
         patched = {}
-        for name in ("cpu", "numpy", "tolist", "to"):
+        for name in ("cpu", "tolist", "to"):
             original = getattr(torch.Tensor, name)
             patched[name] = original
 
