@@ -236,7 +236,7 @@ def check_parity(device: str, plan: Plan, budget: Budget, report: Report, reserv
             try:
                 candidate = train_pack(info, configs, [point], 4, device=device, **options)
                 entry.update(compare(reference, candidate, point), compiled=candidate.compiled)
-                entry["graphed"] = candidate.graphed
+                entry.update(compile_path(candidate), graphed=candidate.graphed)
             except Exception as error:
                 entry.update(ok=False, error=_error(error))
             entry["seconds"] = round(time.perf_counter() - started, 2)
@@ -312,8 +312,14 @@ def peers(model: str, device: str, plan: Plan) -> dict[str, Callable]:
     return chosen
 
 
-ICLSCALE_PATH: dict[str, bool] = {}
-"""How iclscale's last run went: compiled, replayed from CUDA graphs (a failed capture falls back quietly)."""
+ICLSCALE_PATH: dict[str, object] = {}
+"""How iclscale's last run went: compiled, its compile path, graphs per step and graph breaks, replayed from
+CUDA graphs (a failed capture falls back quietly)."""
+
+
+def compile_path(result) -> dict:
+    """How a PackResult's steps ran: the compile path, compiled graphs per step, what broke the graph."""
+    return {"compile_path": result.compile_path, "graphs_per_step": result.graphs, "graph_breaks": result.graph_breaks}
 
 
 def iclscale_prepare(model: str, pack_size: int, steps: int, device: str, compile: str, graph_steps: int) -> Callable:
@@ -326,7 +332,7 @@ def iclscale_prepare(model: str, pack_size: int, steps: int, device: str, compil
 
     def run() -> float:
         result = iclscale_run.train(info, configs, point, steps, device, compile, **options)
-        ICLSCALE_PATH.update(compiled=result.compiled, graphed=result.graphed)
+        ICLSCALE_PATH.update(compiled=result.compiled, graphed=result.graphed, **compile_path(result))
         return float(result.probes["train_loss"][-1].mean())
 
     return run

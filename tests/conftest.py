@@ -6,6 +6,8 @@ import torch
 torch.set_num_threads(2)
 # Eager training unless a test asks for the compiled step: "auto" would compile whenever the machine is slow
 os.environ.setdefault("ICLSCALE_COMPILE", "off")
+# A step that is not one graph would train eagerly with a warning; in the suite it fails the test
+os.environ.setdefault("ICLSCALE_GRAPH_BREAKS", "error")
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -85,6 +85,7 @@ def test_the_quick_cpu_rehearsal_compares_every_study_and_measures_every_peer(tm
         assert entry["ok"], (study, entry)
         compared = [name for name, m in entry["metrics"].items() if m["compared"]]
         assert compared and all(entry["metrics"][name]["max_abs_diff"] == 0.0 for name in compared)  # CPU = CPU
+        assert entry["compile_path"] == "eager" and entry["graphs_per_step"] == 0 and entry["graph_breaks"] == []
     for model in device_check.SPEED_MODELS:
         rows = [e for e in data["speed"] if e["model"] == model and e["error"] is None]
         peers = {e["peer"] for e in rows}
@@ -94,6 +95,7 @@ def test_the_quick_cpu_rehearsal_compares_every_study_and_measures_every_peer(tm
         assert all(e["model_steps_per_s"] > 0 and math.isfinite(e["model_steps_per_s"]) for e in rows)
         ours = [e for e in rows if e["peer"] == "iclscale"]
         assert all(e["peak_bytes"] > 0 and e["estimate_over_peak"] >= 0.99 for e in ours), ours
+        assert all(e["compile_path"] == "eager" and e["graph_breaks"] == [] for e in ours), ours  # --quick: eager
         (auto,) = [e for e in data["auto"] if e["model"] == model]
         assert auto["auto_pack_size"] >= 1 and auto["per_config_bytes"] > 0
     lines = done.stdout.strip().splitlines()

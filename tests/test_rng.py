@@ -123,3 +123,30 @@ def test_eager_int32_route_gives_the_int64_bits(count):
             else:
                 expected = ((reference >> 9).to(dtype) + 0.5) * 2.0**-23
             assert torch.equal(stream.uniform(purpose, step, (count,), dtype), expected)
+
+
+@pytest.mark.parametrize("purpose", ["", "noise", "test/x", "α-task", "⊕ key", "task 🎲", "\x7f\x80\u07ff\u0800\uffff"])
+def test_purpose_codes_are_zlib_crc32_of_the_utf8_bytes(purpose):
+    import zlib
+
+    from iclscale.trainer import rng
+
+    assert rng._crc32(purpose) == zlib.crc32(purpose.encode())
+
+
+def test_a_purpose_with_no_utf8_encoding_is_refused():
+    from iclscale.trainer import rng
+
+    with pytest.raises(ValueError, match="surrogate"):
+        rng._crc32("a\ud800")
+
+
+def test_a_draw_traces_as_one_graph():
+    """dynamo (torch 2.11) could not iterate the bytes of a purpose: the break fell inside every vmapped step."""
+
+    def draw(key):
+        return vmap(lambda k: Stream(k).normal("noise", 3, (4,)))(key)
+
+    keys = Stream.from_seeds([1, 2]).base
+    compiled = torch.compile(draw, fullgraph=True, backend="eager")
+    torch.testing.assert_close(compiled(keys), draw(keys))

@@ -239,3 +239,23 @@ def test_a_step_names_the_device_of_every_tensor_it_creates(name, monkeypatch):
     train_pack(info, configs, [point], 2, compile="off")
     training._STEPS.clear()
     assert spy.calls == [], sorted(set(spy.calls))
+
+
+@pytest.mark.parametrize("name", list(SMALL))
+def test_a_record_copies_its_metrics_to_the_host_at_once(name, monkeypatch):
+    """On CUDA a copy per metric waited for the device once per metric; a record now copies all of them at once."""
+    from iclscale.trainer.training import PackResult
+
+    info, configs, point = _configs(name)
+    trainer = PackTrainer(info, configs, [point], torch.device("cpu"))
+    result = PackResult(configs, [point])
+    result.evals, result.eval_errors = {point: {}}, {point: None}
+    copies, numpy = [], torch.Tensor.numpy
+    monkeypatch.setattr(torch.Tensor, "numpy", lambda self, *a, **k: copies.append(self.shape) or numpy(self, *a, **k))
+    with trainer.defaults():
+        trainer.record(result, 0, torch.ones(len(configs), dtype=torch.bool), torch.zeros(len(configs)))
+    monkeypatch.undo()
+    assert len(copies) == 1, copies
+    metrics = {**result.probes, **result.evals[point]}
+    assert len(metrics) >= 2 and all(len(column) == 1 and column[0].shape == (3,) for column in metrics.values())
+    assert copies[0] == (3 * len(metrics),)

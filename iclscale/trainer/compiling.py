@@ -6,8 +6,13 @@ first compilation takes 10–60 s, so "auto" times a few eager steps and compile
 eager time would exceed `COMPILE_PAYS_AFTER_S` — or at once when this step, for these input shapes, was
 compiled before and saved (`iclscale.trainer.precompiled`: loading takes a fraction of a second in a new
 process, where tracing again took seconds). Compiled and eager steps agree within float tolerance
-(tests hold this); a compilation that fails falls back to eager, once, with a warning. Inductor's cache
-lives in ~/.cache/iclscale/inductor (not /tmp) so that it survives.
+(tests hold this). Inductor's cache lives in ~/.cache/iclscale/inductor (not /tmp) so that it survives.
+
+A step is compiled whole or not at all (`fullgraph=True`): a step cut by a graph break runs its pieces
+eagerly between the graphs, so on torch 2.11 one unsupported line in the random-number code left the
+whole vmapped step eager while it was reported compiled. A graph break, like any failed compilation,
+trains eagerly with one warning naming it (`GRAPH_BREAKS`: an error instead, as in the test suite), and
+the runner says which path it took (`StepRunner.path`, `graphs`, `breaks`; `PackResult` carries them).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ COMPILE_PAYS_AFTER_S = 10.0
 ENVIRONMENT = "ICLSCALE_COMPILE"
 """auto, on or off: what "auto" means in this process (the test suite sets off, so that how busy the
 machine is cannot change which path a test takes; tests of the compiled step ask for it explicitly)."""
+GRAPH_BREAKS = "ICLSCALE_GRAPH_BREAKS"
+"""warn (the default) or error: what a step that is not one graph does (the test suite sets error)."""
 TIMED_EAGER_STEPS = 3
 MODES = ("auto", "on", "off")
 INDUCTOR_OPTIONS = {"realize_cpu_opcount_threshold": 8}
@@ -53,7 +60,61 @@ for the CPU (the pass itself is enabled for CPU steps only, `CPU_OPTIONS`)."""
 _COMPILED: dict[tuple, Callable] = {}
 """Compiled functions by (key or id of the function, input signature): one per process, reused by every pack
 and part with the same shapes."""
-_FAILED: set[int] = set()
+_LOADED: set[tuple] = set()
+"""Signatures of `_COMPILED` whose function was loaded from disk rather than traced in this process."""
+_FAILED: dict[int, str | None] = {}
+"""Functions whose compilation failed in this process, with the graph break that stopped it (None: another
+error): they run eagerly from then on."""
+
+
+class GraphBreak(RuntimeError):
+    """A function that does not trace as one graph (`fullgraph=True` refused it): `reason` names the break."""
+
+    def __init__(self, reason: str):
+        super().__init__(f"not one graph under torch {torch.__version__}: {reason}")
+        self.reason = reason
+
+
+def break_reason(error: BaseException) -> str | None:
+    """One line naming the graph break that `error` reports (what dynamo could not trace, and the user line
+    where), or None when `error` is no graph break."""
+    if isinstance(error, GraphBreak):
+        return error.reason
+    from torch._dynamo.exc import Unsupported
+
+    if not isinstance(error, Unsupported):
+        return None
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    what = lines[0] if lines else type(error).__name__
+    explained = [line.removeprefix("Explanation:").strip() for line in lines if line.startswith("Explanation:")]
+    explanation = explained[0] if explained else ""
+    where = [line for line in lines if line.startswith('File "') and "/torch/" not in line]
+    reason = f"{what}: {explanation}" if explanation else what
+    if where:  # the last frame of the user's code: 'File ".../rng.py", line 97, in _crc32'
+        path, _, rest = where[-1].removeprefix('File "').partition('", line ')
+        reason += f" ({os.path.basename(path)}:{rest.split(',')[0]})"
+    return reason[:300]
+
+
+def breaks_are_errors() -> bool:
+    value = os.environ.get(GRAPH_BREAKS, "warn")
+    if value not in ("warn", "error"):
+        raise ValueError(f"{GRAPH_BREAKS} must be warn or error, got {value!r}")
+    return value == "error"
+
+
+def failed(what: str, instead: str, error: Exception) -> str | None:
+    """Say, in one line, that compiling `what` failed and that it runs `instead`; returns the graph break that
+    stopped it (None: another error). A graph break raises instead where `GRAPH_BREAKS` says error."""
+    reason = break_reason(error)
+    if reason is not None and breaks_are_errors():
+        raise error if isinstance(error, GraphBreak) else GraphBreak(reason) from error
+    if reason is not None:
+        version = torch.__version__
+        print(f"iclscale: {what} is not one graph under torch {version} ({reason}); {instead}", file=sys.stderr)
+    else:
+        print(f"iclscale: compiling {what} failed, {instead} ({error!r:.300})", file=sys.stderr)
+    return reason
 
 
 def resolve_mode(mode: str) -> str:
@@ -83,6 +144,7 @@ class StepRunner:
         self.calls = 0
         self._timing: tuple | float | None = None
         self._compiled_fn: Callable | None = None
+        self._loaded = False
 
     def __call__(self, *args):
         self.calls += 1
@@ -92,9 +154,9 @@ class StepRunner:
             try:
                 compiled = compile_function(self.step, args, self.key, self.external)
                 out = compiled(*args)
-                self._compiled_fn = compiled
+                self._compiled_fn, self._loaded = compiled, _signature(self.step, args, self.key) in _LOADED
                 return out
-            except Exception as error:  # no compiler, an unsupported op: eager still works
+            except Exception as error:  # no compiler, an unsupported op, a graph break: eager still works
                 self._failed(error)
         return self._timed_eager(*args)
 
@@ -105,17 +167,38 @@ class StepRunner:
         if self.mode != "off" and id(self.step) not in _FAILED:
             try:
                 self._compiled_fn = compile_function(self.step, args, self.key, self.external)
+                self._loaded = _signature(self.step, args, self.key) in _LOADED
             except Exception as error:
                 self._failed(error)
         return self._compiled_fn or self.step
 
     def _failed(self, error: Exception) -> None:
-        _FAILED.add(id(self.step))
-        print(f"iclscale: compiling the training step failed, training eagerly ({error!r:.300})", file=sys.stderr)
+        _FAILED[id(self.step)] = failed("the training step", "training eagerly", error)
 
     @property
     def compiled(self) -> bool:
         return self._compiled_fn is not None
+
+    @property
+    def path(self) -> str:
+        """How the steps ran (the last of them, for "auto", which times eager steps first): "compiled" (traced
+        in this process), "loaded" (saved by an earlier one), "eager", or "eager: graph break" / "eager:
+        compile failed" when compiling was tried and refused."""
+        if self._compiled_fn is not None:
+            return "loaded" if self._loaded else "compiled"
+        if id(self.step) in _FAILED and self.mode != "off":
+            return "eager: compile failed" if _FAILED[id(self.step)] is None else "eager: graph break"
+        return "eager"
+
+    @property
+    def graphs(self) -> int:
+        """Compiled graphs per step: 1 when compiled (whole, `fullgraph=True`), else 0."""
+        return 1 if self._compiled_fn is not None else 0
+
+    @property
+    def breaks(self) -> list[str]:
+        reason = _FAILED.get(id(self.step)) if self._compiled_fn is None and self.mode != "off" else None
+        return [reason] if reason else []
 
     def _should_compile(self, args: tuple) -> bool:
         if self.mode == "off" or id(self.step) in _FAILED:
@@ -141,15 +224,20 @@ class StepRunner:
 
 
 def compile_function(fn: Callable, args: tuple, key: tuple | None = None, external: Mapping[str, Any] | None = None):
-    """`fn` compiled for inputs like `args`, once per process: loaded from disk when saved under `key` by an
-    earlier process, else compiled and saved, else (a function with graph breaks) plain `torch.compile`.
+    """`fn` compiled whole for inputs like `args`, once per process: loaded from disk when saved under `key` by
+    an earlier process, else compiled and saved, else (a torch without the precompile API, a function that
+    cannot be saved) `torch.compile(fullgraph=True)`, which compiles at its first call. Never a function cut
+    by graph breaks: those raise (`GraphBreak` here, dynamo's `Unsupported` from the first call).
     `external`: what `fn` closes over that cannot be saved (nn.Modules), by name. Raises what compiling raises."""
     signature = _signature(fn, args, key)
     if signature in _COMPILED:
         return _COMPILED[signature]
     external = dict(external or {})
     compiled = precompiled.load(key, args, external) if key is not None else None
-    if compiled is None:
+    if compiled is not None:
+        _LOADED.add(signature)
+    else:
+        _LOADED.discard(signature)
         options = dict(INDUCTOR_OPTIONS)
         if all(t.device.type == "cpu" for t in _tensors(args)):
             _fuse_small_matmuls()  # only when compiling: its import (inductor's pattern matcher) takes a second
@@ -158,10 +246,12 @@ def compile_function(fn: Callable, args: tuple, key: tuple | None = None, extern
         if key is not None:
             try:
                 compiled = precompiled.compile_and_save(fn, key, args, external, options)
-            except Exception:  # not one graph, say: torch.compile handles it, guards and all
-                pass
+            except Exception as error:  # not saveable: torch.compile handles it, guards and all; a break is final
+                reason = break_reason(error)
+                if reason is not None:
+                    raise GraphBreak(reason) from error
         if compiled is None:
-            compiled = torch.compile(fn, dynamic=False, options=options)
+            compiled = torch.compile(fn, fullgraph=True, dynamic=False, options=options)
     _COMPILED[signature] = compiled
     return compiled
 

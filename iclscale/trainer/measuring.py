@@ -14,7 +14,6 @@ eager draw would take longer than compiling pays for, or when an earlier process
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -57,7 +56,7 @@ class Measurer:
                 metrics["train_loss"] = train_loss
             if flow_time is not None:
                 metrics["gf_time"] = flow_time
-            append(result.probes, metrics, len(result.record_steps))
+            measured = [(result.probes, metrics)]
             for point in self.eval_points:
                 if result.eval_errors[point] is not None:
                     continue
@@ -67,7 +66,9 @@ class Measurer:
                     result.eval_errors[point] = f"{type(error).__name__}: {error}"[:2000]
                     result.evals[point] = {}
                     continue
-                append(result.evals[point], found, len(result.record_steps))
+                measured.append((result.evals[point], found))
+            for (store, _), values in zip(measured, to_host([found for _, found in measured]), strict=True):
+                append(store, values, len(result.record_steps))
         result.record_steps.append(step)
 
     def evaluate(self, net: PackNet | None, point: Mapping[str, Any], final: bool) -> dict[str, torch.Tensor]:
@@ -111,8 +112,8 @@ class Measurer:
         try:
             compiled = compiling.compile_function(fn, example, key)
             return map_in_chunks(compiled, pack, size)
-        except Exception as error:  # an op the compiler cannot take: eager still works
-            print(f"iclscale: compiling the test-set draw failed, drawing eagerly ({error!r:.300})", file=sys.stderr)
+        except Exception as error:  # an op the compiler cannot take, a graph break: eager still works
+            compiling.failed("the test-set draw", "drawing eagerly", error)
             return pack.map(eager)
 
     def vmapped(self, measure: Callable, net: PackNet | None, *extra: Any) -> dict[str, torch.Tensor]:
@@ -125,18 +126,40 @@ class Measurer:
             )
 
         params = net.params if net is not None else {}
-        return vmap(one, chunk_size=MAP_CHUNK)(params, self.pack.hp, self.pack.rng.base, self.pack.const, *extra)
+        return vmap(one, chunk_size=self.pack.chunk)(params, self.pack.hp, self.pack.rng.base, self.pack.const, *extra)
 
 
 def _bytes(tree: Any) -> int:
     return sum(leaf.numel() * leaf.element_size() for leaf in tree_leaves(tree) if isinstance(leaf, torch.Tensor))
 
 
-def append(store: dict[str, list[np.ndarray]], metrics: Mapping[str, torch.Tensor], n_before: int) -> None:
+def to_host(tables: list[Mapping[str, torch.Tensor]]) -> list[dict[str, np.ndarray]]:
+    """Every metric of a record as float64 host arrays, in one device-to-host copy per device: on CUDA a copy
+    per metric waited for the device each time. (float64 is exact for every float32 value: the bits do not
+    depend on where they are converted.)"""
+    values = [value.detach() for table in tables for value in table.values() if isinstance(value, torch.Tensor)]
+    flat: dict[torch.device, np.ndarray] = {}
+    for device in dict.fromkeys(value.device for value in values):
+        on_device = [value.reshape(-1).to(torch.float64) for value in values if value.device == device]
+        flat[device] = torch.cat(on_device).to("cpu").numpy()
+    offsets = dict.fromkeys(flat, 0)
+    host = []
+    for table in tables:
+        host.append({})
+        for name, value in table.items():
+            if not isinstance(value, torch.Tensor):  # measured on the host already
+                host[-1][name] = np.asarray(value, dtype=np.float64)
+                continue
+            start, offsets[value.device] = offsets[value.device], offsets[value.device] + value.numel()
+            host[-1][name] = flat[value.device][start : offsets[value.device]].reshape(value.shape)
+    return host
+
+
+def append(store: dict[str, list[np.ndarray]], metrics: Mapping[str, torch.Tensor | np.ndarray], n_before: int) -> None:
     """Add one record; a metric missing from some records (e.g. measured only at the end) is NaN there."""
     size = None
     for name, value in metrics.items():
-        values = value.detach().to("cpu", torch.float64).numpy()
+        values = value if isinstance(value, np.ndarray) else value.detach().to("cpu", torch.float64).numpy()
         size = len(values)
         store.setdefault(name, [np.full(size, np.nan)] * n_before).append(values)
     for column in store.values():

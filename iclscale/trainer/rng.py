@@ -96,10 +96,27 @@ def purpose_code(purpose: str) -> int:
 
 
 def _crc32(text: str) -> int:
+    """CRC-32 of the text's UTF-8 bytes. The bytes are computed from `ord` of each character: dynamo (torch
+    2.11) cannot iterate a `bytes` object, and that graph break fell inside the vmapped step, which then ran
+    eagerly (one graph of 6 ops instead of 228)."""
     crc = 0xFFFFFFFF
-    for byte in text.encode():
-        crc = _CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    for char in text:
+        for byte in _utf8(ord(char)):
+            crc = _CRC_TABLE[(crc ^ byte) & 0xFF] ^ (crc >> 8)
     return crc ^ 0xFFFFFFFF
+
+
+def _utf8(code: int) -> tuple[int, ...]:
+    """The UTF-8 bytes of one code point (what `str.encode` gives), in integer arithmetic."""
+    if code < 0x80:
+        return (code,)
+    if 0xD800 <= code <= 0xDFFF:
+        raise ValueError(f"a purpose may not hold a lone surrogate (U+{code:04X}): it has no UTF-8 encoding")
+    if code < 0x800:
+        return 0xC0 | code >> 6, 0x80 | code & 0x3F
+    if code < 0x10000:
+        return 0xE0 | code >> 12, 0x80 | code >> 6 & 0x3F, 0x80 | code & 0x3F
+    return 0xF0 | code >> 18, 0x80 | code >> 12 & 0x3F, 0x80 | code >> 6 & 0x3F, 0x80 | code & 0x3F
 
 
 def _counters(count: int, device: torch.device) -> torch.Tensor:

@@ -54,9 +54,17 @@ Batch = Any
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 MAP_CHUNK = 64
-"""Configs per vmap call outside the training step (set-up, probes, evaluation): eager code over a whole
-pack streams every intermediate through memory; in chunks they stay in cache (a test set for a pack of
-4096 was drawn 5× faster in chunks of 64), and measurement memory stops growing with the pack size."""
+"""Configs per vmap call outside the training step (set-up, probes, evaluation) on the CPU: eager code over a
+whole pack streams every intermediate through memory; in chunks they stay in cache (a test set for a pack of
+4096 was drawn 5× faster in chunks of 64). On CUDA each chunk is another round of kernel launches and host
+syncs (a record of 8192 configs: 2,953 kernel-like ops in chunks of 64), so there the whole pack is one
+chunk: its memory is sized by the pack's parts (`iclscale.trainer.footprint` measures set-up and a record at
+packs of 1024 and 2048, so the record's per-config bytes are in its model)."""
+
+
+def map_chunk(device: torch.device) -> int | None:
+    """Configs per vmap call outside the training step (`MAP_CHUNK`); None: the whole pack at once."""
+    return MAP_CHUNK if device.type == "cpu" else None
 
 
 class Net:
@@ -160,12 +168,17 @@ class Pack:
 
     def map(self, fn: Callable[[Any], Any], randomness: str = "error") -> Any:
         """`fn(c)` of every config, stacked: a function written for one config, vmapped over the pack in
-        chunks of `MAP_CHUNK` configs. torch's own random generator is an error inside (every draw must come
+        chunks of `map_chunk` configs. torch's own random generator is an error inside (every draw must come
         from `c.rng`), except with randomness="same", for initialisation: module constructors draw initial
         weights that are thrown away."""
         one = lambda hp, key, const: fn(self.view_of(hp, key, const))  # noqa: E731
         with self.defaults():
-            return vmap(one, randomness=randomness, chunk_size=MAP_CHUNK)(self.hp, self.rng.base, self.const)
+            return vmap(one, randomness=randomness, chunk_size=self.chunk)(self.hp, self.rng.base, self.const)
+
+    @property
+    def chunk(self) -> int | None:
+        """Configs per vmap call outside the training step on this pack's device (`map_chunk`)."""
+        return map_chunk(self.device)
 
     @contextlib.contextmanager
     def defaults(self) -> Iterator[None]:

@@ -56,6 +56,13 @@ class PackResult:
     wall_time: float = 0.0
     device: str = "cpu"
     compiled: bool = False
+    compile_path: str = "eager"
+    """How the training steps ran (`iclscale.trainer.compiling.StepRunner.path`): compiled, loaded, eager, or
+    "eager: graph break" / "eager: compile failed" where compiling was refused."""
+    graphs: int = 0
+    """Compiled graphs per training step: 1 when compiled (always whole), 0 when eager."""
+    graph_breaks: list[str] = field(default_factory=list)
+    """What stopped the step from tracing as one graph (empty when it did, or was never tried)."""
     graphed: bool = False
     """Whether steps were replayed from CUDA graphs (`iclscale.trainer.replay`); False too where a capture failed."""
 
@@ -97,6 +104,8 @@ class PackResult:
         joined.diverged_step = [s for p in parts for s in p.diverged_step]
         joined.wall_time = sum(p.wall_time for p in parts)
         joined.device, joined.compiled = first.device, any(p.compiled for p in parts)
+        joined.compile_path, joined.graphs = first.compile_path, max(p.graphs for p in parts)
+        joined.graph_breaks = list(dict.fromkeys(reason for p in parts for reason in p.graph_breaks))
         joined.graphed = any(p.graphed for p in parts)
         return joined
 
@@ -275,6 +284,8 @@ class PackTrainer:
                         progress(t, self.steps, result)
             self.params, self.opt_state, active, diverged_at, _ = state
             result.compiled = runner is not None and runner.compiled
+            if runner is not None:
+                result.compile_path, result.graphs, result.graph_breaks = runner.path, runner.graphs, runner.breaks
             result.graphed = graph is not None and graph.replay is not None and not graph.failed
         self.active = active
         result.diverged_step = [step or None for step in diverged_at.tolist()]

@@ -17,6 +17,7 @@ from torch import nn
 
 from iclscale.papers.softmax_window.config import SoftmaxWindowConfig
 from iclscale.papers.softmax_window.data import Prompts, covariate_transform, sample_prompts, subspace
+from iclscale.papers.softmax_window.declaration import LOW_RANK_CLASSES
 from iclscale.papers.softmax_window.model import LinearAttention, SoftmaxAttention, attention_matrix
 from iclscale.trainer.study import Batch, Net, Study
 
@@ -31,7 +32,7 @@ def query_count(c: SoftmaxWindowConfig) -> int:
 class SoftmaxWindow(Study):
     def constants(self, c: SoftmaxWindowConfig) -> dict[str, torch.Tensor]:
         drawn = {}
-        if c.k < c.d:
+        if c.task_class in LOW_RANK_CLASSES:  # drawn only where training reads it: a QR per config at set-up
             drawn["B"], drawn["B_perp"] = subspace(c.rng, c.d, c.k)
         if c.covariates == "lowrank_gaussian":
             drawn["covariate_transform"] = covariate_transform(c.rng, c.d)
@@ -47,7 +48,14 @@ class SoftmaxWindow(Study):
         return {"M_K": init} if c.tied else {"M_K": init, "M_Q": init.clone()}
 
     def prompts(
-        self, c: SoftmaxWindowConfig, purpose: str, step, tasks: int, task_class: str, L: torch.Tensor
+        self,
+        c: SoftmaxWindowConfig,
+        purpose: str,
+        step,
+        tasks: int,
+        task_class: str,
+        L: torch.Tensor,
+        constants: Mapping[str, torch.Tensor] | None = None,
     ) -> Prompts:
         return sample_prompts(
             c.rng,
@@ -62,7 +70,7 @@ class SoftmaxWindow(Study):
             L=L,
             sigma=c.sigma,
             nu=c.nu,
-            constants=c.const,
+            constants=c.const if constants is None else constants,
             hills_mode=c.hills_mode,
         )
 
@@ -90,7 +98,7 @@ class SoftmaxWindow(Study):
             "M_isotropy_ratio": singular[0] / singular[-1],  # σ_max/σ_min: 1 for M* ∝ I (Lemma B.5)
             "M_anisotropy": torch.linalg.matrix_norm(M - isotropic_part) / torch.linalg.matrix_norm(M),
         }
-        if c.task_class.startswith("lowrank"):
+        if c.task_class in LOW_RANK_CLASSES:
             metrics.update(subspace_errors(M, c.const["B"], c.const["B_perp"]))
         return metrics
 
@@ -99,10 +107,13 @@ class SoftmaxWindow(Study):
         size never depends on the pack size: the test set must not."""
         task_class = point["test_class"] or c.task_class
         L = c.L if point["L_test"] is None else torch.full_like(c.L, point["L_test"])
+        constants = c.const
+        if task_class in LOW_RANK_CLASSES and "B" not in constants:  # trained on another class: B drawn now
+            constants = {**constants, "B": subspace(c.rng, c.d, c.k)[0]}  # the same B set-up would have drawn
         chunk = max(1, TEST_ELEMENTS_PER_CONFIG // ((c.n + query_count(c)) * c.d))
         chunks = []
         for index, start in enumerate(range(0, point["test_tasks"], chunk)):
-            p = self.prompts(c, "test", index, min(chunk, point["test_tasks"] - start), task_class, L)
+            p = self.prompts(c, "test", index, min(chunk, point["test_tasks"] - start), task_class, L, constants)
             chunks.append((p.x_context, p.y_context, p.x_query, p.f_query))
         return chunks
 
