@@ -26,8 +26,21 @@ see only Parquet. A fragment is damaged when its digest does not match, when it 
 file, when it is empty or holds no rows, when its rows name another pack, or (a runs file) when its
 curves file is missing; every command that reads the store checks this (`fragment_problem`), names
 a damaged fragment on one line and leaves it out, and `sweep run` moves it to `quarantine/` and
-retrains its configs. A fragment written before digests existed is checked by its footer and its
-run_ids (each recomputed from the row's params) and then given its digest by the next `sweep run`.
+retrains its configs.
+
+Checksums cannot be switched off. A store is *checksummed* once iclscale has written it with digests:
+its frozen sweep.yaml says `checksums: sha256` (written by every `sweep run` and `train --out`), or
+`digests/` holds a digest, or it has runs but no sweep.yaml (every store iclscale wrote has one). In a
+checksummed store a fragment without its digest is damaged like one whose digest does not match:
+deleting `digests/<fragment>` or `digests/` makes the fragment quarantined and retrained, never
+trusted. A digest is only ever written for bytes the tool has just serialised (`Location.write_table`),
+never computed afresh for a file found on disk, with one exception:
+
+A store written before checksums existed is told apart by its sweep.yaml without a `checksums:` line and
+no `digests/` folder. It still reads: its fragments are checked by their footers, and the next `sweep run`
+recomputes each row's run_id from its params (a changed bit shows there), gives the matching fragments
+their digests (moving the others aside) and writes `checksums: sha256` into sweep.yaml, after which
+the store is checksummed like any other.
 
 This module is torch-free: the analysis package reads results through `read_store`.
 """
@@ -58,6 +71,7 @@ from iclscale.errors import UserError  # not iclscale.errors: analysis reads the
 
 OK, DIVERGED, FAILED = "ok", "diverged", "failed"
 RUNS, CURVES, FROZEN_SWEEP, DIGESTS = "runs", "curves", "sweep.yaml", "digests"
+CHECKSUMS, CHECKSUM_KIND = "checksums", "sha256"  # the frozen sweep's mark of a checksummed store
 PROVENANCE_COLUMNS = (
     "pack_id",
     "pack_size",
@@ -203,7 +217,11 @@ def write_fragment(location: Location, name: str, runs: pa.Table | list[dict], c
 
 
 def write_frozen_sweep(location: Location, resolved: Mapping[str, Any]) -> None:
-    location.write_bytes(FROZEN_SWEEP, yaml.safe_dump(dict(resolved), sort_keys=False).encode())
+    """The resolved sweep with the mark of a checksummed store (written after `compact` has given a store from
+    before checksums its digests, or by a run's first write into a new store)."""
+    frozen = {**resolved, CHECKSUMS: CHECKSUM_KIND}
+    location.write_bytes(FROZEN_SWEEP, yaml.safe_dump(frozen, sort_keys=False).encode())
+    _checksummed.clear()
 
 
 def now() -> str:
@@ -249,7 +267,9 @@ def digest_name(relative: str) -> str:
 def fragment_problem(location: Location, fragment: str, quiet: bool = False) -> str | None:
     """Why a fragment is damaged (see the module docstring), or None. The answer is kept per file
     size and modification time, so a command verifies each fragment once."""
-    key = (location.uri, fragment, *(_stamp(location, folder, fragment) for folder in (RUNS, CURVES)))
+    files = [f"{folder}/{fragment}.parquet" for folder in (RUNS, CURVES)]
+    stamps = (*(_stamp(location, f) for f in files), *(_stamp(location, digest_name(f)) for f in files))
+    key = (location.uri, fragment, is_checksummed(location), *stamps)
     if key in _checked:
         return _checked[key]
     problem = None
@@ -267,6 +287,8 @@ def fragment_problem(location: Location, fragment: str, quiet: bool = False) -> 
 def unverified_fragments(location: Location) -> list[str]:
     """Sound fragments without digests (written before digests existed): `sweep run` gives them one."""
     names = {name for (uri, name, *_), problem in _checked.items() if uri == location.uri and problem is None}
+    if is_checksummed(location):
+        return []
     return sorted(name for name in names if (location.uri, name) in _no_digest)
 
 
@@ -327,11 +349,42 @@ def _file_problem(location: Location, folder: str, fragment: str) -> str | None:
     return None
 
 
+def is_checksummed(location: Location) -> bool:
+    """Whether every fragment of this store must have its digest (see the module docstring): False only
+    for a store written before checksums (sweep.yaml without `checksums:`, no digests)."""
+    key = (location.uri, *(_path_stamp(location, relative) for relative in (FROZEN_SWEEP, *_DIGEST_FOLDERS)))
+    if key not in _checksummed:
+        _checksummed[key] = _find_checksummed(location)
+    return _checksummed[key]
+
+
+_DIGEST_FOLDERS = (f"{DIGESTS}/{RUNS}", f"{DIGESTS}/{CURVES}")
+_checksummed: dict[tuple, bool] = {}
+
+
+def _find_checksummed(location: Location) -> bool:
+    if any(location.list(folder, ".sha256") for folder in _DIGEST_FOLDERS):
+        return True
+    try:
+        frozen = read_frozen_sweep(location)
+    except UserError:  # an unreadable sweep.yaml cannot vouch for a store written before checksums
+        return True
+    return frozen is None or frozen.get(CHECKSUMS) is not None
+
+
+def _path_stamp(location: Location, relative: str) -> tuple:
+    info = location.fs.get_file_info(location.path(relative))
+    return (info.type, info.size, info.mtime_ns)
+
+
 def _digest_problem(location: Location, relative: str, size: int) -> str | None:
-    """The file's SHA-256 against its digest file; a file without one is noted (`unverified_fragments`)."""
+    """The file's SHA-256 against its digest file. A file without one is damaged in a checksummed store;
+    in a store written before checksums it is noted (`unverified_fragments`)."""
     digest_path = location.path(digest_name(relative))
     fragment = relative.split("/", 1)[1].removesuffix(".parquet")
     if location.fs.get_file_info(digest_path).type != pafs.FileType.File:
+        if is_checksummed(location):
+            return f"no checksum ({digest_name(relative)} is missing in a checksummed store)"
         _no_digest.add((location.uri, fragment))
         return None
     if relative.startswith(RUNS):
@@ -376,8 +429,8 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds.items() if test(mode)), "not a file")
 
 
-def _stamp(location: Location, folder: str, fragment: str) -> tuple:
-    path = location.path(folder, f"{fragment}.parquet")
+def _stamp(location: Location, relative: str) -> tuple:
+    path = location.path(relative)
     if location.local:
         try:
             st = os.lstat(path)
