@@ -203,10 +203,10 @@ def cmd_train(args: argparse.Namespace) -> None:
     device = _device(args.device)
 
     claim = contextlib.ExitStack()  # train --out: checked and locked before training, held until written
-    if args.out:
+    if args.out is not None:  # `--out ""` is refused, not taken for "no --out"
         from iclscale.sweeps.execute import single_run_output
 
-        claim.enter_context(single_run_output(args.out, config.run_id))
+        claim.enter_context(single_run_output(args.out, config.run_id, info.name))
     result = _train_with_progress(info, config, point, args, device)
     failure = (getattr(result, "eval_errors", None) or {}).get(point)  # an eval value that cannot be computed
     if failure is not None:
@@ -226,7 +226,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         **metrics,
         **({"course": course} if course else {}),
     }
-    if args.out:
+    if args.out is not None:
         from iclscale.sweeps.execute import write_single_run
         from iclscale.trainer.params import RecordSchedule
 
@@ -246,7 +246,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         print("course of training:")
         for name, value in course.items():
             print(f"  {name:<32} {value}")
-    if args.out:
+    if args.out is not None:
         print(f"wrote {args.out}")
 
 

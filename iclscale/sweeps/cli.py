@@ -96,16 +96,15 @@ def _load(args: argparse.Namespace):
 
 def cmd_plan(args: argparse.Namespace) -> None:
     from iclscale.sweeps.plan import describe_plan, make_plan
-    from iclscale.sweeps.store import Location, check_folders, stored_keys
+    from iclscale.sweeps.run import check_before_work
+    from iclscale.sweeps.store import results_location, stored_keys
 
     sweep = _load(args)
-    location = Location(args.out or default_out(sweep.name))
+    location = results_location(default_out(sweep.name) if args.out is None else args.out)
+    check_before_work(sweep, location)  # what `run` refuses, plan refuses
     if sweep.search:
-        from iclscale.sweeps.metric_names import check_metric
         from iclscale.sweeps.search_output import describe_search
         from iclscale.sweeps.search_trials import load_states
-
-        check_metric(sweep)  # an unknown search metric is refused by plan as by run
 
         print(describe_search(sweep, location.uri, load_states(sweep, location)))
         return
@@ -114,8 +113,6 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
         print(describe_stored(sweep, location))
         return
-    if location.exists():
-        check_folders(location)
     plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
     print(describe_plan(plan, location.uri))
     for i, pack in enumerate(plan.packs):
@@ -131,7 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         from iclscale.trainer.runtime import single_threaded_by_default
 
         single_threaded_by_default()
-    return run_sweep(sweep, args, args.out or default_out(sweep.name))
+    return run_sweep(sweep, args, default_out(sweep.name) if args.out is None else args.out)
 
 
 def cmd_status(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from iclscale.errors import UserError, shorten
+from iclscale.errors import UserError
 from iclscale.sweeps.plan import PackPlan, Plan
 from iclscale.sweeps.store import RUNS, Location, Provenance, eval_key, fragment_problem, write_fragment
 from iclscale.trainer.params import RecordSchedule
@@ -103,19 +103,14 @@ def run_inline(plan: Plan, context: SweepContext, device: str = "auto", progress
 
 
 @contextlib.contextmanager
-def single_run_output(out: str, run_id: str):
-    """Claim `train --out DIR` before training: DIR must be a writable directory (or creatable) that holds
-    no other sweep's results; its writer lock is held until the result is written (iclscale.sweeps.lock)."""
+def single_run_output(out: str, run_id: str, study: str):
+    """Claim `train --out DIR` before training: DIR must be a writable directory (or creatable), empty or
+    holding this config's results; its writer lock is held until the result is written (iclscale.sweeps.lock)."""
     from iclscale.sweeps.lock import writer_lock
-    from iclscale.sweeps.store import check_writable_directory, read_frozen_sweep
+    from iclscale.sweeps.store import check_results_directory, results_location
 
-    location = Location(out)
-    check_writable_directory(location, "--out")
-    frozen = read_frozen_sweep(location) if location.exists() else None
-    name = f"train-{run_id}"
-    if (frozen is None and location.exists(RUNS)) or (frozen is not None and frozen.get("name") != name):
-        other = shorten(frozen.get("name") if frozen else "unnamed", 60)
-        raise UserError(f"--out {location.uri}: holds the results of sweep {other}; choose another --out")
+    location = results_location(out)
+    check_results_directory(location, f"train-{run_id}", study)  # missing, empty, or this config's
     with writer_lock(location):
         yield
 

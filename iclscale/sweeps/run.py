@@ -35,19 +35,11 @@ WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQU
 
 
 def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
-    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store import results_location
 
     _check_flags(args)
-    location = Location(out)
-    check_results_directory(location, sweep)
-    if sweep.search:
-        from iclscale.sweeps.metric_names import check_metric
-
-        check_metric(sweep)  # before anything is written
-    if sweep.threshold:
-        from iclscale.sweeps.threshold import check_threshold_metric
-
-        check_threshold_metric(sweep)
+    location = results_location(out)
+    check_before_work(sweep, location)
     import signal
 
     _signals_received.clear()
@@ -133,19 +125,35 @@ def _check_flags(args: argparse.Namespace) -> None:
             raise UserError(f"--device {args.device}: no CUDA device is available on this machine")
 
 
-def check_results_directory(location, sweep) -> None:
-    """The results directory may not exist yet; if it does it must be a directory holding this study."""
-    from iclscale.sweeps.store import check_folders, check_writable_directory, read_frozen_sweep
+def check_before_work(sweep, location) -> None:
+    """Every check of a sweep that needs no executor, run by `sweep plan` too, so that plan and run give
+    the same verdict on every file: the results directory, a search's metric, a threshold's metric."""
+    check_results_directory(location, sweep)
+    if sweep.search:
+        from iclscale.sweeps.metric_names import check_metric
 
-    check_writable_directory(location)
-    if location.exists():
-        check_folders(location)
-    frozen = read_frozen_sweep(location) if location.exists() else None
-    if frozen and frozen.get("study") != sweep.study.name:
+        check_metric(sweep)
+    if sweep.threshold:
+        from iclscale.sweeps.threshold import check_threshold_metric
+
+        check_threshold_metric(sweep)
+
+
+def check_results_directory(location, sweep) -> None:
+    """The results directory is missing, empty or this sweep's (iclscale.sweeps.store.check_results_directory),
+    and not the directory whose sweep.yaml is the sweep file itself (the frozen sweep would overwrite it)."""
+    import os
+
+    from iclscale.sweeps.store import FROZEN_SWEEP
+    from iclscale.sweeps.store import check_results_directory as check
+
+    frozen = location.path(FROZEN_SWEEP)
+    if location.local and os.path.exists(frozen) and os.path.samefile(frozen, sweep.path):
         raise UserError(
-            f"{location.uri} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; "
-            "choose another --out"
+            f"--out {location.uri}: its {FROZEN_SWEEP} is the sweep file itself, which the run would overwrite "
+            "with the frozen sweep; choose another --out (default results/<name>)"
         )
+    check(location, sweep.name, sweep.study.name)
 
 
 def _locked_run(sweep, args: argparse.Namespace, location) -> int:

@@ -67,7 +67,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import yaml
 
-from iclscale.errors import UserError  # not iclscale.errors: analysis reads the store without importing the trainer
+from iclscale.errors import UserError, shorten
 
 OK, DIVERGED, FAILED = "ok", "diverged", "failed"
 RUNS, CURVES, FROZEN_SWEEP, DIGESTS = "runs", "curves", "sweep.yaml", "digests"
@@ -544,6 +544,57 @@ def _drop_superseded_failures(runs):
     still_failed = [(r, k) not in stored for r, k in zip(failed["run_id"], failed["eval_key"], strict=True)]
     failed = failed[still_failed].drop_duplicates(["run_id", "eval_key"], keep="last")
     return pd.concat([done, failed], ignore_index=True)
+
+
+def results_location(out: str, flag: str = "--out") -> Location:
+    """The Location of a results directory given on the command line; an empty value is refused (it would
+    otherwise mean the current directory, or nothing)."""
+    if not str(out).strip():
+        raise UserError(f"{flag}: an empty value; give a results directory (a new or empty one, or this sweep's)")
+    return Location(out)
+
+
+LEFTOVERS = (".writer.lock",)  # what a run stopped before it froze its sweep leaves (with temp files)
+
+
+def check_results_directory(location: Location, name: str, study: str, flag: str = "--out") -> None:
+    """A results directory is missing, empty (but for what a run stopped before its first write leaves), or
+    holds an iclscale store of the same sweep (its frozen sweep.yaml names this sweep and study); anything
+    else (a file, an unrelated folder, another sweep's store) is refused before anything is written, so that
+    a mistyped --out never scatters runs/, curves/ and a lock into a folder of other things."""
+    check_writable_directory(location, flag)
+    if not location.exists():
+        return
+    check_folders(location)
+    frozen = read_frozen_sweep(location)
+    if frozen is None:
+        others = _entries(location, flag)
+        if others:
+            raise UserError(
+                f"{flag} {location.uri}: not empty ({_count(len(others), 'entry', 'entries')}, e.g. "
+                f"{shorten(others[0], 40)}) and not a results directory (no {FROZEN_SWEEP}); give a new or empty "
+                "directory, or this sweep's results"
+            )
+        return
+    if (frozen.get("name"), frozen.get("study")) != (name, study):
+        raise UserError(
+            f"{flag} {location.uri}: holds the results of sweep {shorten(frozen.get('name'), 60)} (study "
+            f"{shorten(frozen.get('study'), 40)}), not {name} ({study}); choose another {flag}"
+        )
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _entries(location: Location, flag: str) -> list[str]:
+    """The names in a directory other than a stopped run's leftovers (the lock, temp files)."""
+    try:
+        infos = location.fs.get_file_info(pafs.FileSelector(location.path(), allow_not_found=True))
+    except (OSError, pa.ArrowException) as error:
+        raise UserError(f"{flag} {location.uri}: cannot be listed ({_first_line(error)})") from None
+    names = sorted(info.base_name for info in infos)
+    return [n for n in names if n not in LEFTOVERS and not (n.startswith(".") and n.endswith(".tmp"))]
 
 
 def check_writable_directory(location, flag: str = "--out") -> None:
