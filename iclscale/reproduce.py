@@ -319,6 +319,8 @@ def run_in_turn(planned: list[Planned], run_args, progress: Overall, failed: lis
             print(f"reproduce: sweep {item.sweep.name}: {error}", file=sys.stderr, flush=True)
             failed.append(item.sweep.name)
             code = 0
+        if code not in (0, EXIT_INTERRUPTED, EXIT_TERMINATED):  # configs failed (named in its last line)
+            failed.append(item.sweep.name)
         if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             print(
                 f"iclscale: reproduce interrupted at sweep {item.sweep.name} ({i}/{len(planned)} done); "

@@ -72,6 +72,11 @@ def _sweep_arguments(parser) -> None:
     parser.add_argument(
         "--max-records", type=int, default=Limits.max_records, metavar="N", help="refuse more records per run"
     )
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="train configs stored as failed again (by default a failure is kept as the sweep's result for them)",
+    )
 
 
 def default_out(name: str) -> str:
@@ -113,7 +118,7 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
         print(describe_stored(sweep, location))
         return
-    plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
+    plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, retry_failed=args.retry_failed)
     print(describe_plan(plan, location.uri))
     for i, pack in enumerate(plan.packs):
         shape = {n: pack.configs[0][n] for n in sweep.study.names("shape")}

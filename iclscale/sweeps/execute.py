@@ -42,14 +42,17 @@ def run_pack(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, int]:
     """Train one pack and commit its fragment. A retried trial whose fragment is already
-    committed does nothing, so a pack is never stored twice."""
+    committed does nothing, so a pack is never stored twice (a pack retrying failed rows is trained
+    again: its fragment may be the failed one, rewritten under the same name)."""
     from iclscale.sweeps.rows import pack_tables
     from iclscale.trainer.training import resolve_device, train_pack
 
     location = Location(context.out)
     info = study_info(context.study)
-    if location.exists(RUNS, f"{fragment_name(pack)}.parquet") and not fragment_problem(
-        location, fragment_name(pack), quiet=True
+    if (
+        not pack.retry
+        and location.exists(RUNS, f"{fragment_name(pack)}.parquet")
+        and not fragment_problem(location, fragment_name(pack), quiet=True)
     ):
         return {"configs": len(pack.configs), "skipped": 1}
     callback = (lambda step, steps, _result: progress(step, steps)) if progress else None

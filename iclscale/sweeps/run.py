@@ -9,8 +9,10 @@
 Ctrl-C (or SIGTERM) stops at once: every committed pack stays, the count of stored configs is
 printed with the advice to run the same command, exit 130 (143 for SIGTERM). A disk that cannot be
 written (full, read-only) ends with one line naming the path, exit 2. A sweep that leaves configs
-failed (after their retries) ends with one line counting them and exit 1: a failed sweep never
-looks like a finished one.
+failed (a trial that failed after its retries, an eval point that could not be computed) ends with one
+line counting them, with the first reason, and exit 1: a failed sweep never looks like a finished one.
+Failed configs are stored with their reasons and kept, not retrained by every run (a deterministic failure
+would fail again): `--retry-failed` trains them again. Diverged configs are results, not failures.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
     _signals_received.clear()
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        if args.executor == "ray" and not sweep.search and _has_work(sweep, location):
+        if args.executor == "ray" and not sweep.search and _has_work(sweep, location, args):
             _connect(sweep, args)
         return _locked_run(sweep, args, location)
     except KeyboardInterrupt as stop:
@@ -75,7 +77,7 @@ def _terminate(signum, frame) -> None:
     raise Terminated()
 
 
-def _has_work(sweep, location) -> bool:
+def _has_work(sweep, location, args: argparse.Namespace) -> bool:
     """Whether the plan has packs to run, read-only (Ray is not started for nothing)."""
     from iclscale.sweeps.plan import make_plan
     from iclscale.sweeps.store import stored_keys
@@ -84,7 +86,8 @@ def _has_work(sweep, location) -> bool:
         from iclscale.sweeps.threshold import has_open_search
 
         return has_open_search(sweep, location)
-    return bool(make_plan(sweep, stored_keys(location) if location.exists() else {}).packs)
+    stored = stored_keys(location) if location.exists() else {}
+    return bool(make_plan(sweep, stored, retry_failed=retry_failed(args)).packs)
 
 
 def _connect(sweep, args: argparse.Namespace) -> None:
@@ -176,13 +179,16 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
             return 0
         if sweep.threshold:  # bisection rounds, each planned and run like a sweep
             return _threshold_run(sweep, args, location, metrics)
-        plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, _slots(sweep, args))
+        stored = stored_keys(location) if location.exists() else {}
+        plan = make_plan(sweep, stored, _slots(sweep, args), retry_failed(args))
         if not args.quiet:
             print(describe_plan(plan, location.uri), flush=True)
         write_frozen_sweep(location, sweep.resolved())
         if not plan.packs:
             print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
-            return 0
+            counts = status_counts(location.uri)
+            print(format_counts(sweep.name, counts, location.uri))
+            return failed_exit(location, counts)
         context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics))
         progress = Progress(plan, enabled=not args.quiet)
         totals: dict[str, Any] = {}
@@ -196,21 +202,46 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
         if totals.get("nodes") and not args.quiet:
             print(f"packs ran on nodes: {', '.join(totals['nodes'])}")
         compact(location, sweep.study)
-    print(format_counts(sweep.name, status_counts(location.uri), location.uri))
-    return failed_exit(totals.get("failed_configs", 0), sum(len(p.configs) for p in plan.packs))
+    counts = status_counts(location.uri)
+    print(format_counts(sweep.name, counts, location.uri))
+    return failed_exit(location, counts)
 
 
-def failed_exit(failed: int, ran: int) -> int:
-    """0, or EXIT_FAILED with one line on stderr when configs of this run failed after their retries."""
+def retry_failed(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "retry_failed", False))  # `iclscale reproduce` passes its own namespace
+
+
+def failed_exit(location, counts: dict[str, Any]) -> int:
+    """0, or EXIT_FAILED with one line on stderr when the store holds failed configs (a trial that failed after
+    its retries, an eval point that could not be computed): a failed sweep never looks like a finished one, on
+    the run that failed and on every later one, until `--retry-failed` trains them into results."""
+    failed = counts.get("failed", 0)
     if not failed:
         return 0
     print(
-        f"iclscale: error: {failed} of the {ran} configs run failed after their retries (stored as failed, with "
-        "their errors in the runs table's error column); run the same command to retry them",
+        f"iclscale: error: {failed} of the {counts['configs']} configs failed (first: {first_failure(location)}); "
+        "they are stored as failed with their reasons (the runs table's error column) and kept: "
+        "`sweep run --retry-failed` trains them again",
         file=sys.stderr,
         flush=True,
     )
     return EXIT_FAILED
+
+
+def first_failure(location) -> str:
+    """The reason of the first failed row (fragments in name order, rows in order), shortened to one phrase."""
+    from iclscale.errors import shorten
+    from iclscale.sweeps.store import FAILED, committed_fragments, read_runs
+
+    for fragment in committed_fragments(location):
+        table = read_runs(location, fragment, ["status", "error"])
+        if table is None or "error" not in table.column_names:
+            continue
+        for status, error in zip(table.column("status").to_pylist(), table.column("error").to_pylist(), strict=True):
+            if status == FAILED:
+                text = " ".join(str(error or "no reason recorded").split())
+                return shorten(text, 160).strip("'\"")
+    return "no reason recorded"
 
 
 def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]) -> int:
@@ -233,10 +264,11 @@ def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]
             progress.close()
         metrics[:] = compact(location, sweep.study)  # later rounds' fragments carry every metric column
 
-    run_threshold(sweep, location, run_plan, _slots(sweep, args), args.quiet)
+    run_threshold(sweep, location, run_plan, _slots(sweep, args), args.quiet, retry_failed(args))
     compact(location, sweep.study)
-    print(format_counts(sweep.name, status_counts(location.uri), location.uri))
-    return 0
+    counts = status_counts(location.uri)
+    print(format_counts(sweep.name, counts, location.uri))
+    return failed_exit(location, counts)
 
 
 def _run_ray(plan, context, args: argparse.Namespace, location, progress) -> dict[str, Any]:
