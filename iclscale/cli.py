@@ -29,13 +29,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args) or 0
     except UserError as error:
-        print(f"iclscale: error: {one_line(str(error))}", file=sys.stderr)
+        print(error_line(str(error)), file=sys.stderr)
         return EXIT_USER_ERROR
     except (MemoryError, RuntimeError) as error:  # sizes in range that do not fit this machine
         text = out_of_memory(error)
         if text is None:
             raise
-        print(f"iclscale: error: {text}", file=sys.stderr)
+        print(error_line(text), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print(
@@ -74,11 +74,22 @@ def one_line(message: str, limit: int = 480) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+MAX_LINE = 500  # a refusal's whole line, prefix and suffix included
+
+
+def error_line(message: str, suffix: str = "") -> str:
+    """`iclscale: error: MESSAGE SUFFIX` on one line of at most MAX_LINE characters: the message is shortened,
+    never the suffix (a help pointer), so that the cap holds for the line as printed."""
+    prefix = "iclscale: error: "
+    suffix = " ".join(suffix.splitlines())[: MAX_LINE // 2]
+    return prefix + one_line(message, MAX_LINE - len(prefix) - len(suffix)) + suffix
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with its mistakes on one line (argparse prints the usage first), exit 2."""
 
     def error(self, message: str):
-        print(f"iclscale: error: {one_line(message)} (see {self.prog} --help)", file=sys.stderr)
+        print(error_line(message, f" (see {self.prog} --help)"), file=sys.stderr)
         sys.exit(EXIT_USER_ERROR)
 
 

@@ -137,3 +137,17 @@ def test_the_sweep_files_own_folder_is_not_taken_for_its_results(tmp_path, capsy
         assert main(["sweep", command, str(tmp_path / "sweep.yaml"), "--out", str(tmp_path)]) == 2
         assert "is the sweep file itself" in capsys.readouterr().err
     assert (tmp_path / "sweep.yaml").read_text() == SWEEP
+
+
+def test_report_on_a_folder_of_foreign_parquet_is_one_line_that_says_what_it_found(tmp_path, capsys):
+    """Not a warning naming runs/data.parquet followed by an error saying there is no runs/*.parquet."""
+    import pandas as pd
+
+    from iclscale.cli import main
+
+    (tmp_path / "runs").mkdir()
+    pd.DataFrame({"a": [1, 2]}).to_parquet(tmp_path / "runs" / "data.parquet")
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("iclscale: error: "), err
+    assert "runs/data.parquet" in err[0] and "holds no sound runs: 1 file in runs/" in err[0], err

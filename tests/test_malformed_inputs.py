@@ -167,7 +167,7 @@ def _assert_one_line_refusal(code: int, out: str, err: str, seconds: float) -> N
     lines = err.strip().splitlines()
     assert code == 2, (code, out[-500:], err[-2000:])
     assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
-    assert lines[0].startswith("iclscale: error: ") and len(lines[0]) < 500, lines[0][:600]
+    assert lines[0].startswith("iclscale: error: ") and len(lines[0]) <= 500, lines[0][:600]
     assert seconds <= 10, seconds
 
 
@@ -261,6 +261,26 @@ def _bad_cli_values(tmp_path: Path) -> list[list[str]]:
         ["train", "softmax_window", "--device", "tpu"],
         ["train", "softmax_window", "--set", "task_class=relux"],
         ["train", "softmax_window", "--set", "L=1e400"],
+        # values of 5,000 characters: the line is capped with its help pointer, not before it
+        [*run, "--max-configs", "9" * 5000],
+        ["sweep", "plan", g, "--max-records", "x" * 5000],
+        ["train", "softmax_window", "--seed", "x" * 5000],
+        ["train", "softmax_window", "--record-every", "9" * 5000],
+        [*run, "L=" + "9" * 5000],
+        # an override given twice (the last would win silently)
+        [*run, "L=1", "L=2"],
+        ["sweep", "plan", g, "seeds=1", "seeds=2"],
+        ["sweep", "plan", g, "L=1", "grid.L=[1,2]"],
+        ["sweep", "plan", g, "pack_size=2", "resources.pack_size=3"],
+        ["train", "softmax_window", "L=1", "L=2"],
+        # --out: an empty value, a non-empty unrelated folder, a file (plan too)
+        [*run, "--out", ""],
+        ["sweep", "plan", g, "--out", ""],
+        ["train", "softmax_window", "--out", ""],
+        [*run, "--out", str(tmp_path)],
+        ["sweep", "plan", g, "--out", str(tmp_path)],
+        ["train", "softmax_window", "steps=5", "--out", str(tmp_path)],
+        ["sweep", "plan", g, "--out", str(a_file)],
         ["sweep", "status", str(tmp_path / "missing")],
         ["sweep", "status", str(a_file)],
         ["studies", "nope"],

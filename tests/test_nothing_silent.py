@@ -4,6 +4,7 @@ are refused before training, and oversized reads are refused before reading."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -295,3 +296,53 @@ def test_an_address_that_is_not_a_ray_cluster_fails_fast_in_one_line(tmp_path, c
     err = _one_line_exit_2(["sweep", "run", str(_write(tmp_path)), "--out", str(out), "--address", address], capsys)
     assert time.monotonic() - start < 30 and "--address" in err and len(err) < 500
     assert not out.exists()
+
+
+STUCK = """
+import ctypes, sys, time
+from iclscale.cli import main
+from iclscale.sweeps import execute, status
+
+real_run_pack, real_counts = execute.run_pack, status.status_counts
+def run_pack(context, pack, *args, **kwargs):
+    if len(list(execute.Location(context.out).list("runs", ".parquet"))) == 0:
+        return real_run_pack(context, pack, *args, **kwargs)
+    if sys.argv[1] == "c-call":
+        ctypes.CDLL(None).system(b"sleep 60")  # a long C call: Python's signal handlers cannot run in it
+    time.sleep(60)
+def slow_counts(out):
+    time.sleep(60)  # a count of a large store on a loaded machine
+execute.run_pack = run_pack
+if sys.argv[1] == "slow-count":
+    status.status_counts = slow_counts
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("stop, stuck", [(signal.SIGTERM, "c-call"), (signal.SIGINT, "slow-count")])
+def test_sigterm_and_ctrl_c_end_within_5_s_with_the_stored_line_whatever_the_run_is_doing(tmp_path, stop, stuck):
+    raw = {**RAW, "grid": {"L": [0.5, 1.0, 2.0, 4.0]}, "seeds": 1, "resources": {"pack_size": 1}}
+    out = tmp_path / "out"
+    command = [sys.executable, "-c", STUCK, stuck, "sweep", "run", str(_write(tmp_path, raw)), "--out", str(out),
+               "--executor", "inline", "--quiet"]  # fmt: skip
+    with open(tmp_path / "stderr", "w") as stderr:  # a file: the stuck call's `sleep` child keeps a pipe open
+        driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not list((out / "runs").glob("*.parquet")) and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.1)
+        time.sleep(1.0)  # into the stuck call
+        assert driver.poll() is None, (tmp_path / "stderr").read_text()
+        sent = time.monotonic()
+        driver.send_signal(stop)
+        driver.wait(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(driver.pid, signal.SIGKILL)  # what it left (the stuck call's `sleep`)
+    err = (tmp_path / "stderr").read_text()
+    assert driver.returncode == (143 if stop == signal.SIGTERM else 130), err[-2000:]
+    assert took < 5, took
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0] == f"iclscale: interrupted: 1 of 4 configs are stored in {out}; run the same command to resume"

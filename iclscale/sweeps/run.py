@@ -7,7 +7,8 @@
 4. the frozen sweep written, the packs run with one overall progress line, the store compacted.
 
 Ctrl-C (or SIGTERM) stops at once: every committed pack stays, the count of stored configs is
-printed with the advice to run the same command, exit 130 (143 for SIGTERM). A disk that cannot be
+printed with the advice to run the same command, exit 130 (143 for SIGTERM), within STOP_GRACE_S
+seconds whatever the run is inside (StopDeadline). A disk that cannot be
 written (full, read-only) ends with one line naming the path, exit 2. A sweep that leaves configs
 failed (a trial that failed after its retries, an eval point that could not be computed) ends with one
 line counting them, with the first reason, and exit 1: a failed sweep never looks like a finished one.
@@ -45,7 +46,9 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
     import signal
 
     _signals_received.clear()
+    _tally.clear()
     previous = signal.signal(signal.SIGTERM, _terminate)
+    deadline = StopDeadline(lambda: interrupted_message(sweep, location, from_memory=True))
     try:
         if args.executor == "ray" and not sweep.search and _has_work(sweep, location, args):
             _connect(sweep, args)
@@ -53,7 +56,7 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
     except KeyboardInterrupt as stop:
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, signal.SIG_IGN)  # a second signal must not cut the message short
-        print(interrupted_message(sweep, location), file=sys.stderr, flush=True)
+        deadline.say(interrupted_message(sweep, location))
         terminated = isinstance(stop, Terminated) or _signals_received  # Tune re-raises a plain KeyboardInterrupt
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except OSError as error:
@@ -67,9 +70,67 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
             ray.shutdown()  # the local instance this run started, its workers with it
         if signal.getsignal(signal.SIGTERM) is _terminate:
             signal.signal(signal.SIGTERM, previous)
+        deadline.close()
 
 
 _signals_received: list[int] = []
+_tally: dict[str, Any] = {}  # what the stop line needs without reading the store: set once the run has planned
+STOP_GRACE_S = 3.0  # after SIGTERM or Ctrl-C the process ends within this (and the time to print one line)
+
+
+class StopDeadline:
+    """SIGTERM and Ctrl-C end a run within STOP_GRACE_S whatever the main thread is doing.
+
+    Python runs signal handlers in the main thread between bytecodes, so a run inside a long call (a kernel,
+    a compile, a count of a large store on a loaded machine) would see the signal late. The C-level handler
+    also writes the signal's number to a wakeup fd (signal.set_wakeup_fd); a thread waiting on it starts a
+    clock, and if the main thread has not printed its stop line in time, it prints one counted in memory
+    (the configs stored before this run plus those it finished) and ends the process with the signal's
+    exit status. Everything committed stays committed: fragments are renamed into place whole."""
+
+    def __init__(self, fallback) -> None:
+        import os
+        import signal
+        import threading
+
+        self.fallback, self.said, self.lock = fallback, threading.Event(), threading.Lock()
+        self.ended = threading.Event()
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.write_fd, False)
+        self.previous = signal.set_wakeup_fd(self.write_fd, warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, name="iclscale-stop-deadline", daemon=True).start()
+
+    def say(self, line: str) -> None:
+        with self.lock:
+            if not self.said.is_set():
+                self.said.set()
+                print(line, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        import os
+        import signal
+
+        self.ended.set()
+        signal.set_wakeup_fd(self.previous)
+        os.close(self.write_fd)  # the watching thread reads end-of-file and returns
+
+    def _watch(self) -> None:
+        import os
+        import signal
+
+        try:
+            while (data := os.read(self.read_fd, 1)) and data[0] not in (signal.SIGINT, signal.SIGTERM):
+                pass  # another signal with a Python handler (not ours to act on)
+        finally:
+            os.close(self.read_fd)
+        if not data or self.ended.wait(STOP_GRACE_S):
+            return
+        try:
+            line = self.fallback()
+        except Exception:  # the line must be printed whatever is half-built in memory
+            line = "iclscale: interrupted: run the same command to resume"
+        self.say(line)
+        os._exit(EXIT_TERMINATED if data[0] == signal.SIGTERM else EXIT_INTERRUPTED)
 
 
 def _terminate(signum, frame) -> None:
@@ -191,6 +252,8 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
             return failed_exit(location, counts)
         context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics))
         progress = Progress(plan, enabled=not args.quiet)
+        _tally.update(stored=plan.stored["ok"] + plan.stored["diverged"], total=len(dict.fromkeys(plan.configs)),
+                      progress=progress)  # fmt: skip
         totals: dict[str, Any] = {}
         try:
             if args.executor == "inline":
@@ -287,14 +350,25 @@ def _run_ray(plan, context, args: argparse.Namespace, location, progress) -> dic
     return run_on_ray(plan, context, args.address, args.device, args.retries, 2 if args.verbose else 0, progress)
 
 
-def interrupted_message(sweep, location) -> str:
-    """How much is stored after Ctrl-C, and how to go on."""
+def interrupted_message(sweep, location, from_memory: bool = False) -> str:
+    """How much is stored after Ctrl-C, and how to go on: counted from the store, or (`from_memory`, when that
+    takes too long) from what the run knew when it planned and the packs it finished since."""
     try:
-        from iclscale.sweeps.status import status_counts
+        if from_memory:
+            if not _tally:
+                raise UserError("not planned yet")
+            stored = _tally["stored"] + _tally["progress"].done
+            total = _tally["total"]
+        else:
+            from iclscale.sweeps.status import status_counts
 
-        counts = status_counts(location.uri)
-        stored = counts["ok"] + counts["diverged"]
-        told = f"{stored} of {counts['configs']} configs are stored in {location.uri}"
+            counts = status_counts(location.uri)
+            stored, total = counts["ok"] + counts["diverged"], counts["configs"]
+        told = f"{stored} of {total} configs are stored in {location.uri}"
     except (UserError, OSError):
-        told = f"nothing is stored in {location.uri} yet"
+        told = (
+            f"what is stored in {location.uri} stays (stopped before the run had counted it)"
+            if from_memory
+            else f"nothing is stored in {location.uri} yet"
+        )
     return f"iclscale: interrupted: {told}; run the same command to resume"

@@ -280,8 +280,12 @@ def fragment_problem(location: Location, fragment: str, quiet: bool = False) -> 
             break
     _checked[key] = problem
     if problem and not quiet:
-        warn(f"damaged fragment {problem} in {location.uri}; `sweep run` moves it aside and retrains its configs")
+        warn_damaged(location, problem)
     return problem
+
+
+def warn_damaged(location: Location, problem: str) -> None:
+    warn(f"damaged fragment {problem} in {location.uri}; `sweep run` moves it aside and retrains its configs")
 
 
 def unverified_fragments(location: Location) -> list[str]:
@@ -509,9 +513,20 @@ def read_store(uri: str | os.PathLike, curves: bool = True) -> StoreData:
     if not location.exists():
         raise UserError(f"results directory {location.uri!r} does not exist")
     check_folders(location)
-    fragments = committed_fragments(location)
-    if not fragments:
-        raise UserError(f"results directory {location.uri!r} holds no runs (no {RUNS}/*.parquet)")
+    names = fragment_names(location)
+    problems = {name: fragment_problem(location, name, quiet=True) for name in names}
+    fragments = [name for name in names if problems[name] is None]
+    if not fragments:  # one line that says what is there, not a warning per file and then "no runs"
+        if not names:
+            raise UserError(f"results directory {location.uri!r} holds no runs (no {RUNS}/*.parquet)")
+        first = next(problem for problem in problems.values() if problem)
+        what = "" if location.exists(FROZEN_SWEEP) else f" and no {FROZEN_SWEEP}: not a store iclscale wrote"
+        raise UserError(
+            f"results directory {location.uri!r} holds no sound runs: {_count(len(names), 'file', 'files')} in "
+            f"{RUNS}/, none sound{what} (first: {first})"
+        )
+    for problem in filter(None, problems.values()):
+        warn_damaged(location, problem)
     frames = [frame for frame in (_read(location, RUNS, f) for f in fragments) if frame is not None]
     if not frames:
         raise UserError(f"results directory {location.uri!r} holds no readable runs")
