@@ -151,8 +151,13 @@ def _no_curves(out: Path, name: str) -> None:
 
 
 def as_before_checksums(out: Path) -> None:
-    """Make a store look as stores were written before checksums: no digests/, no mark in sweep.yaml."""
+    """Make a store look as stores were written before checksums: no digests/, no mark in sweep.yaml, nor in the
+    fragments' footers."""
     shutil.rmtree(out / "digests")
+    for path in [*(out / "runs").glob("*.parquet"), *(out / "curves").glob("*.parquet")]:
+        table = pq.read_table(path)
+        metadata = {k: v for k, v in table.schema.metadata.items() if k != store.DIGESTED_KEY}
+        pq.write_table(table.replace_schema_metadata(metadata), path)
     frozen = yaml.safe_load((out / "sweep.yaml").read_text())
     assert frozen.pop("checksums") == "sha256"
     (out / "sweep.yaml").write_text(yaml.safe_dump(frozen, sort_keys=False))
@@ -225,6 +230,19 @@ def test_a_store_written_before_checksums_is_adopted_without_retraining(pristine
     (out / "digests" / "runs" / f"{sorted(before)[0].removesuffix('.parquet')}.sha256").unlink()
     assert main(["sweep", "status", str(out), "--verify"]) == 1
     assert "no checksum" in capsys.readouterr().out
+
+
+def test_a_fragment_that_says_it_had_a_digest_is_damaged_without_it_even_where_every_mark_is_gone(
+    pristine, tmp_path, capsys
+):
+    where = _copy(pristine, tmp_path)
+    out = where / "out"
+    as_before_checksums(out)  # a store from before checksums ...
+    shutil.copy(pristine / "out" / "runs" / (name := sorted(p.name for p in (out / "runs").iterdir())[0]),
+                out / "runs" / name)  # ... holding one file written with a digest, its digest gone  # fmt: skip
+    capsys.readouterr()
+    assert main(["sweep", "status", str(out), "--verify"]) == 1
+    assert f"damaged: runs/{name}: no checksum" in capsys.readouterr().out
 
 
 def test_a_new_store_is_marked_checksummed(pristine):

@@ -33,14 +33,17 @@ its frozen sweep.yaml says `checksums: sha256` (written by every `sweep run` and
 `digests/` holds a digest, or it has runs but no sweep.yaml (every store iclscale wrote has one). In a
 checksummed store a fragment without its digest is damaged like one whose digest does not match:
 deleting `digests/<fragment>` or `digests/` makes the fragment quarantined and retrained, never
-trusted. A digest is only ever written for bytes the tool has just serialised (`Location.write_table`),
-never computed afresh for a file found on disk, with one exception:
+trusted. Each fragment also says so in its own footer (key-value metadata `iclscale.digest`), so one
+without its digest is damaged even in a store whose marks were all removed. A digest is only ever
+written for bytes the tool has just serialised (`Location.write_table`), never computed afresh for a
+file found on disk, with one exception:
 
-A store written before checksums existed is told apart by its sweep.yaml without a `checksums:` line and
-no `digests/` folder. It still reads: its fragments are checked by their footers, and the next `sweep run`
-recomputes each row's run_id from its params (a changed bit shows there), gives the matching fragments
-their digests (moving the others aside) and writes `checksums: sha256` into sweep.yaml, after which
-the store is checksummed like any other.
+A store written before checksums existed is told apart by its sweep.yaml without a `checksums:` line,
+no `digests/` folder and fragments without `iclscale.digest` in their footers. It still reads: its
+fragments are checked by their footers, and the next `sweep run` recomputes each row's run_id from
+its params (a changed bit shows there), gives the matching fragments their digests (moving the others
+aside) and writes `checksums: sha256` into sweep.yaml, after which the store is checksummed like any
+other. (A changed value in such a fragment cannot be told from the one written: nothing recorded it.)
 
 This module is torch-free: the analysis package reads results through `read_store`.
 """
@@ -72,6 +75,7 @@ from iclscale.errors import UserError, shorten
 OK, DIVERGED, FAILED = "ok", "diverged", "failed"
 RUNS, CURVES, FROZEN_SWEEP, DIGESTS = "runs", "curves", "sweep.yaml", "digests"
 CHECKSUMS, CHECKSUM_KIND = "checksums", "sha256"  # the frozen sweep's mark of a checksummed store
+DIGESTED_KEY = b"iclscale.digest"  # in each fragment's own footer: "this file was written with a digest"
 PROVENANCE_COLUMNS = (
     "pack_id",
     "pack_size",
@@ -133,7 +137,8 @@ class Location:
     def write_table(self, relative: str, table: pa.Table) -> None:
         """A Parquet file, with its digest (`digests/<relative>.sha256`) written before the file appears."""
         sink = pa.BufferOutputStream()
-        pq.write_table(table, sink)
+        metadata = {**(table.schema.metadata or {}), DIGESTED_KEY: CHECKSUM_KIND.encode()}
+        pq.write_table(table.replace_schema_metadata(metadata), sink)
         data = sink.getvalue().to_pybytes()
         self.write_bytes(digest_name(relative), f"{hashlib.sha256(data).hexdigest()} {len(data)}\n".encode())
         self.write_bytes(relative, data)
@@ -326,6 +331,8 @@ def _file_problem(location: Location, folder: str, fragment: str) -> str | None:
         if problem:
             return problem
         parquet = pq.ParquetFile(location.fs.open_input_file(path))
+        if DIGESTED_KEY in (parquet.schema_arrow.metadata or {}) and not location.exists(digest_name(relative)):
+            return f"no checksum ({digest_name(relative)} is missing, and the file says it was written with one)"
         names = set(parquet.schema_arrow.names)
         needed = {"run_id", "eval_key", "status"} if folder == RUNS else {"run_id", "step", "metric", "value"}
         if not needed <= names:
