@@ -246,7 +246,8 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
             print(describe_plan(plan, location.uri), flush=True)
         write_frozen_sweep(location, sweep.resolved())
         if not plan.packs:
-            print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
+            kept = f" ({plan.stored['failed']} of them as failed)" if plan.stored["failed"] else ""
+            print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}{kept}")
             counts = status_counts(location.uri)
             print(format_counts(sweep.name, counts, location.uri))
             return failed_exit(location, counts)
