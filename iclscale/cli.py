@@ -29,13 +29,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.handler(args) or 0
     except UserError as error:
-        print(f"iclscale: error: {one_line(str(error))}", file=sys.stderr)
+        print(error_line(str(error)), file=sys.stderr)
         return EXIT_USER_ERROR
     except (MemoryError, RuntimeError) as error:  # sizes in range that do not fit this machine
         text = out_of_memory(error)
         if text is None:
             raise
-        print(f"iclscale: error: {text}", file=sys.stderr)
+        print(error_line(text), file=sys.stderr)
         return EXIT_USER_ERROR
     except KeyboardInterrupt:
         print(
@@ -74,11 +74,22 @@ def one_line(message: str, limit: int = 480) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+MAX_LINE = 500  # a refusal's whole line, prefix and suffix included
+
+
+def error_line(message: str, suffix: str = "") -> str:
+    """`iclscale: error: MESSAGE SUFFIX` on one line of at most MAX_LINE characters: the message is shortened,
+    never the suffix (a help pointer), so that the cap holds for the line as printed."""
+    prefix = "iclscale: error: "
+    suffix = " ".join(suffix.splitlines())[: MAX_LINE // 2]
+    return prefix + one_line(message, MAX_LINE - len(prefix) - len(suffix)) + suffix
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with its mistakes on one line (argparse prints the usage first), exit 2."""
 
     def error(self, message: str):
-        print(f"iclscale: error: {one_line(message)} (see {self.prog} --help)", file=sys.stderr)
+        print(error_line(message, f" (see {self.prog} --help)"), file=sys.stderr)
         sys.exit(EXIT_USER_ERROR)
 
 
@@ -203,10 +214,10 @@ def cmd_train(args: argparse.Namespace) -> None:
     device = _device(args.device)
 
     claim = contextlib.ExitStack()  # train --out: checked and locked before training, held until written
-    if args.out:
+    if args.out is not None:  # `--out ""` is refused, not taken for "no --out"
         from iclscale.sweeps.execute import single_run_output
 
-        claim.enter_context(single_run_output(args.out, config.run_id))
+        claim.enter_context(single_run_output(args.out, config.run_id, info.name))
     result = _train_with_progress(info, config, point, args, device)
     failure = (getattr(result, "eval_errors", None) or {}).get(point)  # an eval value that cannot be computed
     if failure is not None:
@@ -226,7 +237,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         **metrics,
         **({"course": course} if course else {}),
     }
-    if args.out:
+    if args.out is not None:
         from iclscale.sweeps.execute import write_single_run
         from iclscale.trainer.params import RecordSchedule
 
@@ -246,7 +257,7 @@ def cmd_train(args: argparse.Namespace) -> None:
         print("course of training:")
         for name, value in course.items():
             print(f"  {name:<32} {value}")
-    if args.out:
+    if args.out is not None:
         print(f"wrote {args.out}")
 
 

@@ -251,6 +251,8 @@ def reproduce(args: argparse.Namespace) -> int:
             f"--jobs {args.jobs}: give a count of 1 or more, with --executor inline (Ray runs packs in parallel itself)"
         )
     chosen = papers() if args.all else find_papers(args.papers)
+    if args.out is not None and not args.out.strip():
+        raise UserError("--out: an empty value; give a results root (default results)")
     root = Path(args.out or "results")
     if root.exists() and not root.is_dir():
         raise UserError(f"--out {root}: a file, not a directory; choose another --out")
@@ -317,6 +319,8 @@ def run_in_turn(planned: list[Planned], run_args, progress: Overall, failed: lis
             print(f"reproduce: sweep {item.sweep.name}: {error}", file=sys.stderr, flush=True)
             failed.append(item.sweep.name)
             code = 0
+        if code not in (0, EXIT_INTERRUPTED, EXIT_TERMINATED):  # configs failed (named in its last line)
+            failed.append(item.sweep.name)
         if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):
             print(
                 f"iclscale: reproduce interrupted at sweep {item.sweep.name} ({i}/{len(planned)} done); "

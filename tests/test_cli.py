@@ -68,3 +68,86 @@ def test_an_eval_value_that_cannot_be_computed_is_one_line_not_a_traceback():
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "could not be evaluated at" in lines[0] and "L_test=1e+308" in lines[0], done.stderr
+
+
+SWEEP = "name: t\nstudy: softmax_window\nfixed: {d: 3, steps: 20}\ngrid: {L: [0.5, 1.0]}\nrecord_every: 10\n"
+
+
+def _out_commands(sweep_file, out: str) -> list[list[str]]:
+    return [
+        ["sweep", "plan", str(sweep_file), "--out", out],
+        ["sweep", "run", str(sweep_file), "--out", out, "--executor", "inline", "--quiet"],
+        ["train", "softmax_window", "steps=5", "--out", out, "--quiet"],
+    ]
+
+
+def _tree(root) -> dict:
+    return {str(p.relative_to(root)): p.stat().st_mtime_ns for p in root.rglob("*")}
+
+
+@pytest.mark.parametrize("kind", ["unrelated folder", "a file", "empty string", "another sweep's store", "blank"])
+def test_out_must_be_a_results_directory_for_plan_run_and_train_alike(tmp_path, capsys, kind):
+    from iclscale.cli import main
+
+    sweep_file = tmp_path / "t.yaml"
+    sweep_file.write_text(SWEEP)
+    target = tmp_path / "target"
+    if kind == "unrelated folder":
+        target.mkdir()
+        (target / "thesis.tex").write_text("years of work")
+    elif kind == "a file":
+        target.write_text("a file")
+    elif kind == "another sweep's store":
+        other = tmp_path / "other.yaml"
+        other.write_text(SWEEP.replace("name: t", "name: other"))
+        assert main(["sweep", "run", str(other), "--out", str(target), "--executor", "inline", "--quiet"]) == 0
+    out = {"empty string": "", "blank": "  "}.get(kind, str(target))
+    before = _tree(tmp_path)
+    capsys.readouterr()
+    for argv in _out_commands(sweep_file, out):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("iclscale: error: --out") and len(err[0]) <= 500, (argv, err)
+        assert _tree(tmp_path) == before, argv  # nothing written, anywhere
+
+
+def test_out_may_be_missing_empty_left_by_a_stopped_run_or_this_sweeps_store(tmp_path, capsys):
+    from iclscale.cli import main
+
+    sweep_file = tmp_path / "t.yaml"
+    sweep_file.write_text(SWEEP)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "stopped").mkdir()
+    (tmp_path / "stopped" / ".writer.lock").write_text("pid 1")  # what a run stopped before its first write leaves
+    for out in ("missing", "empty", "stopped"):
+        assert main(["sweep", "plan", str(sweep_file), "--out", str(tmp_path / out)]) == 0, out
+    store = str(tmp_path / "stopped")
+    assert main(["sweep", "run", str(sweep_file), "--out", store, "--executor", "inline", "--quiet"]) == 0
+    grown = tmp_path / "grown.yaml"  # the same sweep, grown: still its store
+    grown.write_text(SWEEP.replace("[0.5, 1.0]", "[0.5, 1.0, 2.0]"))
+    assert main(["sweep", "plan", str(grown), "--out", store]) == 0
+    assert "to run: 1 configs" in capsys.readouterr().out
+
+
+def test_the_sweep_files_own_folder_is_not_taken_for_its_results(tmp_path, capsys):
+    from iclscale.cli import main
+
+    (tmp_path / "sweep.yaml").write_text(SWEEP)
+    for command in ("plan", "run"):
+        assert main(["sweep", command, str(tmp_path / "sweep.yaml"), "--out", str(tmp_path)]) == 2
+        assert "is the sweep file itself" in capsys.readouterr().err
+    assert (tmp_path / "sweep.yaml").read_text() == SWEEP
+
+
+def test_report_on_a_folder_of_foreign_parquet_is_one_line_that_says_what_it_found(tmp_path, capsys):
+    """Not a warning naming runs/data.parquet followed by an error saying there is no runs/*.parquet."""
+    import pandas as pd
+
+    from iclscale.cli import main
+
+    (tmp_path / "runs").mkdir()
+    pd.DataFrame({"a": [1, 2]}).to_parquet(tmp_path / "runs" / "data.parquet")
+    assert main(["report", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("iclscale: error: "), err
+    assert "runs/data.parquet" in err[0] and "holds no sound runs: 1 file in runs/" in err[0], err

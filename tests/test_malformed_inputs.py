@@ -167,7 +167,7 @@ def _assert_one_line_refusal(code: int, out: str, err: str, seconds: float) -> N
     lines = err.strip().splitlines()
     assert code == 2, (code, out[-500:], err[-2000:])
     assert len(lines) == 1 and "Traceback" not in err, err[-2000:]
-    assert lines[0].startswith("iclscale: error: ") and len(lines[0]) < 500, lines[0][:600]
+    assert lines[0].startswith("iclscale: error: ") and len(lines[0]) <= 500, lines[0][:600]
     assert seconds <= 10, seconds
 
 
@@ -261,6 +261,26 @@ def _bad_cli_values(tmp_path: Path) -> list[list[str]]:
         ["train", "softmax_window", "--device", "tpu"],
         ["train", "softmax_window", "--set", "task_class=relux"],
         ["train", "softmax_window", "--set", "L=1e400"],
+        # values of 5,000 characters: the line is capped with its help pointer, not before it
+        [*run, "--max-configs", "9" * 5000],
+        ["sweep", "plan", g, "--max-records", "x" * 5000],
+        ["train", "softmax_window", "--seed", "x" * 5000],
+        ["train", "softmax_window", "--record-every", "9" * 5000],
+        [*run, "L=" + "9" * 5000],
+        # an override given twice (the last would win silently)
+        [*run, "L=1", "L=2"],
+        ["sweep", "plan", g, "seeds=1", "seeds=2"],
+        ["sweep", "plan", g, "L=1", "grid.L=[1,2]"],
+        ["sweep", "plan", g, "pack_size=2", "resources.pack_size=3"],
+        ["train", "softmax_window", "L=1", "L=2"],
+        # --out: an empty value, a non-empty unrelated folder, a file (plan too)
+        [*run, "--out", ""],
+        ["sweep", "plan", g, "--out", ""],
+        ["train", "softmax_window", "--out", ""],
+        [*run, "--out", str(tmp_path)],
+        ["sweep", "plan", g, "--out", str(tmp_path)],
+        ["train", "softmax_window", "steps=5", "--out", str(tmp_path)],
+        ["sweep", "plan", g, "--out", str(a_file)],
         ["sweep", "status", str(tmp_path / "missing")],
         ["sweep", "status", str(a_file)],
         ["studies", "nope"],
@@ -298,6 +318,7 @@ def test_the_real_command_prints_one_line_without_a_traceback(tmp_path, label):
 # The corpus continued: refused files of the categories an attack found, and files that must be accepted
 # (each accepted one is frozen as `run` would freeze it and read back). Expected outcome: REFUSED or ACCEPTED.
 SEARCH = {"metric": "test_mse", "params": {"lr": {"low": 1e-3, "high": 1e-1}}, "trials": 2}
+THRESHOLD = {"axis": "L", "range": [0.5, 4.0], "resolution": 0.5, "metric": "test_mse", "level": 0.1}
 NUMERIC = ["fixed.L", "grid.L", "eval.L_test", "seeds", "record_every", "resources.cpu", "resources.gpu",
            "resources.pack_size", "cases[0].L", "fixed.d", "fixed.steps"]  # fmt: skip
 TAGS = ["!!python/object/apply:os.system ['true']", "!!python/name:os.system", "!!binary aGVsbG8=",
@@ -335,6 +356,11 @@ def _refused_more() -> list[tuple[str, bytes]]:
     add(("string-aliased-6", f"x: &s {'y' * 200_000}\n".encode() + b"description: [*s, *s, *s, *s, *s, *s]\n"))
     add(("grid-axis-100k", _dump({**GOOD, "grid": {"L": [0.001 * (i + 1) for i in range(100_001)]}})))
     add(("eval-11k", _dump({**GOOD, "eval": {"L_test": [0.01 * (i + 1) for i in range(10_001)]}})))
+    # threshold blocks: what only the metric check (once run's alone) refuses
+    add(("threshold-metric-nope", _dump({**GOOD, "grid": {}, "threshold": {**THRESHOLD, "metric": "nope"}})))
+    add(("threshold-metric-close", _dump({**GOOD, "grid": {}, "threshold": {**THRESHOLD, "metric": "test_ms"}})))
+    add(("threshold-axis-in-grid", _dump({**GOOD, "threshold": THRESHOLD})))
+    add(("threshold-and-search", _dump({**GOOD, "grid": {}, "threshold": THRESHOLD, "search": SEARCH})))
     return cases
 
 
@@ -363,6 +389,7 @@ def _accepted() -> list[tuple[str, bytes]]:
         ("seeds-list", _dump({**GOOD, "seeds": [0, 7, 2**31 - 1]})),
         ("cases", _dump({**GOOD, "grid": {}, "cases": [{"L": 0.5}, {"L": 2.0, "sigma": 0.1}]})),
         ("search", _dump({**GOOD, "grid": {}, "search": SEARCH})),
+        ("threshold", _dump({**GOOD, "grid": {}, "threshold": THRESHOLD})),
         ("resources", _dump({**GOOD, "resources": {"cpu": 0.5, "gpu": 0, "pack_size": 7}})),
         ("laws", _dump({**GOOD, "laws": []})),
         ("long-description", _dump({**GOOD, "description": "a" * 500_000})),
@@ -436,3 +463,37 @@ def test_devices_fifos_and_huge_files_are_refused_before_reading(tmp_path, capsy
     code, stdout, err = _call(["sweep", "plan", str(path), "--out", str(tmp_path / "results")], capsys)
     _assert_one_line_refusal(code, stdout, err, time.monotonic() - start)
     assert time.monotonic() - start < 1, kind
+
+
+class ReachedTheWriterLock(Exception):
+    """`sweep run` got past every check to its first write (the writer lock): its verdict is "accepted"."""
+
+
+def _verdict(argv: list[str], capsys) -> tuple[int | str, str]:
+    try:
+        code, _, err = _call(argv, capsys)
+    except ReachedTheWriterLock:
+        capsys.readouterr()
+        return 0, ""
+    lines = err.strip().splitlines()
+    return code, lines[-1] if code else ""
+
+
+@pytest.mark.parametrize("label, data", REFUSED + ACCEPTED, ids=[label for label, _ in REFUSED + ACCEPTED])
+def test_plan_and_run_give_the_same_verdict_on_every_file(tmp_path, capsys, monkeypatch, label, data):
+    """Every check `sweep run` makes before it writes, `sweep plan` makes too: the same exit status and the same
+    line for every file of the corpus. Run stops at its writer lock (nothing trains, nothing is written)."""
+    from iclscale.sweeps import lock
+
+    def stop(location):
+        raise ReachedTheWriterLock()
+
+    monkeypatch.setattr(lock, "writer_lock", stop)
+    path = tmp_path / "sweep.yaml"
+    path.write_bytes(data)
+    out = str(tmp_path / "results")
+    planned = _verdict(["sweep", "plan", str(path), "--out", out], capsys)
+    ran = _verdict(["sweep", "run", str(path), "--out", out, "--executor", "inline", "--quiet"], capsys)
+    assert planned == ran, (planned, ran)
+    assert planned[0] == (0 if label in dict(ACCEPTED) else 2), planned
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sweep.yaml"]

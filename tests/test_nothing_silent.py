@@ -4,6 +4,7 @@ are refused before training, and oversized reads are refused before reading."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -50,7 +51,7 @@ def test_a_sweep_whose_packs_fail_exits_non_zero_with_one_line(tmp_path, capsys,
     captured = capsys.readouterr()
     assert code == 1, captured
     lines = captured.err.strip().splitlines()
-    assert len(lines) == 1 and "4 of the 4 configs run failed" in lines[0], captured.err
+    assert len(lines) == 1 and "4 of the 4 configs failed (first: ModuleNotFoundError: No module" in lines[0], lines
     assert "0 ok, 0 diverged, 4 failed" in captured.out
 
 
@@ -194,7 +195,16 @@ def test_a_fragment_with_mistyped_key_columns_is_left_out_and_retrained(tmp_path
     table = pq.read_table(victim)
     status = pa.array(range(table.num_rows), pa.int64())  # a foreign writer's status column
     pq.write_table(table.set_column(table.schema.get_field_index("status"), "status", status), victim)
-    (out / "digests" / "runs" / f"{victim.stem}.sha256").unlink()  # as if written before checksums
+    import shutil
+
+    import yaml
+
+    shutil.rmtree(out / "digests")  # as if written before checksums: no digests, no marks
+    for fragment in [*(out / "runs").glob("*.parquet"), *(out / "curves").glob("*.parquet")]:
+        pq.write_table(pq.read_table(fragment).replace_schema_metadata({}), fragment)
+    frozen = yaml.safe_load((out / "sweep.yaml").read_text())
+    del frozen["checksums"]
+    (out / "sweep.yaml").write_text(yaml.safe_dump(frozen, sort_keys=False))
     capsys.readouterr()
     assert main(["report", str(out), "--out", str(tmp_path / "report")]) in (0, 2)
     err = capsys.readouterr().err
@@ -288,3 +298,53 @@ def test_an_address_that_is_not_a_ray_cluster_fails_fast_in_one_line(tmp_path, c
     err = _one_line_exit_2(["sweep", "run", str(_write(tmp_path)), "--out", str(out), "--address", address], capsys)
     assert time.monotonic() - start < 30 and "--address" in err and len(err) < 500
     assert not out.exists()
+
+
+STUCK = """
+import ctypes, sys, time
+from iclscale.cli import main
+from iclscale.sweeps import execute, status
+
+real_run_pack, real_counts = execute.run_pack, status.status_counts
+def run_pack(context, pack, *args, **kwargs):
+    if len(list(execute.Location(context.out).list("runs", ".parquet"))) == 0:
+        return real_run_pack(context, pack, *args, **kwargs)
+    if sys.argv[1] == "c-call":
+        ctypes.CDLL(None).system(b"sleep 60")  # a long C call: Python's signal handlers cannot run in it
+    time.sleep(60)
+def slow_counts(out):
+    time.sleep(60)  # a count of a large store on a loaded machine
+execute.run_pack = run_pack
+if sys.argv[1] == "slow-count":
+    status.status_counts = slow_counts
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+@pytest.mark.parametrize("stop, stuck", [(signal.SIGTERM, "c-call"), (signal.SIGINT, "slow-count")])
+def test_sigterm_and_ctrl_c_end_within_5_s_with_the_stored_line_whatever_the_run_is_doing(tmp_path, stop, stuck):
+    raw = {**RAW, "grid": {"L": [0.5, 1.0, 2.0, 4.0]}, "seeds": 1, "resources": {"pack_size": 1}}
+    out = tmp_path / "out"
+    command = [sys.executable, "-c", STUCK, stuck, "sweep", "run", str(_write(tmp_path, raw)), "--out", str(out),
+               "--executor", "inline", "--quiet"]  # fmt: skip
+    with open(tmp_path / "stderr", "w") as stderr:  # a file: the stuck call's `sleep` child keeps a pipe open
+        driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not list((out / "runs").glob("*.parquet")) and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.1)
+        time.sleep(1.0)  # into the stuck call
+        assert driver.poll() is None, (tmp_path / "stderr").read_text()
+        sent = time.monotonic()
+        driver.send_signal(stop)
+        driver.wait(timeout=60)
+        took = time.monotonic() - sent
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(driver.pid, signal.SIGKILL)  # what it left (the stuck call's `sleep`)
+    err = (tmp_path / "stderr").read_text()
+    assert driver.returncode == (143 if stop == signal.SIGTERM else 130), err[-2000:]
+    assert took < 5, took
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0] == f"iclscale: interrupted: 1 of 4 configs are stored in {out}; run the same command to resume"

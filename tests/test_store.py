@@ -9,7 +9,7 @@ from iclscale.errors import UserError
 from iclscale.sweeps.execute import SweepContext, record_failure, run_pack
 from iclscale.sweeps.plan import make_plan
 from iclscale.sweeps.spec import parse_sweep
-from iclscale.sweeps.store import Location, read_store, stored_keys
+from iclscale.sweeps.store import Location, read_store, stored_keys, write_frozen_sweep
 
 RAW = {
     "name": "store_test",
@@ -23,11 +23,11 @@ RAW = {
 }
 
 
-def _run(tmp_path, raw=RAW, name="sweep.yaml"):
+def _run(tmp_path, raw=RAW, name="sweep.yaml", *extra, code=0):
     path = tmp_path / name
     path.write_text(yaml.safe_dump(raw))
     out = tmp_path / "out"
-    assert main(["sweep", "run", str(path), "--out", str(out), "--executor", "inline", "--quiet"]) == 0
+    assert main(["sweep", "run", str(path), "--out", str(out), "--executor", "inline", "--quiet", *extra]) == code
     return out
 
 
@@ -118,10 +118,18 @@ def test_failed_packs_are_stored_then_retried_and_replaced(tmp_path, capsys):
     (tmp_path / "sweep.yaml").write_text(yaml.safe_dump(RAW))
     plan = make_plan(sweep, {})
     context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
+    write_frozen_sweep(Location(out), sweep.resolved())  # as `sweep run` does before its first pack
     record_failure(context, plan.packs[0], "CUDA out of memory (simulated)")
     data = read_store(out)
     assert set(data.runs["status"]) == {"failed"} and data.runs["error"].str.contains("out of memory").all()
-    _run(tmp_path)  # the re-run retries the failed configs
+    failed = len(plan.packs[0].configs)
+    capsys.readouterr()
+    _run(tmp_path, code=1)  # a plain re-run trains what is missing and keeps the failures, exit 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{failed} of the 8 configs failed (first: CUDA out of memory (simulated))" in err[0]
+    assert "--retry-failed" in err[0]
+    assert list((out / "runs").glob("failed-*")) and (read_store(out).runs["status"] == "failed").sum() == failed * 2
+    _run(tmp_path, RAW, "sweep.yaml", "--retry-failed")  # asked: the failed configs are trained again
     data = read_store(out)
     assert set(data.runs["status"]) == {"ok"} and len(data.runs) == 16
     assert not list((out / "runs").glob("failed-*"))  # the superseded failure is gone

@@ -150,17 +150,49 @@ def _no_curves(out: Path, name: str) -> None:
     (out / "curves" / f"{name}.parquet").unlink()
 
 
+def as_before_checksums(out: Path) -> None:
+    """Make a store look as stores were written before checksums: no digests/, no mark in sweep.yaml, nor in the
+    fragments' footers."""
+    shutil.rmtree(out / "digests")
+    for path in [*(out / "runs").glob("*.parquet"), *(out / "curves").glob("*.parquet")]:
+        table = pq.read_table(path)
+        metadata = {k: v for k, v in table.schema.metadata.items() if k != store.DIGESTED_KEY}
+        pq.write_table(table.replace_schema_metadata(metadata), path)
+    frozen = yaml.safe_load((out / "sweep.yaml").read_text())
+    assert frozen.pop("checksums") == "sha256"
+    (out / "sweep.yaml").write_text(yaml.safe_dump(frozen, sort_keys=False))
+
+
 def _legacy_with_a_changed_run_id(out: Path, name: str) -> None:
-    """A fragment without digests (as written before them) whose first run_id changed."""
+    """A store written before checksums, one of whose fragments has its first run_id changed."""
     path = out / "runs" / f"{name}.parquet"
     table = pq.read_table(path)
     ids = table.column("run_id").to_pylist()
     ids[0] = "0" * len(ids[0])
     pq.write_table(table.set_column(0, "run_id", pa.array(ids, pa.string())), path)
+    as_before_checksums(out)
+
+
+def _digest_deleted_and_a_byte_flipped(out: Path, name: str) -> None:
+    victim = out / "runs" / f"{name}.parquet"
+    flip(victim, victim.stat().st_size // 2, 3)
     (out / "digests" / "runs" / f"{name}.sha256").unlink()
 
 
-DAMAGE = [_zero_rows, _directory, _fifo, _dev_zero, _foreign, _no_curves, _legacy_with_a_changed_run_id]
+def _digests_folder_deleted_and_a_byte_flipped(out: Path, name: str) -> None:
+    victim = out / "curves" / f"{name}.parquet"
+    flip(victim, victim.stat().st_size // 2, 5)
+    shutil.rmtree(out / "digests")
+
+
+def _digest_deleted_bytes_intact(out: Path, name: str) -> None:
+    """Even sound bytes are not trusted without their digest: nothing vouches that they are the ones written."""
+    (out / "digests" / "curves" / f"{name}.sha256").unlink()
+
+
+DAMAGE = [_zero_rows, _directory, _fifo, _dev_zero, _foreign, _no_curves, _legacy_with_a_changed_run_id,
+          _digest_deleted_and_a_byte_flipped, _digests_folder_deleted_and_a_byte_flipped,
+          _digest_deleted_bytes_intact]  # fmt: skip
 
 
 @pytest.mark.parametrize("damage", DAMAGE, ids=[d.__name__.strip("_") for d in DAMAGE])
@@ -174,16 +206,64 @@ def test_damaged_fragments_are_named_at_once_and_healed(pristine, tmp_path, caps
     assert main(["sweep", "status", str(out)]) == 0
     err = capsys.readouterr().err
     assert time.monotonic() - start < 10
+    fragments = len(list((out / "runs").glob("pack-*.parquet")))
+    named = fragments if damage is _digests_folder_deleted_and_a_byte_flipped else 1  # every digest gone
     if damage is not _legacy_with_a_changed_run_id:  # read-only commands cannot afford to recompute run_ids
-        assert name in err and len(err.strip().splitlines()) == 1, err
+        assert name in err and len(err.strip().splitlines()) == named, err
     _assert_healed(where, pristine, capsys)
 
 
 def test_a_store_written_before_checksums_is_adopted_without_retraining(pristine, tmp_path, capsys):
     where = _copy(pristine, tmp_path)
-    shutil.rmtree(where / "out" / "digests")
-    before = {p.name: p.stat().st_mtime_ns for p in (where / "out" / "runs").iterdir()}
+    out = where / "out"
+    as_before_checksums(out)
+    before = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
+    capsys.readouterr()
+    assert main(["sweep", "status", str(out), "--verify"]) == 0  # it still reads, and says what it is
+    said = capsys.readouterr()
+    assert f"{len(before)} written before checksums" in said.out and not said.err, said
     assert _run(where) == 0
     assert "moved damaged" not in capsys.readouterr().out
-    assert {p.name: p.stat().st_mtime_ns for p in (where / "out" / "runs").iterdir()} == before
-    assert len(list((where / "out" / "digests" / "runs").iterdir())) == len(before)
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == before
+    assert len(list((out / "digests" / "runs").iterdir())) == len(before)
+    assert yaml.safe_load((out / "sweep.yaml").read_text())["checksums"] == "sha256"  # checksummed from now on
+    (out / "digests" / "runs" / f"{sorted(before)[0].removesuffix('.parquet')}.sha256").unlink()
+    assert main(["sweep", "status", str(out), "--verify"]) == 1
+    assert "no checksum" in capsys.readouterr().out
+
+
+def test_a_fragment_that_says_it_had_a_digest_is_damaged_without_it_even_where_every_mark_is_gone(
+    pristine, tmp_path, capsys
+):
+    where = _copy(pristine, tmp_path)
+    out = where / "out"
+    as_before_checksums(out)  # a store from before checksums ...
+    shutil.copy(pristine / "out" / "runs" / (name := sorted(p.name for p in (out / "runs").iterdir())[0]),
+                out / "runs" / name)  # ... holding one file written with a digest, its digest gone  # fmt: skip
+    capsys.readouterr()
+    assert main(["sweep", "status", str(out), "--verify"]) == 1
+    assert f"damaged: runs/{name}: no checksum" in capsys.readouterr().out
+
+
+def test_a_new_store_is_marked_checksummed(pristine):
+    assert yaml.safe_load((pristine / "out" / "sweep.yaml").read_text())["checksums"] == "sha256"
+    assert store.is_checksummed(Location(pristine / "out"))
+
+
+@pytest.mark.parametrize("deleted", ["one digest", "digests/"])
+def test_a_deleted_digest_and_a_flipped_byte_are_named_quarantined_and_retrained(pristine, tmp_path, capsys, deleted):
+    where = _copy(pristine, tmp_path)
+    out = where / "out"
+    victim = sorted((out / "runs").glob("pack-*.parquet"))[0]
+    flip(victim, victim.stat().st_size // 2, 1)
+    if deleted == "digests/":
+        shutil.rmtree(out / "digests")
+    else:
+        (out / "digests" / "runs" / f"{victim.stem}.sha256").unlink()
+    capsys.readouterr()
+    assert main(["sweep", "status", str(out), "--verify"]) == 1  # not "written before checksums", not exit 0
+    said = capsys.readouterr().out
+    assert f"damaged: runs/{victim.name}: no checksum" in said and "before checksums" not in said, said
+    _assert_healed(where, pristine, capsys)  # named, moved aside and retrained: never given a fresh digest
+    quarantined = (out / "quarantine" / f"runs-{victim.name}").read_bytes()
+    assert quarantined != (pristine / "out" / "runs" / victim.name).read_bytes()  # the damaged bytes, kept

@@ -107,9 +107,13 @@ def test_a_superseded_failed_row_is_gone_for_plain_readers(tmp_path):
 
     sweep = parse_sweep(RAW, "t")
     out = tmp_path / "out"
+    from iclscale.sweeps.store import Location, write_frozen_sweep
+
     context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
+    write_frozen_sweep(Location(out), sweep.resolved())  # as `sweep run` does before its first pack
     record_failure(context, make_plan(sweep, {}).packs[0], "simulated failure")
-    assert _run(tmp_path)[0] == 0
+    assert _run(tmp_path)[0] == 1  # the failure is kept (and counted) until asked
+    assert _run(tmp_path, "--retry-failed")[0] == 0
     runs = pd.read_parquet(out / "runs")
     assert len(runs) == CONFIGS * POINTS and "failed" not in set(runs["status"])
 
@@ -229,8 +233,34 @@ def test_a_garbage_frozen_sweep_is_one_line_for_every_command(tmp_path, capsys):
 )
 def test_an_eval_value_that_overflows_fails_its_rows_only_in_a_real_sweep(tmp_path):
     raw = {**RAW, "grid": {"L": [0.5, 2.0]}, "eval": {"L_test": [1.0, 1.0e308]}}
-    assert _run(tmp_path, raw=raw)[0] == 0
+    assert _run(tmp_path, raw=raw)[0] == 1  # failures fail: the count and the first reason, exit 1
     runs = pd.read_parquet(tmp_path / "out" / "runs")
     assert set(runs[runs["L_test"] == 1.0]["status"]) == {"ok"}
     failed = runs[runs["L_test"] == 1.0e308]
     assert set(failed["status"]) == {"failed"} and failed["error"].notna().all()
+
+
+def test_a_deterministic_failure_is_kept_not_retrained_by_every_run(tmp_path, capsys):
+    """Every config fails at its eval point (L_test past what float32 can hold): stored as failed with the
+    reason, exit 1 on this run and every later one, retrained only when asked (--retry-failed)."""
+    raw = {**RAW, "grid": {"L": [0.5, 2.0]}, "seeds": 1, "eval": {"L_test": [1.0e308]}}
+    assert _run(tmp_path, raw=raw)[0] == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("iclscale: error: 2 of the 2 configs failed (first: "), err
+    assert "--retry-failed" in err[0] and len(err[0]) <= 500
+    out = tmp_path / "out"
+    written = {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()}
+    assert _run(tmp_path, raw=raw)[0] == 1  # nothing retrained: the same fragments, untouched
+    said = capsys.readouterr()
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} == written
+    assert "2 configs: 0 ok, 0 diverged, 2 failed, 0 missing" in said.out and "2 of the 2 configs failed" in said.err
+    assert main(["sweep", "plan", str(tmp_path / "sweep.yaml"), "--out", str(out)]) == 0
+    assert "failed: 2 configs, kept" in capsys.readouterr().out
+    assert _run(tmp_path, "--retry-failed", raw=raw)[0] == 1  # asked: trained again (and fails again)
+    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir()} != written
+
+
+def test_diverged_configs_are_results_not_failures(tmp_path, capsys):
+    raw = {**RAW, "grid": {"lr": [1e30]}, "seeds": 1, "eval": {"L_test": [3.0]}}
+    assert _run(tmp_path, raw=raw)[0] == 0
+    assert "1 configs: 0 ok, 1 diverged, 0 failed" in capsys.readouterr().out

@@ -72,6 +72,11 @@ def _sweep_arguments(parser) -> None:
     parser.add_argument(
         "--max-records", type=int, default=Limits.max_records, metavar="N", help="refuse more records per run"
     )
+    parser.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="train configs stored as failed again (by default a failure is kept as the sweep's result for them)",
+    )
 
 
 def default_out(name: str) -> str:
@@ -96,16 +101,15 @@ def _load(args: argparse.Namespace):
 
 def cmd_plan(args: argparse.Namespace) -> None:
     from iclscale.sweeps.plan import describe_plan, make_plan
-    from iclscale.sweeps.store import Location, check_folders, stored_keys
+    from iclscale.sweeps.run import check_before_work
+    from iclscale.sweeps.store import results_location, stored_keys
 
     sweep = _load(args)
-    location = Location(args.out or default_out(sweep.name))
+    location = results_location(default_out(sweep.name) if args.out is None else args.out)
+    check_before_work(sweep, location)  # what `run` refuses, plan refuses
     if sweep.search:
-        from iclscale.sweeps.metric_names import check_metric
         from iclscale.sweeps.search_output import describe_search
         from iclscale.sweeps.search_trials import load_states
-
-        check_metric(sweep)  # an unknown search metric is refused by plan as by run
 
         print(describe_search(sweep, location.uri, load_states(sweep, location)))
         return
@@ -114,9 +118,7 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
         print(describe_stored(sweep, location))
         return
-    if location.exists():
-        check_folders(location)
-    plan = make_plan(sweep, stored_keys(location) if location.exists() else {})
+    plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, retry_failed=args.retry_failed)
     print(describe_plan(plan, location.uri))
     for i, pack in enumerate(plan.packs):
         shape = {n: pack.configs[0][n] for n in sweep.study.names("shape")}
@@ -131,7 +133,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         from iclscale.trainer.runtime import single_threaded_by_default
 
         single_threaded_by_default()
-    return run_sweep(sweep, args, args.out or default_out(sweep.name))
+    return run_sweep(sweep, args, default_out(sweep.name) if args.out is None else args.out)
 
 
 def cmd_status(args: argparse.Namespace) -> int:

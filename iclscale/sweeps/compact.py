@@ -4,8 +4,9 @@ before it plans and after its packs finish.
 1. A damaged fragment (iclscale.sweeps.store.fragment_problem: its digest does not match, it is not a
    regular file, empty, truncated, without its key columns or its curves file, or holding rows of
    another pack) is moved aside, never deleted, to `DIR/quarantine/` with its digests, and named on
-   one line; its configs are then missing and the run retrains them. A fragment written before
-   digests existed is given one once its run_ids match its rows' params (else it is moved aside).
+   one line; its configs are then missing and the run retrains them. In a checksummed store a fragment
+   without its digest is damaged; only in a store written before checksums (iclscale.sweeps.store) is a
+   fragment given a digest, once its run_ids match its rows' params (else it is moved aside).
 2. One row per (config, eval point): a row superseded by another is removed from its fragment (a
    failed row by a later success or a later failure; a duplicate of a stored row, which only two
    writers without the lock can make, with its curves), rewriting the fragment atomically or
@@ -49,15 +50,18 @@ def compact(location: Location, info: StudyInfo) -> list[str]:
         return []
     _remove_temp_files(location)
     tables: dict[str, pa.Table] = {}
-    for name in fragment_names(location):
-        problem = fragment_problem(location, name, quiet=True)
+    # every fragment judged before any is adopted: a digest written by adoption must not make the store
+    # look checksummed to the fragments judged after it
+    problems = {name: fragment_problem(location, name, quiet=True) for name in fragment_names(location)}
+    unverified = set(unverified_fragments(location))
+    for name, problem in problems.items():
         table = None
         if problem is None:
             try:
                 table = pq.read_table(location.path(RUNS, f"{name}.parquet"), filesystem=location.fs)
             except (pa.ArrowException, OSError) as error:
                 problem = f"{RUNS}/{name}.parquet: {str(error).strip()[:200]}"
-        if problem is None and name in unverified_fragments(location):
+        if problem is None and name in unverified:
             problem = _adopt(location, info, name, table)
         if problem is not None:
             move_aside(location, name, problem)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from iclscale.errors import UserError, shorten
+from iclscale.errors import UserError
 from iclscale.sweeps.plan import PackPlan, Plan
 from iclscale.sweeps.store import RUNS, Location, Provenance, eval_key, fragment_problem, write_fragment
 from iclscale.trainer.params import RecordSchedule
@@ -42,14 +42,17 @@ def run_pack(
     progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, int]:
     """Train one pack and commit its fragment. A retried trial whose fragment is already
-    committed does nothing, so a pack is never stored twice."""
+    committed does nothing, so a pack is never stored twice (a pack retrying failed rows is trained
+    again: its fragment may be the failed one, rewritten under the same name)."""
     from iclscale.sweeps.rows import pack_tables
     from iclscale.trainer.training import resolve_device, train_pack
 
     location = Location(context.out)
     info = study_info(context.study)
-    if location.exists(RUNS, f"{fragment_name(pack)}.parquet") and not fragment_problem(
-        location, fragment_name(pack), quiet=True
+    if (
+        not pack.retry
+        and location.exists(RUNS, f"{fragment_name(pack)}.parquet")
+        and not fragment_problem(location, fragment_name(pack), quiet=True)
     ):
         return {"configs": len(pack.configs), "skipped": 1}
     callback = (lambda step, steps, _result: progress(step, steps)) if progress else None
@@ -103,19 +106,14 @@ def run_inline(plan: Plan, context: SweepContext, device: str = "auto", progress
 
 
 @contextlib.contextmanager
-def single_run_output(out: str, run_id: str):
-    """Claim `train --out DIR` before training: DIR must be a writable directory (or creatable) that holds
-    no other sweep's results; its writer lock is held until the result is written (iclscale.sweeps.lock)."""
+def single_run_output(out: str, run_id: str, study: str):
+    """Claim `train --out DIR` before training: DIR must be a writable directory (or creatable), empty or
+    holding this config's results; its writer lock is held until the result is written (iclscale.sweeps.lock)."""
     from iclscale.sweeps.lock import writer_lock
-    from iclscale.sweeps.store import check_writable_directory, read_frozen_sweep
+    from iclscale.sweeps.store import check_results_directory, results_location
 
-    location = Location(out)
-    check_writable_directory(location, "--out")
-    frozen = read_frozen_sweep(location) if location.exists() else None
-    name = f"train-{run_id}"
-    if (frozen is None and location.exists(RUNS)) or (frozen is not None and frozen.get("name") != name):
-        other = shorten(frozen.get("name") if frozen else "unnamed", 60)
-        raise UserError(f"--out {location.uri}: holds the results of sweep {other}; choose another --out")
+    location = results_location(out)
+    check_results_directory(location, f"train-{run_id}", study)  # missing, empty, or this config's
     with writer_lock(location):
         yield
 

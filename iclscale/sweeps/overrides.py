@@ -33,6 +33,7 @@ def apply_overrides(
     """The sweep file's mapping with every override applied; `marks` learns which paths they set. `top_level`: the
     keys a sweep file may have (iclscale.sweeps.spec.TOP_LEVEL_KEYS)."""
     raw = copy.deepcopy(raw)
+    given: dict[str, str] = {}  # what each override sets (a param wherever it goes) -> the override
     for item in overrides:
         key, sep, text = item.partition("=")
         key = key.strip()
@@ -41,6 +42,10 @@ def apply_overrides(
             raise UserError(f"{label}: expected KEY=VALUE, e.g. seeds=5, L=[0.1,1] or grid.sigma=[0.5,1]")
         value = parse_value(text, label)
         path = _path(raw, key, value, label, top_level)
+        target = path[-1] if path[0] in ("fixed", "grid", "eval") and len(path) == 2 else ".".join(path)
+        if target in given:  # `L=1 L=2`: the last would win silently
+            raise UserError(f"{label}: {target} is already set by override {given[target]}; give it once")
+        given[target] = shorten(item, 80)
         if path[0] in ("fixed", "grid", "eval") and isinstance(value, str) and "," in value:
             raise UserError(f"{label}: {comma_list_hint(key, text)}")
         _set(raw, path, value, label)

@@ -23,6 +23,8 @@ class PackPlan:
     """(run_id, eval_key) rows to write; a config already stored at some eval points writes only the rest."""
     fresh: set[str] = field(default_factory=set)
     """run_ids with nothing stored yet: their eval-independent curves are written too."""
+    retry: bool = False
+    """Some of its rows are stored as failed (`--retry-failed`): trained even where its fragment is committed."""
 
     @property
     def steps(self) -> int:
@@ -36,7 +38,8 @@ class Plan:
     eval_points: list[EvalPoint]
     packs: list[PackPlan]
     stored: dict[str, int]
-    """Configs already stored, by status: a config counts as stored once all its eval points are."""
+    """Configs already stored, by status: a config counts as stored once all its eval points are (`failed`: a
+    config with a failed row, kept unless `--retry-failed`; `retried`: those of them planned again)."""
 
     @property
     def model_steps(self) -> int:
@@ -48,10 +51,12 @@ class Plan:
         return sum(int(c.as_dict().get("steps", 0)) for c in self.configs)
 
 
-def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str], slots: int = 1) -> Plan:
+def make_plan(sweep: Sweep, stored: dict[tuple[str, str], str], slots: int = 1, retry_failed: bool = False) -> Plan:
     """The packs still to train. With pack_size auto, one pack per shape group, the largest split in halves
-    until there are at least `slots` packs (one per worker that can run at once)."""
-    return plan_configs(sweep, sweep.configs(), sweep.eval_points(), stored, slots)
+    until there are at least `slots` packs (one per worker that can run at once). A stored failure (a trial
+    that failed after its retries, an eval point that cannot be computed) is a result like any other: it is
+    trained again only with `retry_failed` (`sweep run --retry-failed`), not by every run."""
+    return plan_configs(sweep, sweep.configs(), sweep.eval_points(), stored, slots, retry_failed)
 
 
 def plan_configs(
@@ -60,24 +65,29 @@ def plan_configs(
     points: list[EvalPoint],
     stored: dict[tuple[str, str], str],
     slots: int = 1,
+    retry_failed: bool = False,
 ) -> Plan:
     """`make_plan` for any list of the sweep's configs (a threshold search plans each round's proposals)."""
     keys = [eval_key(p) for p in points]
     shape_names = sweep.study.names("shape")
     groups: dict[tuple, list[Config]] = defaultdict(list)
-    counts = {"ok": 0, "diverged": 0, "failed": 0}
+    counts = {"ok": 0, "diverged": 0, "failed": 0, "retried": 0}
+    to_train = (None, FAILED) if retry_failed else (None,)
     missing_of: dict[str, set[tuple[str, str]]] = {}
     fresh: set[str] = set()
     for config in dict.fromkeys(configs):  # a config listed twice (e.g. overlapping cases) runs once
         statuses = [stored.get((config.run_id, k)) for k in keys]
-        missing = {(config.run_id, k) for k, s in zip(keys, statuses, strict=True) if s in (None, FAILED)}
+        missing = {(config.run_id, k) for k, s in zip(keys, statuses, strict=True) if s in to_train}
         if all(s is None or s == FAILED for s in statuses):
             fresh.add(config.run_id)
-        if not missing:
-            counts["diverged" if "diverged" in statuses else "ok"] += 1
-            continue
-        if any(s == FAILED for s in statuses):
+        if FAILED in statuses:
             counts["failed"] += 1
+        if not missing:
+            if FAILED not in statuses:
+                counts["diverged" if "diverged" in statuses else "ok"] += 1
+            continue
+        if retry_failed and FAILED in statuses:
+            counts["retried"] += 1
         missing_of[config.run_id] = missing
         groups[config.shape_key(shape_names)].append(config)
 
@@ -92,7 +102,8 @@ def plan_configs(
     for chunk in chunks:
         missing = set().union(*(missing_of[c.run_id] for c in chunk))
         fresh_here = {c.run_id for c in chunk} & fresh
-        packs.append(PackPlan(pack_id(sweep, chunk, keys, missing), chunk, points, missing, fresh_here))
+        retry = any(stored.get(key) == FAILED for key in missing)
+        packs.append(PackPlan(pack_id(sweep, chunk, keys, missing), chunk, points, missing, fresh_here, retry))
     return Plan(sweep, configs, points, packs, counts)
 
 
@@ -129,9 +140,17 @@ def describe_plan(plan, out: str) -> str:
             f"sweep {sweep.name} ({sweep.study.name}): {len(plan.configs)} configs = {grid_points} grid points × "
             f"{len(sweep.seeds)} seeds; {points} each",
             f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
-            f"to run: {to_run} configs ({plan.stored['failed']} retried after failing)",
+            f"to run: {to_run} configs{_failed_text(plan.stored)}",
             f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
             f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}",
             f"output: {out}",
         ]
     )
+
+
+def _failed_text(counts: dict[str, int]) -> str:
+    if counts["retried"]:
+        return f" ({counts['retried']} retried after failing)"
+    if counts["failed"]:
+        return f"; failed: {counts['failed']} configs, kept (`sweep run --retry-failed` trains them again)"
+    return ""

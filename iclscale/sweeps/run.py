@@ -7,10 +7,13 @@
 4. the frozen sweep written, the packs run with one overall progress line, the store compacted.
 
 Ctrl-C (or SIGTERM) stops at once: every committed pack stays, the count of stored configs is
-printed with the advice to run the same command, exit 130 (143 for SIGTERM). A disk that cannot be
+printed with the advice to run the same command, exit 130 (143 for SIGTERM), within STOP_GRACE_S
+seconds whatever the run is inside (StopDeadline). A disk that cannot be
 written (full, read-only) ends with one line naming the path, exit 2. A sweep that leaves configs
-failed (after their retries) ends with one line counting them and exit 1: a failed sweep never
-looks like a finished one.
+failed (a trial that failed after its retries, an eval point that could not be computed) ends with one
+line counting them, with the first reason, and exit 1: a failed sweep never looks like a finished one.
+Failed configs are stored with their reasons and kept, not retrained by every run (a deterministic failure
+would fail again): `--retry-failed` trains them again. Diverged configs are results, not failures.
 """
 
 from __future__ import annotations
@@ -35,31 +38,25 @@ WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQU
 
 
 def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
-    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store import results_location
 
     _check_flags(args)
-    location = Location(out)
-    check_results_directory(location, sweep)
-    if sweep.search:
-        from iclscale.sweeps.metric_names import check_metric
-
-        check_metric(sweep)  # before anything is written
-    if sweep.threshold:
-        from iclscale.sweeps.threshold import check_threshold_metric
-
-        check_threshold_metric(sweep)
+    location = results_location(out)
+    check_before_work(sweep, location)
     import signal
 
     _signals_received.clear()
+    _tally.clear()
     previous = signal.signal(signal.SIGTERM, _terminate)
+    deadline = StopDeadline(lambda: interrupted_message(sweep, location, from_memory=True))
     try:
-        if args.executor == "ray" and not sweep.search and _has_work(sweep, location):
+        if args.executor == "ray" and not sweep.search and _has_work(sweep, location, args):
             _connect(sweep, args)
         return _locked_run(sweep, args, location)
     except KeyboardInterrupt as stop:
         for number in (signal.SIGINT, signal.SIGTERM):
             signal.signal(number, signal.SIG_IGN)  # a second signal must not cut the message short
-        print(interrupted_message(sweep, location), file=sys.stderr, flush=True)
+        deadline.say(interrupted_message(sweep, location))
         terminated = isinstance(stop, Terminated) or _signals_received  # Tune re-raises a plain KeyboardInterrupt
         return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
     except OSError as error:
@@ -73,9 +70,67 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
             ray.shutdown()  # the local instance this run started, its workers with it
         if signal.getsignal(signal.SIGTERM) is _terminate:
             signal.signal(signal.SIGTERM, previous)
+        deadline.close()
 
 
 _signals_received: list[int] = []
+_tally: dict[str, Any] = {}  # what the stop line needs without reading the store: set once the run has planned
+STOP_GRACE_S = 3.0  # after SIGTERM or Ctrl-C the process ends within this (and the time to print one line)
+
+
+class StopDeadline:
+    """SIGTERM and Ctrl-C end a run within STOP_GRACE_S whatever the main thread is doing.
+
+    Python runs signal handlers in the main thread between bytecodes, so a run inside a long call (a kernel,
+    a compile, a count of a large store on a loaded machine) would see the signal late. The C-level handler
+    also writes the signal's number to a wakeup fd (signal.set_wakeup_fd); a thread waiting on it starts a
+    clock, and if the main thread has not printed its stop line in time, it prints one counted in memory
+    (the configs stored before this run plus those it finished) and ends the process with the signal's
+    exit status. Everything committed stays committed: fragments are renamed into place whole."""
+
+    def __init__(self, fallback) -> None:
+        import os
+        import signal
+        import threading
+
+        self.fallback, self.said, self.lock = fallback, threading.Event(), threading.Lock()
+        self.ended = threading.Event()
+        self.read_fd, self.write_fd = os.pipe()
+        os.set_blocking(self.write_fd, False)
+        self.previous = signal.set_wakeup_fd(self.write_fd, warn_on_full_buffer=False)
+        threading.Thread(target=self._watch, name="iclscale-stop-deadline", daemon=True).start()
+
+    def say(self, line: str) -> None:
+        with self.lock:
+            if not self.said.is_set():
+                self.said.set()
+                print(line, file=sys.stderr, flush=True)
+
+    def close(self) -> None:
+        import os
+        import signal
+
+        self.ended.set()
+        signal.set_wakeup_fd(self.previous)
+        os.close(self.write_fd)  # the watching thread reads end-of-file and returns
+
+    def _watch(self) -> None:
+        import os
+        import signal
+
+        try:
+            while (data := os.read(self.read_fd, 1)) and data[0] not in (signal.SIGINT, signal.SIGTERM):
+                pass  # another signal with a Python handler (not ours to act on)
+        finally:
+            os.close(self.read_fd)
+        if not data or self.ended.wait(STOP_GRACE_S):
+            return
+        try:
+            line = self.fallback()
+        except Exception:  # the line must be printed whatever is half-built in memory
+            line = "iclscale: interrupted: run the same command to resume"
+        self.say(line)
+        os._exit(EXIT_TERMINATED if data[0] == signal.SIGTERM else EXIT_INTERRUPTED)
 
 
 def _terminate(signum, frame) -> None:
@@ -83,7 +138,7 @@ def _terminate(signum, frame) -> None:
     raise Terminated()
 
 
-def _has_work(sweep, location) -> bool:
+def _has_work(sweep, location, args: argparse.Namespace) -> bool:
     """Whether the plan has packs to run, read-only (Ray is not started for nothing)."""
     from iclscale.sweeps.plan import make_plan
     from iclscale.sweeps.store import stored_keys
@@ -92,7 +147,8 @@ def _has_work(sweep, location) -> bool:
         from iclscale.sweeps.threshold import has_open_search
 
         return has_open_search(sweep, location)
-    return bool(make_plan(sweep, stored_keys(location) if location.exists() else {}).packs)
+    stored = stored_keys(location) if location.exists() else {}
+    return bool(make_plan(sweep, stored, retry_failed=retry_failed(args)).packs)
 
 
 def _connect(sweep, args: argparse.Namespace) -> None:
@@ -133,19 +189,35 @@ def _check_flags(args: argparse.Namespace) -> None:
             raise UserError(f"--device {args.device}: no CUDA device is available on this machine")
 
 
-def check_results_directory(location, sweep) -> None:
-    """The results directory may not exist yet; if it does it must be a directory holding this study."""
-    from iclscale.sweeps.store import check_folders, check_writable_directory, read_frozen_sweep
+def check_before_work(sweep, location) -> None:
+    """Every check of a sweep that needs no executor, run by `sweep plan` too, so that plan and run give
+    the same verdict on every file: the results directory, a search's metric, a threshold's metric."""
+    check_results_directory(location, sweep)
+    if sweep.search:
+        from iclscale.sweeps.metric_names import check_metric
 
-    check_writable_directory(location)
-    if location.exists():
-        check_folders(location)
-    frozen = read_frozen_sweep(location) if location.exists() else None
-    if frozen and frozen.get("study") != sweep.study.name:
+        check_metric(sweep)
+    if sweep.threshold:
+        from iclscale.sweeps.threshold import check_threshold_metric
+
+        check_threshold_metric(sweep)
+
+
+def check_results_directory(location, sweep) -> None:
+    """The results directory is missing, empty or this sweep's (iclscale.sweeps.store.check_results_directory),
+    and not the directory whose sweep.yaml is the sweep file itself (the frozen sweep would overwrite it)."""
+    import os
+
+    from iclscale.sweeps.store import FROZEN_SWEEP
+    from iclscale.sweeps.store import check_results_directory as check
+
+    frozen = location.path(FROZEN_SWEEP)
+    if location.local and os.path.exists(frozen) and os.path.samefile(frozen, sweep.path):
         raise UserError(
-            f"{location.uri} holds results of study {frozen.get('study')!r}, not {sweep.study.name!r}; "
-            "choose another --out"
+            f"--out {location.uri}: its {FROZEN_SWEEP} is the sweep file itself, which the run would overwrite "
+            "with the frozen sweep; choose another --out (default results/<name>)"
         )
+    check(location, sweep.name, sweep.study.name)
 
 
 def _locked_run(sweep, args: argparse.Namespace, location) -> int:
@@ -168,15 +240,21 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
             return 0
         if sweep.threshold:  # bisection rounds, each planned and run like a sweep
             return _threshold_run(sweep, args, location, metrics)
-        plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, _slots(sweep, args))
+        stored = stored_keys(location) if location.exists() else {}
+        plan = make_plan(sweep, stored, _slots(sweep, args), retry_failed(args))
         if not args.quiet:
             print(describe_plan(plan, location.uri), flush=True)
         write_frozen_sweep(location, sweep.resolved())
         if not plan.packs:
-            print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}")
-            return 0
+            kept = f" ({plan.stored['failed']} of them as failed)" if plan.stored["failed"] else ""
+            print(f"nothing to run: every config of {sweep.name} is stored in {location.uri}{kept}")
+            counts = status_counts(location.uri)
+            print(format_counts(sweep.name, counts, location.uri))
+            return failed_exit(location, counts)
         context = SweepContext(sweep.name, sweep.study.name, sweep.record, location.uri, tuple(metrics))
         progress = Progress(plan, enabled=not args.quiet)
+        _tally.update(stored=plan.stored["ok"] + plan.stored["diverged"], total=len(dict.fromkeys(plan.configs)),
+                      progress=progress)  # fmt: skip
         totals: dict[str, Any] = {}
         try:
             if args.executor == "inline":
@@ -188,21 +266,46 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
         if totals.get("nodes") and not args.quiet:
             print(f"packs ran on nodes: {', '.join(totals['nodes'])}")
         compact(location, sweep.study)
-    print(format_counts(sweep.name, status_counts(location.uri), location.uri))
-    return failed_exit(totals.get("failed_configs", 0), sum(len(p.configs) for p in plan.packs))
+    counts = status_counts(location.uri)
+    print(format_counts(sweep.name, counts, location.uri))
+    return failed_exit(location, counts)
 
 
-def failed_exit(failed: int, ran: int) -> int:
-    """0, or EXIT_FAILED with one line on stderr when configs of this run failed after their retries."""
+def retry_failed(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "retry_failed", False))  # `iclscale reproduce` passes its own namespace
+
+
+def failed_exit(location, counts: dict[str, Any]) -> int:
+    """0, or EXIT_FAILED with one line on stderr when the store holds failed configs (a trial that failed after
+    its retries, an eval point that could not be computed): a failed sweep never looks like a finished one, on
+    the run that failed and on every later one, until `--retry-failed` trains them into results."""
+    failed = counts.get("failed", 0)
     if not failed:
         return 0
     print(
-        f"iclscale: error: {failed} of the {ran} configs run failed after their retries (stored as failed, with "
-        "their errors in the runs table's error column); run the same command to retry them",
+        f"iclscale: error: {failed} of the {counts['configs']} configs failed (first: {first_failure(location)}); "
+        "they are stored as failed with their reasons (the runs table's error column) and kept: "
+        "`sweep run --retry-failed` trains them again",
         file=sys.stderr,
         flush=True,
     )
     return EXIT_FAILED
+
+
+def first_failure(location) -> str:
+    """The reason of the first failed row (fragments in name order, rows in order), shortened to one phrase."""
+    from iclscale.errors import shorten
+    from iclscale.sweeps.store import FAILED, committed_fragments, read_runs
+
+    for fragment in committed_fragments(location):
+        table = read_runs(location, fragment, ["status", "error"])
+        if table is None or "error" not in table.column_names:
+            continue
+        for status, error in zip(table.column("status").to_pylist(), table.column("error").to_pylist(), strict=True):
+            if status == FAILED:
+                text = " ".join(str(error or "no reason recorded").split())
+                return shorten(text, 160).strip("'\"")
+    return "no reason recorded"
 
 
 def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]) -> int:
@@ -225,10 +328,11 @@ def _threshold_run(sweep, args: argparse.Namespace, location, metrics: list[str]
             progress.close()
         metrics[:] = compact(location, sweep.study)  # later rounds' fragments carry every metric column
 
-    run_threshold(sweep, location, run_plan, _slots(sweep, args), args.quiet)
+    run_threshold(sweep, location, run_plan, _slots(sweep, args), args.quiet, retry_failed(args))
     compact(location, sweep.study)
-    print(format_counts(sweep.name, status_counts(location.uri), location.uri))
-    return 0
+    counts = status_counts(location.uri)
+    print(format_counts(sweep.name, counts, location.uri))
+    return failed_exit(location, counts)
 
 
 def _run_ray(plan, context, args: argparse.Namespace, location, progress) -> dict[str, Any]:
@@ -247,14 +351,25 @@ def _run_ray(plan, context, args: argparse.Namespace, location, progress) -> dic
     return run_on_ray(plan, context, args.address, args.device, args.retries, 2 if args.verbose else 0, progress)
 
 
-def interrupted_message(sweep, location) -> str:
-    """How much is stored after Ctrl-C, and how to go on."""
+def interrupted_message(sweep, location, from_memory: bool = False) -> str:
+    """How much is stored after Ctrl-C, and how to go on: counted from the store, or (`from_memory`, when that
+    takes too long) from what the run knew when it planned and the packs it finished since."""
     try:
-        from iclscale.sweeps.status import status_counts
+        if from_memory:
+            if not _tally:
+                raise UserError("not planned yet")
+            stored = _tally["stored"] + _tally["progress"].done
+            total = _tally["total"]
+        else:
+            from iclscale.sweeps.status import status_counts
 
-        counts = status_counts(location.uri)
-        stored = counts["ok"] + counts["diverged"]
-        told = f"{stored} of {counts['configs']} configs are stored in {location.uri}"
+            counts = status_counts(location.uri)
+            stored, total = counts["ok"] + counts["diverged"], counts["configs"]
+        told = f"{stored} of {total} configs are stored in {location.uri}"
     except (UserError, OSError):
-        told = f"nothing is stored in {location.uri} yet"
+        told = (
+            f"what is stored in {location.uri} stays (stopped before the run had counted it)"
+            if from_memory
+            else f"nothing is stored in {location.uri} yet"
+        )
     return f"iclscale: interrupted: {told}; run the same command to resume"

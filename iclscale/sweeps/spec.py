@@ -59,7 +59,8 @@ TOP_LEVEL_KEYS = (
     "threshold",
     "quick",
 )
-FROZEN_ONLY_KEYS = ("params", "overrides")  # written into the frozen sweep.yaml, ignored when it is read back
+# written into the frozen sweep.yaml, ignored when it is read back (checksums: iclscale.sweeps.store's mark)
+FROZEN_ONLY_KEYS = ("params", "overrides", "checksums")
 RESOURCE_KEYS = ("cpu", "gpu", "pack_size")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 NAME_MAX = 100  # a name becomes a directory name (results/<name>)

@@ -77,7 +77,12 @@ def verify_store(out: str) -> int:
     for problem in damaged:
         print(f"damaged: {problem}")
     unverified = unverified_fragments(location)
-    note = f"; {len(unverified)} written before checksums (the next run adds them)" if unverified else ""
+    note = (
+        f"; {len(unverified)} written before checksums (a store from before them: its sweep.yaml has no "
+        "`checksums:` line; the next `sweep run` checks their run_ids and adds them)"
+        if unverified
+        else ""
+    )
     print(f"verified {len(names)} fragments: {len(names) - len(damaged)} sound, {len(damaged)} damaged{note}")
     if damaged:
         print("`iclscale sweep run` on this sweep moves the damaged ones to quarantine/ and retrains their configs")

@@ -26,8 +26,24 @@ see only Parquet. A fragment is damaged when its digest does not match, when it 
 file, when it is empty or holds no rows, when its rows name another pack, or (a runs file) when its
 curves file is missing; every command that reads the store checks this (`fragment_problem`), names
 a damaged fragment on one line and leaves it out, and `sweep run` moves it to `quarantine/` and
-retrains its configs. A fragment written before digests existed is checked by its footer and its
-run_ids (each recomputed from the row's params) and then given its digest by the next `sweep run`.
+retrains its configs.
+
+Checksums cannot be switched off. A store is *checksummed* once iclscale has written it with digests:
+its frozen sweep.yaml says `checksums: sha256` (written by every `sweep run` and `train --out`), or
+`digests/` holds a digest, or it has runs but no sweep.yaml (every store iclscale wrote has one). In a
+checksummed store a fragment without its digest is damaged like one whose digest does not match:
+deleting `digests/<fragment>` or `digests/` makes the fragment quarantined and retrained, never
+trusted. Each fragment also says so in its own footer (key-value metadata `iclscale.digest`), so one
+without its digest is damaged even in a store whose marks were all removed. A digest is only ever
+written for bytes the tool has just serialised (`Location.write_table`), never computed afresh for a
+file found on disk, with one exception:
+
+A store written before checksums existed is told apart by its sweep.yaml without a `checksums:` line,
+no `digests/` folder and fragments without `iclscale.digest` in their footers. It still reads: its
+fragments are checked by their footers, and the next `sweep run` recomputes each row's run_id from
+its params (a changed bit shows there), gives the matching fragments their digests (moving the others
+aside) and writes `checksums: sha256` into sweep.yaml, after which the store is checksummed like any
+other. (A changed value in such a fragment cannot be told from the one written: nothing recorded it.)
 
 This module is torch-free: the analysis package reads results through `read_store`.
 """
@@ -54,10 +70,12 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 import yaml
 
-from iclscale.errors import UserError  # not iclscale.errors: analysis reads the store without importing the trainer
+from iclscale.errors import UserError, shorten
 
 OK, DIVERGED, FAILED = "ok", "diverged", "failed"
 RUNS, CURVES, FROZEN_SWEEP, DIGESTS = "runs", "curves", "sweep.yaml", "digests"
+CHECKSUMS, CHECKSUM_KIND = "checksums", "sha256"  # the frozen sweep's mark of a checksummed store
+DIGESTED_KEY = b"iclscale.digest"  # in each fragment's own footer: "this file was written with a digest"
 PROVENANCE_COLUMNS = (
     "pack_id",
     "pack_size",
@@ -119,7 +137,8 @@ class Location:
     def write_table(self, relative: str, table: pa.Table) -> None:
         """A Parquet file, with its digest (`digests/<relative>.sha256`) written before the file appears."""
         sink = pa.BufferOutputStream()
-        pq.write_table(table, sink)
+        metadata = {**(table.schema.metadata or {}), DIGESTED_KEY: CHECKSUM_KIND.encode()}
+        pq.write_table(table.replace_schema_metadata(metadata), sink)
         data = sink.getvalue().to_pybytes()
         self.write_bytes(digest_name(relative), f"{hashlib.sha256(data).hexdigest()} {len(data)}\n".encode())
         self.write_bytes(relative, data)
@@ -203,7 +222,11 @@ def write_fragment(location: Location, name: str, runs: pa.Table | list[dict], c
 
 
 def write_frozen_sweep(location: Location, resolved: Mapping[str, Any]) -> None:
-    location.write_bytes(FROZEN_SWEEP, yaml.safe_dump(dict(resolved), sort_keys=False).encode())
+    """The resolved sweep with the mark of a checksummed store (written after `compact` has given a store from
+    before checksums its digests, or by a run's first write into a new store)."""
+    frozen = {**resolved, CHECKSUMS: CHECKSUM_KIND}
+    location.write_bytes(FROZEN_SWEEP, yaml.safe_dump(frozen, sort_keys=False).encode())
+    _checksummed.clear()
 
 
 def now() -> str:
@@ -249,7 +272,9 @@ def digest_name(relative: str) -> str:
 def fragment_problem(location: Location, fragment: str, quiet: bool = False) -> str | None:
     """Why a fragment is damaged (see the module docstring), or None. The answer is kept per file
     size and modification time, so a command verifies each fragment once."""
-    key = (location.uri, fragment, *(_stamp(location, folder, fragment) for folder in (RUNS, CURVES)))
+    files = [f"{folder}/{fragment}.parquet" for folder in (RUNS, CURVES)]
+    stamps = (*(_stamp(location, f) for f in files), *(_stamp(location, digest_name(f)) for f in files))
+    key = (location.uri, fragment, is_checksummed(location), *stamps)
     if key in _checked:
         return _checked[key]
     problem = None
@@ -260,13 +285,19 @@ def fragment_problem(location: Location, fragment: str, quiet: bool = False) -> 
             break
     _checked[key] = problem
     if problem and not quiet:
-        warn(f"damaged fragment {problem} in {location.uri}; `sweep run` moves it aside and retrains its configs")
+        warn_damaged(location, problem)
     return problem
+
+
+def warn_damaged(location: Location, problem: str) -> None:
+    warn(f"damaged fragment {problem} in {location.uri}; `sweep run` moves it aside and retrains its configs")
 
 
 def unverified_fragments(location: Location) -> list[str]:
     """Sound fragments without digests (written before digests existed): `sweep run` gives them one."""
     names = {name for (uri, name, *_), problem in _checked.items() if uri == location.uri and problem is None}
+    if is_checksummed(location):
+        return []
     return sorted(name for name in names if (location.uri, name) in _no_digest)
 
 
@@ -300,6 +331,8 @@ def _file_problem(location: Location, folder: str, fragment: str) -> str | None:
         if problem:
             return problem
         parquet = pq.ParquetFile(location.fs.open_input_file(path))
+        if DIGESTED_KEY in (parquet.schema_arrow.metadata or {}) and not location.exists(digest_name(relative)):
+            return f"no checksum ({digest_name(relative)} is missing, and the file says it was written with one)"
         names = set(parquet.schema_arrow.names)
         needed = {"run_id", "eval_key", "status"} if folder == RUNS else {"run_id", "step", "metric", "value"}
         if not needed <= names:
@@ -327,11 +360,42 @@ def _file_problem(location: Location, folder: str, fragment: str) -> str | None:
     return None
 
 
+def is_checksummed(location: Location) -> bool:
+    """Whether every fragment of this store must have its digest (see the module docstring): False only
+    for a store written before checksums (sweep.yaml without `checksums:`, no digests)."""
+    key = (location.uri, *(_path_stamp(location, relative) for relative in (FROZEN_SWEEP, *_DIGEST_FOLDERS)))
+    if key not in _checksummed:
+        _checksummed[key] = _find_checksummed(location)
+    return _checksummed[key]
+
+
+_DIGEST_FOLDERS = (f"{DIGESTS}/{RUNS}", f"{DIGESTS}/{CURVES}")
+_checksummed: dict[tuple, bool] = {}
+
+
+def _find_checksummed(location: Location) -> bool:
+    if any(location.list(folder, ".sha256") for folder in _DIGEST_FOLDERS):
+        return True
+    try:
+        frozen = read_frozen_sweep(location)
+    except UserError:  # an unreadable sweep.yaml cannot vouch for a store written before checksums
+        return True
+    return frozen is None or frozen.get(CHECKSUMS) is not None
+
+
+def _path_stamp(location: Location, relative: str) -> tuple:
+    info = location.fs.get_file_info(location.path(relative))
+    return (info.type, info.size, info.mtime_ns)
+
+
 def _digest_problem(location: Location, relative: str, size: int) -> str | None:
-    """The file's SHA-256 against its digest file; a file without one is noted (`unverified_fragments`)."""
+    """The file's SHA-256 against its digest file. A file without one is damaged in a checksummed store;
+    in a store written before checksums it is noted (`unverified_fragments`)."""
     digest_path = location.path(digest_name(relative))
     fragment = relative.split("/", 1)[1].removesuffix(".parquet")
     if location.fs.get_file_info(digest_path).type != pafs.FileType.File:
+        if is_checksummed(location):
+            return f"no checksum ({digest_name(relative)} is missing in a checksummed store)"
         _no_digest.add((location.uri, fragment))
         return None
     if relative.startswith(RUNS):
@@ -376,8 +440,8 @@ def _kind(mode: int) -> str:
     return next((name for test, name in kinds.items() if test(mode)), "not a file")
 
 
-def _stamp(location: Location, folder: str, fragment: str) -> tuple:
-    path = location.path(folder, f"{fragment}.parquet")
+def _stamp(location: Location, relative: str) -> tuple:
+    path = location.path(relative)
     if location.local:
         try:
             st = os.lstat(path)
@@ -456,9 +520,20 @@ def read_store(uri: str | os.PathLike, curves: bool = True) -> StoreData:
     if not location.exists():
         raise UserError(f"results directory {location.uri!r} does not exist")
     check_folders(location)
-    fragments = committed_fragments(location)
-    if not fragments:
-        raise UserError(f"results directory {location.uri!r} holds no runs (no {RUNS}/*.parquet)")
+    names = fragment_names(location)
+    problems = {name: fragment_problem(location, name, quiet=True) for name in names}
+    fragments = [name for name in names if problems[name] is None]
+    if not fragments:  # one line that says what is there, not a warning per file and then "no runs"
+        if not names:
+            raise UserError(f"results directory {location.uri!r} holds no runs (no {RUNS}/*.parquet)")
+        first = next(problem for problem in problems.values() if problem)
+        what = "" if location.exists(FROZEN_SWEEP) else f" and no {FROZEN_SWEEP}: not a store iclscale wrote"
+        raise UserError(
+            f"results directory {location.uri!r} holds no sound runs: {_count(len(names), 'file', 'files')} in "
+            f"{RUNS}/, none sound{what} (first: {first})"
+        )
+    for problem in filter(None, problems.values()):
+        warn_damaged(location, problem)
     frames = [frame for frame in (_read(location, RUNS, f) for f in fragments) if frame is not None]
     if not frames:
         raise UserError(f"results directory {location.uri!r} holds no readable runs")
@@ -491,6 +566,57 @@ def _drop_superseded_failures(runs):
     still_failed = [(r, k) not in stored for r, k in zip(failed["run_id"], failed["eval_key"], strict=True)]
     failed = failed[still_failed].drop_duplicates(["run_id", "eval_key"], keep="last")
     return pd.concat([done, failed], ignore_index=True)
+
+
+def results_location(out: str, flag: str = "--out") -> Location:
+    """The Location of a results directory given on the command line; an empty value is refused (it would
+    otherwise mean the current directory, or nothing)."""
+    if not str(out).strip():
+        raise UserError(f"{flag}: an empty value; give a results directory (a new or empty one, or this sweep's)")
+    return Location(out)
+
+
+LEFTOVERS = (".writer.lock",)  # what a run stopped before it froze its sweep leaves (with temp files)
+
+
+def check_results_directory(location: Location, name: str, study: str, flag: str = "--out") -> None:
+    """A results directory is missing, empty (but for what a run stopped before its first write leaves), or
+    holds an iclscale store of the same sweep (its frozen sweep.yaml names this sweep and study); anything
+    else (a file, an unrelated folder, another sweep's store) is refused before anything is written, so that
+    a mistyped --out never scatters runs/, curves/ and a lock into a folder of other things."""
+    check_writable_directory(location, flag)
+    if not location.exists():
+        return
+    check_folders(location)
+    frozen = read_frozen_sweep(location)
+    if frozen is None:
+        others = _entries(location, flag)
+        if others:
+            raise UserError(
+                f"{flag} {location.uri}: not empty ({_count(len(others), 'entry', 'entries')}, e.g. "
+                f"{shorten(others[0], 40)}) and not a results directory (no {FROZEN_SWEEP}); give a new or empty "
+                "directory, or this sweep's results"
+            )
+        return
+    if (frozen.get("name"), frozen.get("study")) != (name, study):
+        raise UserError(
+            f"{flag} {location.uri}: holds the results of sweep {shorten(frozen.get('name'), 60)} (study "
+            f"{shorten(frozen.get('study'), 40)}), not {name} ({study}); choose another {flag}"
+        )
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _entries(location: Location, flag: str) -> list[str]:
+    """The names in a directory other than a stopped run's leftovers (the lock, temp files)."""
+    try:
+        infos = location.fs.get_file_info(pafs.FileSelector(location.path(), allow_not_found=True))
+    except (OSError, pa.ArrowException) as error:
+        raise UserError(f"{flag} {location.uri}: cannot be listed ({_first_line(error)})") from None
+    names = sorted(info.base_name for info in infos)
+    return [n for n in names if n not in LEFTOVERS and not (n.startswith(".") and n.endswith(".tmp"))]
 
 
 def check_writable_directory(location, flag: str = "--out") -> None:

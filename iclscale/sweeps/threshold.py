@@ -38,7 +38,7 @@ A hint is a predecessor's final threshold, never "the searches done so far", so 
 what the killed one would have; a search whose predecessor has not ended is `waiting`.
 
 A training that failed after its retries is not an outcome: the search that proposed it stops as `failed`
-(named with the error's config) instead of proposing it forever; the next `sweep run` retries it.
+(named with the error's config) instead of proposing it forever; `sweep run --retry-failed` retries it.
 
 The result, one row per search, is written to DIR/thresholds.csv after every round (iclscale.sweeps.threshold_table)
 and read by the analysis as threshold-law points. What is and is not checked for monotonicity is said there:
@@ -272,8 +272,11 @@ def trend_notes(sweep: Sweep, current: list[tuple[Search, State]]) -> dict[tuple
 
 
 # Rounds ----------------------------------------------------------------------------------------
-def run_threshold(sweep: Sweep, location: Location, run_plan, slots: int = 1, quiet: bool = False) -> list:
-    """Rounds until no search is open. `run_plan(plan)` trains a plan through the sweep's executor."""
+def run_threshold(
+    sweep: Sweep, location: Location, run_plan, slots: int = 1, quiet: bool = False, retry_failed: bool = False
+) -> list:
+    """Rounds until no search is open. `run_plan(plan)` trains a plan through the sweep's executor; a proposal
+    stored as failed is trained again only with `retry_failed` (else its search ends as failed)."""
     from iclscale.sweeps.plan import plan_configs
     from iclscale.sweeps.store import stored_keys, write_frozen_sweep
 
@@ -291,7 +294,7 @@ def run_threshold(sweep: Sweep, location: Location, run_plan, slots: int = 1, qu
         points = sweep.eval_points()
         if sweep.threshold.role == "eval":  # the first values, measured during training; the rest in the trial
             points = list(dict.fromkeys(search.judged_at(sweep, state.proposal) for search, state in open_))
-        plan = plan_configs(sweep, proposals, points, stored_keys(location), slots)
+        plan = plan_configs(sweep, proposals, points, stored_keys(location), slots, retry_failed)
         attempted |= {c.run_id for c in proposals}
         if not quiet:
             to_train = sum(len(p.configs) for p in plan.packs)
