@@ -78,8 +78,14 @@ def test_report_writes_index_fits_and_every_png(demo_report):
     (row,) = [r for r in rows if r["law"] == "softmax_window.M_norm_vs_Lambda"]  # demo.yaml's law
     assert row["x"] == "Lambda" and row["y"] == "M_spectral_norm"
     assert float(row["theory_low"]) == pytest.approx(1 / 6) and float(row["theory_high"]) == pytest.approx(2 / 3)
-    assert float(row["exponent"]) > 0 and float(row["ci_low"]) <= float(row["exponent"]) <= float(row["ci_high"])
-    assert int(row["n_points"]) == 12 and row["verdict"] in ("consistent", "inconsistent", "inconclusive")
+    # 40 steps are too few for ‖M‖ to have settled (Thm 3.4's measured condition): every point lies outside, and the
+    # reason still gives the exponent all 12 points follow
+    assert int(row["n_inside_conditions"]) + int(row["n_outside_conditions"]) == 12
+    if row["verdict"] == "outside":
+        assert "M_spectral_norm settled" in row["reason"] and re.search(r"exponent 0\.\d+ \[", row["reason"])
+    else:
+        assert float(row["ci_low"]) <= float(row["exponent"]) <= float(row["ci_high"])
+        assert row["verdict"] in ("consistent", "inconsistent", "inconclusive")
 
     charts = re.findall(r'<div id="chart-\d+">', page)
     pngs = re.findall(r'href="(charts/[^"]+\.png)"', page)
@@ -90,7 +96,7 @@ def test_report_writes_index_fits_and_every_png(demo_report):
     # offline: the Vega libraries are inline, nothing is loaded from elsewhere
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"(https?:)?//", page)
     assert "vegaEmbed(" in page
-    assert re.search(r'<td class="(consistent|inconsistent|inconclusive)"', page)  # the verdict, highlighted
+    assert re.search(r'<td class="(consistent|inconsistent|inconclusive|outside)"', page)  # the verdict, highlighted
 
 
 def test_a_report_without_pngs_draws_the_same_charts_and_the_same_fits(demo_store, demo_report, tmp_path):

@@ -54,3 +54,17 @@ def experiments_of_sweep(study: str, sweep: str) -> tuple:
         for claim in package.CLAIMS
         if getattr(claim, "experiment", None) is not None and claim.experiment.sweep == sweep
     )
+
+
+def experiment_only_laws() -> frozenset[str]:
+    """Laws that only judge a paper's own experiment (named by an Experiment, by no claim): a sweep that names no
+    laws is not fitted with them as if they were the theorem's."""
+    claimed = {name for _, package in PAPERS.values() for claim in package.CLAIMS for name in claim.laws}
+    return frozenset(
+        name
+        for _, package in PAPERS.values()
+        for claim in package.CLAIMS
+        if getattr(claim, "experiment", None) is not None
+        for name in claim.experiment.laws
+        if name not in claimed
+    )

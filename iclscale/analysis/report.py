@@ -61,7 +61,10 @@ def fit_sweep_laws(results: Results) -> list[LawFit]:
 
     named = results.sweep.get("laws") or []
     if not named:
-        found = [law.evaluate(results) for law in laws_of_study(results.study)]
+        from iclscale.analysis.catalogue import experiment_only_laws
+
+        only_experiments = experiment_only_laws()
+        found = [law.evaluate(results) for law in laws_of_study(results.study) if law.name not in only_experiments]
         return [fit for fits in found if any(_has_data(f) for f in fits) for fit in fits]
     fits = []
     for name in named:
