@@ -47,6 +47,7 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
 
     _signals_received.clear()
     _tally.clear()
+    previous_int = signal.getsignal(signal.SIGINT)  # set to SIG_IGN on a stop, put back on return
     previous = signal.signal(signal.SIGTERM, _terminate)
     deadline = StopDeadline(lambda: interrupted_message(sweep, location, from_memory=True))
     try:
@@ -68,8 +69,11 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
         keep = getattr(args, "keep_ray", False)  # `iclscale reproduce` runs many sweeps on one local instance
         if args.address is None and not keep and ray is not None and ray.is_initialized():
             ray.shutdown()  # the local instance this run started, its workers with it
-        if signal.getsignal(signal.SIGTERM) is _terminate:
-            signal.signal(signal.SIGTERM, previous)
+        # put back what the caller had (a stop leaves both on SIG_IGN, Ray's init its own on SIGTERM): called in
+        # process (reproduce, tests), a run must not leave Ctrl-C and `kill` ignored
+        for number, handler in ((signal.SIGINT, previous_int), (signal.SIGTERM, previous)):
+            if handler is not None:  # None: a handler not set from Python, which Python cannot put back
+                signal.signal(number, handler)
         deadline.close()
 
 
