@@ -60,7 +60,9 @@ def add_command(commands) -> None:
     parser = commands.add_parser(
         "reproduce",
         help="run every catalogue sweep of the papers into one results root (resumable), then the reports and ledger",
+        add_help=False,
     )
+    parser.add_argument("-h", "--help", action=HelpWithPapers, help="show this help, with the catalogue's papers")
     parser.add_argument("papers", nargs="*", metavar="PAPER", help="a paper's tag (C24), seed (004) or study")
     parser.add_argument("--all", action="store_true", help="every paper of the catalogue")
     parser.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
@@ -81,6 +83,22 @@ def add_command(commands) -> None:
         help="with --executor inline: sweeps run at a time, one process each (default: one per core)",
     )
     parser.set_defaults(handler=reproduce)
+
+
+class HelpWithPapers(argparse.Action):
+    """-h for reproduce: the help ends with the papers it accepts, read from the catalogue when asked (reading it
+    takes about a second, which no other command should pay)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from iclscale.analysis.ledger import papers
+
+        listed = "; ".join(f"{p.tag} (seed {p.seed}; studies {', '.join(p.studies)})" for p in papers())
+        parser.epilog = f"PAPER is one of: {listed}."
+        parser.print_help()
+        parser.exit()
 
 
 def quick_overrides(raw: dict) -> list[str]:

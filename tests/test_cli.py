@@ -151,3 +151,48 @@ def test_report_on_a_folder_of_foreign_parquet_is_one_line_that_says_what_it_fou
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("iclscale: error: "), err
     assert "runs/data.parquet" in err[0] and "holds no sound runs: 1 file in runs/" in err[0], err
+
+
+def test_version_prints_the_installed_version_and_exits_0():
+    from importlib.metadata import version
+
+    done = _run("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"iclscale {version('iclscale')}"
+
+
+def _subcommands(parser, path=()):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*path, name)
+                yield from _subcommands(sub, (*path, name))
+
+
+def test_every_subcommand_help_opens_with_a_one_line_description(capsys):
+    from iclscale.cli import build_parser, main
+
+    commands = list(_subcommands(build_parser()))
+    assert {("train",), ("sweep", "run"), ("reproduce",), ("fit",)} <= set(commands)
+    for command in commands:
+        with pytest.raises(SystemExit) as ended:
+            main([*command, "--help"])
+        text = capsys.readouterr().out
+        assert ended.value.code == 0
+        description = text.split("\n\n")[1]  # the paragraph after the usage
+        assert not description.splitlines()[0].endswith(":"), (command, text)  # "options:": no description
+        assert len(" ".join(description.split())) < 200, (command, description)  # one line, not a page
+
+
+def test_reproduce_help_lists_the_papers_of_the_catalogue(capsys):
+    from iclscale.analysis.ledger import papers
+    from iclscale.cli import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(["reproduce", "--help"])
+    assert ended.value.code == 0
+    listed = " ".join(capsys.readouterr().out.split()).split("PAPER is one of: ")[1]
+    known = papers()
+    assert len(known) >= 5 and all(f"{p.tag} (seed {p.seed}; studies {', '.join(p.studies)})" in listed for p in known)
