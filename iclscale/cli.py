@@ -215,8 +215,10 @@ def parse_sets(info, sets: Sequence[str], flag: str = "--set ") -> dict:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
+    from iclscale.sweeps.execute import quiet_cuda_probe
     from iclscale.trainer.runtime import single_threaded_by_default
 
+    quiet_cuda_probe()
     single_threaded_by_default()
     from iclscale.trainer.registry import study_info
 
