@@ -75,6 +75,7 @@ def add_command(commands) -> None:
     )
     parser.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
     parser.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
+    parser.add_argument("--dashboard", action="store_true", help="as for sweep run: serve Ray's dashboard, say where")
     parser.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
     parser.add_argument(
         "--jobs",
@@ -264,6 +265,8 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError("reproduce: name the papers (e.g. C24 L24; `iclscale laws` lists them) or give --all")
     if args.executor == "inline" and args.address:
         raise UserError("--address needs --executor ray")
+    if args.executor == "inline" and args.dashboard:
+        raise UserError("--dashboard needs --executor ray (an inline run starts no Ray)")
     if args.jobs is not None and (args.jobs < 1 or args.executor != "inline"):
         raise UserError(
             f"--jobs {args.jobs}: give a count of 1 or more, with --executor inline (Ray runs packs in parallel itself)"
@@ -292,7 +295,7 @@ def reproduce(args: argparse.Namespace) -> int:
     # counts; between sweeps, the overall line
     run_args = argparse.Namespace(
         executor=args.executor, address=args.address, device=args.device, retries=2, quiet=False, verbose=False,
-        keep_ray=True,
+        keep_ray=True, dashboard=args.dashboard,
     )  # fmt: skip
     if args.executor == "inline":
         from iclscale.trainer.runtime import single_threaded_by_default

@@ -53,6 +53,10 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
     try:
         if args.executor == "ray" and not sweep.search and _has_work(sweep, location, args):
             _connect(sweep, args)
+        elif args.executor == "ray" and sweep.search and getattr(args, "dashboard", False):
+            from iclscale.sweeps.ray_executor import start_ray  # the search's own start then finds it started
+
+            start_ray(args.address, quiet=not args.verbose, dashboard=True)
         return _locked_run(sweep, args, location)
     except KeyboardInterrupt as stop:
         for number in (signal.SIGINT, signal.SIGTERM):
@@ -160,7 +164,7 @@ def _connect(sweep, args: argparse.Namespace) -> None:
 
     from iclscale.sweeps.ray_executor import check_resources, start_ray
 
-    start_ray(args.address, quiet=not args.verbose)
+    start_ray(args.address, quiet=not args.verbose, dashboard=getattr(args, "dashboard", False))
     signal.signal(signal.SIGTERM, _terminate)  # Ray's driver installs its own (a crash-like stack dump)
     check_resources(sweep.resources, args.address)
 
@@ -180,6 +184,8 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UserError(f"--retries must be 0 or more, got {args.retries}")
     if args.executor == "inline" and args.address:
         raise UserError("--address needs --executor ray")
+    if args.executor == "inline" and getattr(args, "dashboard", False):
+        raise UserError("--dashboard needs --executor ray (an inline run starts no Ray)")
     if args.quiet and args.verbose:
         raise UserError("--quiet and --verbose contradict each other; give one")
     if args.device not in ("auto", "cpu", "cuda") and not (
