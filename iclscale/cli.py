@@ -94,7 +94,10 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from iclscale import __version__
+
     parser = Parser(prog="iclscale", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     studies = commands.add_parser("studies", help="list the studies and their params")
@@ -132,7 +135,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_sweep_commands(commands)
     add_reproduce_command(commands)
     add_analysis_commands(commands)
+    described(parser)
     return parser
+
+
+def described(parser: argparse.ArgumentParser) -> None:
+    """Every subcommand's --help opens with the line the command list shows for it (argparse shows `help=` only
+    in the list, `description=` only in the subcommand's own help)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for listed in action._choices_actions:
+                sub = action.choices[listed.dest]
+                if listed.help:
+                    line = listed.help[0].upper() + listed.help[1:] + "."
+                    # a description of its own (fit's synopsis and file format) follows the line
+                    sub.description = line if sub.description is None else f"{line}\n\n{sub.description}"
+                described(sub)
 
 
 # studies --------------------------------------------------------------------------------------
@@ -197,8 +215,10 @@ def parse_sets(info, sets: Sequence[str], flag: str = "--set ") -> dict:
 
 
 def cmd_train(args: argparse.Namespace) -> None:
+    from iclscale.sweeps.execute import quiet_cuda_probe
     from iclscale.trainer.runtime import single_threaded_by_default
 
+    quiet_cuda_probe()
     single_threaded_by_default()
     from iclscale.trainer.registry import study_info
 

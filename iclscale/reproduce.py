@@ -60,7 +60,9 @@ def add_command(commands) -> None:
     parser = commands.add_parser(
         "reproduce",
         help="run every catalogue sweep of the papers into one results root (resumable), then the reports and ledger",
+        add_help=False,
     )
+    parser.add_argument("-h", "--help", action=HelpWithPapers, help="show this help, with the catalogue's papers")
     parser.add_argument("papers", nargs="*", metavar="PAPER", help="a paper's tag (C24), seed (004) or study")
     parser.add_argument("--all", action="store_true", help="every paper of the catalogue")
     parser.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
@@ -73,6 +75,7 @@ def add_command(commands) -> None:
     )
     parser.add_argument("--executor", choices=("ray", "inline"), default="ray", help="as for sweep run")
     parser.add_argument("--address", help="join a Ray cluster: auto, host:port or ray://host:port")
+    parser.add_argument("--dashboard", action="store_true", help="as for sweep run: serve Ray's dashboard, say where")
     parser.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
     parser.add_argument(
         "--jobs",
@@ -81,6 +84,22 @@ def add_command(commands) -> None:
         help="with --executor inline: sweeps run at a time, one process each (default: one per core)",
     )
     parser.set_defaults(handler=reproduce)
+
+
+class HelpWithPapers(argparse.Action):
+    """-h for reproduce: the help ends with the papers it accepts, read from the catalogue when asked (reading it
+    takes about a second, which no other command should pay)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from iclscale.analysis.ledger import papers
+
+        listed = "; ".join(f"{p.tag} (seed {p.seed}; studies {', '.join(p.studies)})" for p in papers())
+        parser.epilog = f"PAPER is one of: {listed}."
+        parser.print_help()
+        parser.exit()
 
 
 def quick_overrides(raw: dict) -> list[str]:
@@ -246,6 +265,8 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError("reproduce: name the papers (e.g. C24 L24; `iclscale laws` lists them) or give --all")
     if args.executor == "inline" and args.address:
         raise UserError("--address needs --executor ray")
+    if args.executor == "inline" and args.dashboard:
+        raise UserError("--dashboard needs --executor ray (an inline run starts no Ray)")
     if args.jobs is not None and (args.jobs < 1 or args.executor != "inline"):
         raise UserError(
             f"--jobs {args.jobs}: give a count of 1 or more, with --executor inline (Ray runs packs in parallel itself)"
@@ -274,7 +295,7 @@ def reproduce(args: argparse.Namespace) -> int:
     # counts; between sweeps, the overall line
     run_args = argparse.Namespace(
         executor=args.executor, address=args.address, device=args.device, retries=2, quiet=False, verbose=False,
-        keep_ray=True,
+        keep_ray=True, dashboard=args.dashboard,
     )  # fmt: skip
     if args.executor == "inline":
         from iclscale.trainer.runtime import single_threaded_by_default

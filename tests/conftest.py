@@ -1,4 +1,6 @@
+import contextlib
 import os
+import signal
 
 import pytest
 import torch
@@ -8,6 +10,32 @@ torch.set_num_threads(2)
 os.environ.setdefault("ICLSCALE_COMPILE", "off")
 # A step that is not one graph would train eagerly with a warning; in the suite it fails the test
 os.environ.setdefault("ICLSCALE_GRAPH_BREAKS", "error")
+
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)
+
+
+@contextlib.contextmanager
+def signals_restored():
+    """Signal handlers and the wakeup fd as they were before: a handler installed by a CLI command run in this
+    process (run_sweep, Ray's driver, `main`'s SIGPIPE) would otherwise outlive its test, and a suite with SIGINT
+    ignored or SIGTERM caught stops only on SIGKILL."""
+    handlers = {number: signal.getsignal(number) for number in SIGNALS}
+    wakeup_fd = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(wakeup_fd)
+    try:
+        yield
+    finally:
+        for number, handler in handlers.items():
+            if handler is not None:  # None: not set from Python (nothing Python can put back)
+                signal.signal(number, handler)
+        signal.set_wakeup_fd(wakeup_fd)
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored():
+    with signals_restored():
+        yield
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -28,6 +28,8 @@ def _run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         (["sweep", "status", "/nonexistent/results"], "does not exist"),
         (["report", "/nonexistent/results"], "does not exist"),
         (["laws", "--study", "nope"], "no laws about this study"),
+        (["sweep", "run", "demo", "--executor", "inline", "--dashboard"], "--dashboard needs --executor ray"),
+        (["reproduce", "C24", "--executor", "inline", "--dashboard"], "--dashboard needs --executor ray"),
     ],
 )
 def test_user_errors_end_with_one_line_and_exit_2(args, message):
@@ -151,3 +153,84 @@ def test_report_on_a_folder_of_foreign_parquet_is_one_line_that_says_what_it_fou
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("iclscale: error: "), err
     assert "runs/data.parquet" in err[0] and "holds no sound runs: 1 file in runs/" in err[0], err
+
+
+def test_version_prints_the_installed_version_and_exits_0():
+    from importlib.metadata import version
+
+    done = _run("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"iclscale {version('iclscale')}"
+
+
+def _subcommands(parser, path=()):
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield (*path, name)
+                yield from _subcommands(sub, (*path, name))
+
+
+def test_every_subcommand_help_opens_with_a_one_line_description(capsys):
+    from iclscale.cli import build_parser, main
+
+    commands = list(_subcommands(build_parser()))
+    assert {("train",), ("sweep", "run"), ("reproduce",), ("fit",)} <= set(commands)
+    for command in commands:
+        with pytest.raises(SystemExit) as ended:
+            main([*command, "--help"])
+        text = capsys.readouterr().out
+        assert ended.value.code == 0
+        description = text.split("\n\n")[1]  # the paragraph after the usage
+        assert not description.splitlines()[0].endswith(":"), (command, text)  # "options:": no description
+        assert len(" ".join(description.split())) < 200, (command, description)  # one line, not a page
+
+
+def test_reproduce_help_lists_the_papers_of_the_catalogue(capsys):
+    from iclscale.analysis.ledger import papers
+    from iclscale.cli import main
+
+    with pytest.raises(SystemExit) as ended:
+        main(["reproduce", "--help"])
+    assert ended.value.code == 0
+    listed = " ".join(capsys.readouterr().out.split()).split("PAPER is one of: ")[1]
+    known = papers()
+    assert len(known) >= 5 and all(f"{p.tag} (seed {p.seed}; studies {', '.join(p.studies)})" in listed for p in known)
+
+
+@pytest.mark.parametrize("dashboard", [False, True])
+def test_rays_dashboard_is_off_unless_asked_and_then_its_address_is_printed(dashboard, monkeypatch, capsys):
+    """The local instance's ray.init, seen without starting Ray."""
+    import os
+    from types import SimpleNamespace
+
+    import ray
+    import ray._private.ray_constants as ray_constants
+
+    from iclscale.sweeps import ray_executor
+
+    monkeypatch.setattr(os, "environ", os.environ.copy())  # start_ray sets the environment Ray reads
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", ray_constants.ENABLE_RAY_CLUSTER)
+    monkeypatch.setattr(ray_executor, "check_dashboard_packages", lambda: None)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    calls = []
+    started = SimpleNamespace(dashboard_url="127.0.0.1:8265")
+    monkeypatch.setattr(ray, "init", lambda **kwargs: calls.append(kwargs) or started)
+    ray_executor.start_ray(None, quiet=True, dashboard=dashboard)
+    assert len(calls) == 1 and calls[0]["include_dashboard"] is dashboard and calls[0]["dashboard_host"] == "127.0.0.1"
+    printed = capsys.readouterr().err
+    assert ("Ray dashboard: http://127.0.0.1:8265" in printed) is dashboard, printed
+
+
+def test_dashboard_without_rays_dashboard_packages_is_one_line(monkeypatch):
+    import importlib.util
+
+    from iclscale.errors import UserError
+    from iclscale.sweeps import ray_executor
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "aiohttp" else real(name, *a))
+    with pytest.raises(UserError, match=r"--dashboard needs Ray's dashboard packages: pip install 'ray\[default\]'"):
+        ray_executor.start_ray(None, dashboard=True)

@@ -55,6 +55,47 @@ def test_a_sweep_whose_packs_fail_exits_non_zero_with_one_line(tmp_path, capsys,
     assert "0 ok, 0 diverged, 4 failed" in captured.out
 
 
+def test_a_sweep_stopped_in_this_process_leaves_ctrl_c_and_kill_as_they_were(tmp_path, capsys, monkeypatch):
+    """A stop sets SIGINT and SIGTERM to SIG_IGN while its line is printed; run in process (reproduce, the
+    suite's CLI tests) they must be put back, or the suite ignores Ctrl-C and `kill` from then on."""
+    from iclscale.sweeps import run
+
+    def stopped(sweep, args, location):
+        signal.signal(signal.SIGTERM, lambda number, frame: None)  # as Ray's driver installs its own
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "_locked_run", stopped)
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    wakeup_fd = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(wakeup_fd)
+    command = ["sweep", "run", str(_write(tmp_path)), "--out", str(tmp_path / "out"), "--executor", "inline"]
+    assert main(command) == 130
+    assert "iclscale: interrupted" in capsys.readouterr().err
+    assert {number: signal.getsignal(number) for number in before} == before
+    assert signal.set_wakeup_fd(wakeup_fd) == wakeup_fd  # the stop deadline's pipe is no longer the wakeup fd
+
+
+def test_the_suite_puts_back_handlers_a_test_leaves():
+    """The autouse fixture in conftest.py: what a test installs is undone after it, whatever the test is."""
+    from conftest import signals_restored
+
+    before = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGPIPE)}
+    wakeup_fd = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(wakeup_fd)
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    try:
+        with signals_restored():
+            for number in before:
+                signal.signal(number, signal.SIG_IGN)
+            signal.set_wakeup_fd(write_fd)
+        assert {number: signal.getsignal(number) for number in before} == before
+        assert signal.set_wakeup_fd(wakeup_fd) == wakeup_fd
+    finally:
+        os.close(read_fd)
+        os.close(write_fd)
+
+
 def test_sigterm_stops_like_ctrl_c_and_the_same_command_resumes(tmp_path):
     raw = {**RAW, "fixed": {**RAW["fixed"], "steps": 3000}, "grid": {"L": [0.5, 1.0, 2.0, 4.0]}, "seeds": 1,
            "resources": {"pack_size": 1}}  # fmt: skip

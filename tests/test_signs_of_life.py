@@ -163,3 +163,17 @@ def test_a_long_training_in_a_log_says_how_long_it_takes_and_shows_step_loss_rat
     text = stream.getvalue()
     assert "study run: 10000 steps will take about 16:40 (from the rate" in text
     assert re.search(rf"study run: step 100/10000 · loss — · \S+ steps/s · elapsed 0:00 · ETA \S+ · {STAMP}", text)
+
+
+def test_torchs_no_cuda_runtime_notice_stays_out_of_progress_output(caplog):
+    """torch's CUDA build without a GPU logs this when a compile imports torch.utils.cpp_extension; in every
+    process that trains a pack (iclscale.sweeps.execute) it is dropped, and only it."""
+    import logging
+
+    import iclscale.sweeps.execute  # noqa: F401  what a Ray worker or an inline run imports before training
+
+    logger = logging.getLogger("torch.utils.cpp_extension")
+    with caplog.at_level(logging.WARNING):
+        logger.warning("No CUDA runtime is found, using CUDA_HOME='%s'", "/usr/local/cuda")
+        logger.warning("Error checking compiler version for %s", "c++")
+    assert [record.getMessage() for record in caplog.records] == ["Error checking compiler version for c++"]

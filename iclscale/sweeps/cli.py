@@ -9,6 +9,8 @@ from typing import Any
 
 from iclscale.errors import UserError
 
+DASHBOARD_HELP = "serve Ray's dashboard (off otherwise) on loopback and print its address; needs ray[default]"
+
 
 def add_commands(commands, check_laws: Callable[[Any], None] = lambda sweep: None) -> None:
     """The sweep commands; `check_laws(sweep)` refuses a sweep file's unknown laws (the law catalogue is the
@@ -38,12 +40,14 @@ def add_commands(commands, check_laws: Callable[[Any], None] = lambda sweep: Non
         "--executor",
         choices=("ray", "inline"),
         default="ray",
-        help="ray (default) or inline (this process, for debugging)",
+        help="ray (default) or inline (this process, one pack after another: as fast or faster for a small sweep on "
+        "one machine)",
     )
     run.add_argument("--device", default="auto", help="auto (CUDA when a trial has a GPU), cpu or cuda")
     run.add_argument("--retries", type=int, default=2, help="retries of a failed trial before it is stored as failed")
     run.add_argument("--quiet", action="store_true", help="print only the summary line")
     run.add_argument("--verbose", action="store_true", help="also show Ray Tune's trial tables and Ray's logs")
+    run.add_argument("--dashboard", action="store_true", help=DASHBOARD_HELP)
     run.set_defaults(handler=cmd_run, check_laws=check_laws)
 
     status = sub.add_parser("status", help="count ok / diverged / failed / missing configs of a results directory")

@@ -4,6 +4,7 @@ executor that runs a whole plan that way. The Ray Tune executor is in `iclscale.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +14,29 @@ from iclscale.sweeps.plan import PackPlan, Plan
 from iclscale.sweeps.store import RUNS, Location, Provenance, eval_key, fragment_problem, write_fragment
 from iclscale.trainer.params import RecordSchedule
 from iclscale.trainer.registry import StudyInfo, study_info
+
+NO_CUDA_RUNTIME = "No CUDA runtime is found"
+
+
+class _NoCudaRuntimeNotice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(NO_CUDA_RUNTIME)
+
+
+def quiet_cuda_probe() -> None:
+    """Drop torch's "No CUDA runtime is found, using CUDA_HOME=..." notice, and only it.
+
+    torch's CUDA build (what `pip install torch` fetches from PyPI on Linux) logs it where a CUDA toolkit is
+    installed but no GPU is, when compiling a step imports torch.utils.cpp_extension; through logging's
+    last-resort handler it lands in the middle of the progress line, --quiet too. Training on the CPU is what
+    was asked, so it says nothing to act on. Installed in every process that trains a pack (this module's
+    import: inline, Ray workers, reproduce's children) and by `iclscale train`."""
+    logger = logging.getLogger("torch.utils.cpp_extension")
+    if not any(isinstance(f, _NoCudaRuntimeNotice) for f in logger.filters):
+        logger.addFilter(_NoCudaRuntimeNotice())
+
+
+quiet_cuda_probe()
 
 
 @dataclass(frozen=True)

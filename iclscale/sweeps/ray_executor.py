@@ -31,6 +31,7 @@ import ipaddress
 import os
 import shutil
 import socket
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -57,8 +58,11 @@ AUTH_HINT = (
 BOOTSTRAP_CONFIG = Path.home() / "ray_bootstrap_config.yaml"  # on a launcher-started head node
 
 
-def start_ray(address: str | None, quiet: bool = False) -> None:
-    """Join the cluster at `address`, or start a local loopback-only instance."""
+def start_ray(address: str | None, quiet: bool = False, dashboard: bool = False) -> None:
+    """Join the cluster at `address`, or start a local loopback-only instance: without Ray's dashboard unless
+    `dashboard` (`--dashboard`), whose address is then printed (a cluster's is the cluster's own)."""
+    if dashboard and address is None:
+        check_dashboard_packages()
     os.environ.update(QUIET_ENV)
     # Tune's newer console output prints a box and hints even at verbose=0; the older one does not
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
@@ -83,15 +87,17 @@ def start_ray(address: str | None, quiet: bool = False) -> None:
 
         logging.getLogger("ray.tune").setLevel(logging.CRITICAL)
     if address is None:
-        with _neutral_directory():
-            ray.init(address="local", include_dashboard=False, **common)
+        with _neutral_directory():  # the dashboard, when asked, on loopback like the rest (it has no authentication)
+            context = ray.init(address="local", include_dashboard=dashboard, dashboard_host="127.0.0.1", **common)
+        if dashboard:
+            say_dashboard(context)
         return
     if loopback and not address.startswith("ray://"):
         common["_node_ip_address"] = "127.0.0.1"  # a cluster on this machine: never look for another address
     auth_error = getattr(ray.exceptions, "AuthenticationError", ConnectionError)  # Ray >= 2.52
     try:
         with _neutral_directory():
-            ray.init(address=address, **common)
+            context = ray.init(address=address, **common)
     except (ConnectionError, RuntimeError, ValueError, auth_error) as error:
         first_line = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
         token_mode = os.environ.get("RAY_AUTH_MODE", "").lower() == "token"
@@ -99,6 +105,24 @@ def start_ray(address: str | None, quiet: bool = False) -> None:
         raise UserError(
             f"--address {shorten(address)}: no Ray cluster could be reached ({first_line}); {hint}"
         ) from None
+    if dashboard:
+        say_dashboard(context)
+
+
+def check_dashboard_packages() -> None:
+    """Ray's dashboard needs `ray[default]` (aiohttp and more), which `ray[tune]` does not install."""
+    import importlib.util
+
+    if importlib.util.find_spec("aiohttp") is None:
+        raise UserError("--dashboard needs Ray's dashboard packages: pip install 'ray[default]'")
+
+
+def say_dashboard(context) -> None:
+    url = getattr(context, "dashboard_url", None)
+    if url:
+        print(f"Ray dashboard: http://{url}", file=sys.stderr, flush=True)
+    else:
+        print("Ray dashboard: none is served (see the Ray logs)", file=sys.stderr, flush=True)
 
 
 @contextlib.contextmanager

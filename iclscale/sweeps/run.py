@@ -47,11 +47,16 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
 
     _signals_received.clear()
     _tally.clear()
+    previous_int = signal.getsignal(signal.SIGINT)  # set to SIG_IGN on a stop, put back on return
     previous = signal.signal(signal.SIGTERM, _terminate)
     deadline = StopDeadline(lambda: interrupted_message(sweep, location, from_memory=True))
     try:
         if args.executor == "ray" and not sweep.search and _has_work(sweep, location, args):
             _connect(sweep, args)
+        elif args.executor == "ray" and sweep.search and getattr(args, "dashboard", False):
+            from iclscale.sweeps.ray_executor import start_ray  # the search's own start then finds it started
+
+            start_ray(args.address, quiet=not args.verbose, dashboard=True)
         return _locked_run(sweep, args, location)
     except KeyboardInterrupt as stop:
         for number in (signal.SIGINT, signal.SIGTERM):
@@ -68,8 +73,11 @@ def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
         keep = getattr(args, "keep_ray", False)  # `iclscale reproduce` runs many sweeps on one local instance
         if args.address is None and not keep and ray is not None and ray.is_initialized():
             ray.shutdown()  # the local instance this run started, its workers with it
-        if signal.getsignal(signal.SIGTERM) is _terminate:
-            signal.signal(signal.SIGTERM, previous)
+        # put back what the caller had (a stop leaves both on SIG_IGN, Ray's init its own on SIGTERM): called in
+        # process (reproduce, tests), a run must not leave Ctrl-C and `kill` ignored
+        for number, handler in ((signal.SIGINT, previous_int), (signal.SIGTERM, previous)):
+            if handler is not None:  # None: a handler not set from Python, which Python cannot put back
+                signal.signal(number, handler)
         deadline.close()
 
 
@@ -156,7 +164,7 @@ def _connect(sweep, args: argparse.Namespace) -> None:
 
     from iclscale.sweeps.ray_executor import check_resources, start_ray
 
-    start_ray(args.address, quiet=not args.verbose)
+    start_ray(args.address, quiet=not args.verbose, dashboard=getattr(args, "dashboard", False))
     signal.signal(signal.SIGTERM, _terminate)  # Ray's driver installs its own (a crash-like stack dump)
     check_resources(sweep.resources, args.address)
 
@@ -176,6 +184,8 @@ def _check_flags(args: argparse.Namespace) -> None:
         raise UserError(f"--retries must be 0 or more, got {args.retries}")
     if args.executor == "inline" and args.address:
         raise UserError("--address needs --executor ray")
+    if args.executor == "inline" and getattr(args, "dashboard", False):
+        raise UserError("--dashboard needs --executor ray (an inline run starts no Ray)")
     if args.quiet and args.verbose:
         raise UserError("--quiet and --verbose contradict each other; give one")
     if args.device not in ("auto", "cpu", "cuda") and not (
