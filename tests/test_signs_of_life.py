@@ -107,7 +107,7 @@ def test_train_leads_with_the_headline_metrics_folds_probe_families_and_lists_al
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[1] == "headline metrics:" and lines[2].split()[0] == "test_error"
-    assert re.search(r"\n  neuron_magnitude_# +60 values: min \S+ · median \S+ · max \S+\n", done.stdout)
+    assert re.search(r"\n  neuron_magnitude_# +65 values: min \S+ · median \S+ · max \S+\n", done.stdout)
     assert "neuron_magnitude_007" not in done.stdout and len(lines) < 70
     every = _run("train", "nonlinear_icl", "steps=4", "eval_prompts=64", "--quiet", "--all")
     assert every.returncode == 0 and "neuron_magnitude_007" in every.stdout
