@@ -150,8 +150,9 @@ def train_pack(
     device's free memory when sizing parts. `refine` measures the trained parts at more eval points.
     `graph_steps`: on CUDA, steps per replayed CUDA graph (`iclscale.trainer.replay`; None: its environment
     variable, default none)."""
-    from iclscale.trainer.footprint import pack_parts
+    from iclscale.trainer.footprint import check_evaluation, pack_parts
 
+    check_evaluation(info, list(configs), list(eval_points), torch.device(device))
     schedule = record if isinstance(record, RecordSchedule) else RecordSchedule(every=record)
     device = torch.device(device)
     start = time.perf_counter()
