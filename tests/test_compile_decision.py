@@ -25,6 +25,8 @@ def test_auto_decides_on_steps_and_pack_size_alone(monkeypatch):
     small = next(steps for steps in range(1, 10**6) if estimate(steps, 1) > compiling.COMPILE_PAYS_AFTER_S)
     assert not compiling.decide("auto", small - 1, 1) and compiling.decide("auto", small, 1)
     assert compiling.decide("auto", small // 4, 4096)  # a large pack pays sooner
+    assert compiling.decide("auto", small // 4, 1, 10**6)  # so does a larger model
+    assert not compiling.decide("auto", small // 4, 1, 25)  # under the least cost per config
     assert not compiling.decide("off", 10**9, 10**6) and compiling.decide("on", 1, 1)
     assert compiling.StepRunner(lambda x: x, small, "auto", pack_size=1).decided
     assert not compiling.StepRunner(lambda x: x, small - 1, "auto", pack_size=1).decided

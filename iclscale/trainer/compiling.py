@@ -3,13 +3,13 @@
 `torch.compile` fuses the step (random numbers, forward, backward, optimizer, divergence mask) into a
 few loops: on one CPU thread in a pack of 4096 it ran the seed-004 unit about 4× faster than eager. But a
 first compilation takes 10–60 s, so "auto" compiles only when the pack's estimated eager time
-(`eager_estimate_s`: steps × (a fixed cost per step + a cost per config and step)) exceeds
-`COMPILE_PAYS_AFTER_S`. The decision (`decide`) is a pure function of the mode, the steps and the planned
-pack size: compiled and eager steps agree only within float tolerance (tests hold this), so a decision
-that read a clock or a warm cache made a config's stored bits depend on how busy the machine once was
-(issue 38). A compiled step saved by an earlier process (`iclscale.trainer.precompiled`) is loaded instead
-of traced again, which changes the time taken, never the path. Inductor's cache lives in
-~/.cache/iclscale/inductor (not /tmp) so that it survives.
+(`eager_estimate_s`: steps × (a fixed cost per step + a cost per config and step, which grows with the
+config's trained values)) exceeds `COMPILE_PAYS_AFTER_S`. The decision (`decide`) is a pure function of the
+mode, the steps, the planned pack size and the trained values per config: compiled and eager steps agree
+only within float tolerance (tests hold this), so a decision that read a clock or a warm cache made a
+config's stored bits depend on how busy the machine once was (issue 38). A compiled step saved by an earlier
+process (`iclscale.trainer.precompiled`) is loaded instead of traced again, which changes the time taken,
+never the path. Inductor's cache lives in ~/.cache/iclscale/inductor (not /tmp) so that it survives.
 
 A step is compiled whole or not at all (`fullgraph=True`): a step cut by a graph break runs its pieces
 eagerly between the graphs, so on torch 2.11 one unsupported line in the random-number code left the
@@ -40,8 +40,13 @@ EAGER_STEP_S = 5e-3
 """The estimate's fixed cost of one eager step of a pack: a vmapped step is 300–900 ATen ops (docs/speed.md),
 each paying dispatch overhead whatever the pack size."""
 EAGER_CONFIG_STEP_S = 5e-6
-"""The estimate's cost of one config in one eager step (seed 004's unit: about 25 ms per eager step at a pack
-of 4096 on one CPU thread). A proxy, not a measurement: what matters is that it is fixed."""
+"""The estimate's least cost of one config in one eager step (seed 004's unit, 25 trained values: about 25 ms
+per eager step at a pack of 4096 on one CPU thread). A proxy, not a measurement: what matters is that it is
+fixed."""
+EAGER_VALUE_STEP_S = 4e-8
+"""The estimate's cost of one trained value (a parameter's element) of one config in one eager step, where it
+exceeds `EAGER_CONFIG_STEP_S`: the one-layer Transformer of docs/speed.md's table (14,700 values) took about
+0.6 ms per config and eager step at a pack of 256 (1,649 model-steps/s)."""
 ENVIRONMENT = "ICLSCALE_COMPILE"
 """auto, on or off: what "auto" means in this process (the test suite sets off, so that how busy the
 machine is cannot change which path a test takes; tests of the compiled step ask for it explicitly)."""
@@ -134,25 +139,28 @@ def resolve_mode(mode: str) -> str:
     return mode
 
 
-def eager_estimate_s(steps: int, pack_size: int) -> float:
-    """The eager time "auto" ascribes to `steps` steps of a pack of `pack_size` configs (no clock is read)."""
-    return steps * (EAGER_STEP_S + pack_size * EAGER_CONFIG_STEP_S)
+def eager_estimate_s(steps: int, pack_size: int, values: int = 0) -> float:
+    """The eager time "auto" ascribes to `steps` steps of a pack of `pack_size` configs of `values` trained values
+    each (no clock is read)."""
+    per_config = max(EAGER_CONFIG_STEP_S, values * EAGER_VALUE_STEP_S)
+    return steps * (EAGER_STEP_S + pack_size * per_config)
 
 
-def decide(mode: str, steps: int, pack_size: int) -> bool:
+def decide(mode: str, steps: int, pack_size: int, values: int = 0) -> bool:
     """Whether the training step of a pack is compiled: "on", "off", or for "auto" whether its estimated eager
     time exceeds `COMPILE_PAYS_AFTER_S`. A pure function of its arguments — never of load, timings or what is
     cached — so that the same config takes the same numeric path on every run. `pack_size`: the pack as
-    planned, not a part of it (parts depend on the free memory)."""
+    planned, not a part of it (parts depend on the free memory); `values`: trained values per config."""
     mode = resolve_mode(mode)
-    return mode == "on" or (mode == "auto" and eager_estimate_s(steps, pack_size) > COMPILE_PAYS_AFTER_S)
+    return mode == "on" or (mode == "auto" and eager_estimate_s(steps, pack_size, values) > COMPILE_PAYS_AFTER_S)
 
 
 class StepRunner:
     """Calls a step function `steps` times, eagerly or compiled (see the module docstring). `key` names the
     step among processes (study, shape params, device): with it, compiled steps are saved and loaded;
     `external` holds the objects the step closes over that cannot be saved (its nn.Module), by name;
-    `pack_size` is the planned pack's, what "auto" decides on (`decide`)."""
+    `pack_size` (the planned pack's) and `values` (trained values per config) are what "auto" decides on
+    (`decide`)."""
 
     def __init__(
         self,
@@ -162,9 +170,10 @@ class StepRunner:
         key: tuple | None = None,
         external: Mapping[str, Any] | None = None,
         pack_size: int = 1,
+        values: int = 0,
     ):
         self.step, self.steps, self.mode = step, steps, resolve_mode(mode)
-        self.decided = decide(self.mode, steps, pack_size)
+        self.decided = decide(self.mode, steps, pack_size, values)
         self.key, self.external = key, dict(external or {})
         self.calls = 0
         self._compiled_fn: Callable | None = None

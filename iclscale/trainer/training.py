@@ -261,7 +261,7 @@ class PackTrainer:
         planned = planned or self.pack.pack_size
         mode = resolve_mode(compile)
         # "auto" draws a trained pack's test sets compiled only where its step compiles: one decision, on numbers
-        eager_steps = mode == "auto" and self.steps and not decide(mode, self.steps, planned)
+        eager_steps = mode == "auto" and self.steps and not decide(mode, self.steps, planned, self.values_per_config)
         self.measurer.compile = "off" if eager_steps else mode
         self.measurer.planned = planned
         with self.defaults():
@@ -318,8 +318,13 @@ class PackTrainer:
         if key not in _STEPS:
             _STEPS[key] = make_step(self.info, self.study, self.module, self.pack.shape), self.module
         step, module = _STEPS[key]
-        external, size = {"module": module}, planned or self.pack.pack_size
-        return StepRunner(step, self.steps, compile, key=("step", *key), external=external, pack_size=size)
+        external, size, values = {"module": module}, planned or self.pack.pack_size, self.values_per_config
+        return StepRunner(step, self.steps, compile, ("step", *key), external, pack_size=size, values=values)
+
+    @property
+    def values_per_config(self) -> int:
+        """Trained values (parameter elements) of one config: a shape, so a pure input of "auto"'s decision."""
+        return sum(p.numel() for p in self.params.values()) // self.pack.pack_size
 
     def graph(self, runner: StepRunner, graph_steps: int | None) -> replay.GraphedSteps | None:
         """k steps per replayed CUDA graph (`iclscale.trainer.replay`) when asked for on CUDA; they replay the step
