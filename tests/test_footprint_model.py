@@ -60,3 +60,38 @@ def test_cuda_is_probed_at_sizes_where_the_allocators_512_byte_blocks_are_noise(
     small, large = footprint.probe_sizes(torch.device("cuda"))
     assert small >= 512 and large >= 2 * small  # a byte per config already fills a block at the smaller size
     assert footprint.probe_sizes(torch.device("cpu")) == footprint.PROBE_SIZES
+
+
+def test_an_evaluation_past_the_machines_memory_is_refused_before_anything_runs(monkeypatch):
+    """`train nonlinear_icl eval_prompts=10000000 l_ts=10000` held 4.2 GB after a minute and grew; now refused
+    at once, in one line with both numbers."""
+    from iclscale.errors import UserError
+    from iclscale.trainer.training import train_pack
+
+    def never(*args, **kwargs):
+        raise AssertionError("sized or trained before the check")
+
+    monkeypatch.setattr(footprint, "free_memory", lambda device: 10**9)
+    monkeypatch.setattr(footprint, "pack_parts", never)
+    info = study_info("nonlinear_icl")
+    config, point = info.resolve({"eval_prompts": 10**7, "l_ts": 10**4}, 0, "t")
+    with pytest.raises(UserError) as refused:
+        train_pack(info, [config], [point], 1)
+    message = str(refused.value)
+    assert "\n" not in message and "eval_prompts=10000000, l_ts=10000" in message
+    assert "needs at least 24 TB" in message and "1 GB free" in message
+    default_config, default_point = info.resolve({}, 0, "t")
+    with pytest.raises(AssertionError, match="sized or trained"):  # a default evaluation passes the check
+        train_pack(info, [default_config], [default_point], 1)
+
+
+def test_the_declared_test_set_size_is_what_the_study_draws():
+    from iclscale.trainer.training import PackTrainer
+
+    info = study_info("nonlinear_icl")
+    config, point = info.resolve({"eval_prompts": 300, "l_ts": 3}, 0, "t")  # two chunks of prompts
+    trainer = PackTrainer(info, [config], [point], torch.device("cpu"))
+    with trainer.defaults():
+        drawn = trainer.measurer.draw(dict(point))
+    floats = sum(leaf.numel() for leaf in torch.utils._pytree.tree_leaves(drawn))
+    assert floats == info.eval_values({**dict(config.values), **dict(point)})

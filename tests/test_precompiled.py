@@ -2,7 +2,6 @@
 compiles small batched matrix products as fused multiply-adds (iclscale.trainer.compiling)."""
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -50,8 +49,8 @@ NEW_PROCESS = textwrap.dedent(
     settings = json.loads(sys.argv[2])
     resolved = [info.resolve({**settings, "L": 0.5 + k / 4}, k, "t") for k in range(4)]
     configs, point = [c for c, _ in resolved], resolved[0][1]
-    result = train_pack(info, configs, [point], 6, compile="auto")
-    print(json.dumps([result.compiled, [result.final_metrics(k, point)["test_mse"] for k in range(4)]]))
+    result = train_pack(info, configs, [point], 6, compile="on")
+    print(json.dumps([result.compile_path == "loaded", [result.final_metrics(k, point)["test_mse"] for k in range(4)]]))
     """
 )
 
@@ -61,14 +60,13 @@ def test_a_new_process_loads_the_saved_step_and_trains_the_same(tmp_path):
     compiled = train_pack(info, configs, [point], 6, compile="on")
     eager = train_pack(info, configs, [point], 6, compile="off")
     assert compiled.compiled and len(_saved_files()) == 2  # the step and the test-set draw
-    env = {**os.environ, "ICLSCALE_COMPILE": "auto"}  # "auto" takes a saved step at once
     done = subprocess.run(
         [sys.executable, "-c", NEW_PROCESS, str(tmp_path), json.dumps(SETTINGS)],
-        capture_output=True, text=True, env=env, timeout=300,
+        capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    was_compiled, errors = json.loads(done.stdout.strip().splitlines()[-1])
-    assert was_compiled
+    was_loaded, errors = json.loads(done.stdout.strip().splitlines()[-1])
+    assert was_loaded
     for k in range(4):
         assert errors[k] == pytest.approx(compiled.final_metrics(k, point)["test_mse"], rel=1e-6)
         assert errors[k] == pytest.approx(eager.final_metrics(k, point)["test_mse"], rel=1e-3)

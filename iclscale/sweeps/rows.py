@@ -5,8 +5,10 @@ each param typed from its declaration (int64, float64, string, bool), status, th
 diverged at (int64, null if it did not), provenance, then the metrics (float64). A diverged
 config's final metrics are NaN (its curves keep the records before it diverged); an eval point
 whose evaluation failed gives `failed` rows with the reason and no metrics; metrics a row does not
-have are null. Columns are built from numpy index arrays and Arrow `take`, never one Python dict
-per row: a pack of 4096 configs × 20 records × 10 metrics is about a million curve rows.
+have are null. `compile_path` says which numeric path (compiled or eager steps) made a pack's values
+(stores written before it have none: null). Columns are built from numpy index arrays and Arrow `take`,
+never one Python dict per row: a pack of 4096 configs × 20 records × 10 metrics is about a million curve
+rows.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ PROVENANCE_TYPES = {
     "pack_size": pa.int64(),
     "wall_time_s": pa.float64(),
     "device": pa.string(),
+    "compile_path": pa.string(),
     "node": pa.string(),
     "iclscale_version": pa.string(),
     "git_commit": pa.string(),
@@ -163,6 +166,7 @@ def pack_tables(
             "pack_id": pack.pack_id,
             "pack_size": pack_size,
             "wall_time_s": float(result.wall_time),
+            "compile_path": numeric_path(result),
             **provenance,
             "finished_at": now(),
         },
@@ -170,6 +174,14 @@ def pack_tables(
     )
     fresh = np.array([c.run_id in pack.fresh for c in configs], dtype=bool)
     return runs, curves_table(info, sweep, configs, points, result, wanted, fresh, failed_point, diverged_step)
+
+
+def numeric_path(result) -> str:
+    """The numeric path a pack's steps took (`PackResult.compile_path`), stored with its rows: compiled and eager
+    steps agree only within float tolerance. "loaded" is stored as "compiled": the same code, saved by an
+    earlier process, so that a warm and a cold cache write the same rows."""
+    path = getattr(result, "compile_path", "eager")
+    return "compiled" if path == "loaded" else path
 
 
 def _final_values(result, points, failed_point, diverged) -> dict[str, dict[int, np.ndarray]]:

@@ -81,6 +81,7 @@ PROVENANCE_COLUMNS = (
     "pack_size",
     "wall_time_s",
     "device",
+    "compile_path",
     "node",
     "iclscale_version",
     "git_commit",

@@ -2,11 +2,14 @@
 
 `torch.compile` fuses the step (random numbers, forward, backward, optimizer, divergence mask) into a
 few loops: on one CPU thread in a pack of 4096 it ran the seed-004 unit about 4× faster than eager. But a
-first compilation takes 10–60 s, so "auto" times a few eager steps and compiles only when the remaining
-eager time would exceed `COMPILE_PAYS_AFTER_S` — or at once when this step, for these input shapes, was
-compiled before and saved (`iclscale.trainer.precompiled`: loading takes a fraction of a second in a new
-process, where tracing again took seconds). Compiled and eager steps agree within float tolerance
-(tests hold this). Inductor's cache lives in ~/.cache/iclscale/inductor (not /tmp) so that it survives.
+first compilation takes 10–60 s, so "auto" compiles only when the pack's estimated eager time
+(`eager_estimate_s`: steps × (a fixed cost per step + a cost per config and step, which grows with the
+config's trained values)) exceeds `COMPILE_PAYS_AFTER_S`. The decision (`decide`) is a pure function of the
+mode, the steps, the planned pack size and the trained values per config: compiled and eager steps agree
+only within float tolerance (tests hold this), so a decision that read a clock or a warm cache made a
+config's stored bits depend on how busy the machine once was (issue 38). A compiled step saved by an earlier
+process (`iclscale.trainer.precompiled`) is loaded instead of traced again, which changes the time taken,
+never the path. Inductor's cache lives in ~/.cache/iclscale/inductor (not /tmp) so that it survives.
 
 A step is compiled whole or not at all (`fullgraph=True`): a step cut by a graph break runs its pieces
 eagerly between the graphs, so on torch 2.11 one unsupported line in the random-number code left the
@@ -20,7 +23,6 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,12 +35,23 @@ from iclscale.trainer.cachedir import use_persistent_inductor_cache
 use_persistent_inductor_cache()  # before anything asks inductor for its cache directory
 
 COMPILE_PAYS_AFTER_S = 10.0
+"""Estimated eager seconds (`eager_estimate_s`) above which "auto" compiles a pack's training step."""
+EAGER_STEP_S = 5e-3
+"""The estimate's fixed cost of one eager step of a pack: a vmapped step is 300–900 ATen ops (docs/speed.md),
+each paying dispatch overhead whatever the pack size."""
+EAGER_CONFIG_STEP_S = 5e-6
+"""The estimate's least cost of one config in one eager step (seed 004's unit, 25 trained values: about 25 ms
+per eager step at a pack of 4096 on one CPU thread). A proxy, not a measurement: what matters is that it is
+fixed."""
+EAGER_VALUE_STEP_S = 4e-8
+"""The estimate's cost of one trained value (a parameter's element) of one config in one eager step, where it
+exceeds `EAGER_CONFIG_STEP_S`: the one-layer Transformer of docs/speed.md's table (14,700 values) took about
+0.6 ms per config and eager step at a pack of 256 (1,649 model-steps/s)."""
 ENVIRONMENT = "ICLSCALE_COMPILE"
 """auto, on or off: what "auto" means in this process (the test suite sets off, so that how busy the
 machine is cannot change which path a test takes; tests of the compiled step ask for it explicitly)."""
 GRAPH_BREAKS = "ICLSCALE_GRAPH_BREAKS"
 """warn (the default) or error: what a step that is not one graph does (the test suite sets error)."""
-TIMED_EAGER_STEPS = 3
 MODES = ("auto", "on", "off")
 INDUCTOR_OPTIONS = {"realize_cpu_opcount_threshold": 8}
 """Inductor inlines pointwise chains into one expression unless they exceed this many ops (50 on CPU by
@@ -126,10 +139,28 @@ def resolve_mode(mode: str) -> str:
     return mode
 
 
+def eager_estimate_s(steps: int, pack_size: int, values: int = 0) -> float:
+    """The eager time "auto" ascribes to `steps` steps of a pack of `pack_size` configs of `values` trained values
+    each (no clock is read)."""
+    per_config = max(EAGER_CONFIG_STEP_S, values * EAGER_VALUE_STEP_S)
+    return steps * (EAGER_STEP_S + pack_size * per_config)
+
+
+def decide(mode: str, steps: int, pack_size: int, values: int = 0) -> bool:
+    """Whether the training step of a pack is compiled: "on", "off", or for "auto" whether its estimated eager
+    time exceeds `COMPILE_PAYS_AFTER_S`. A pure function of its arguments — never of load, timings or what is
+    cached — so that the same config takes the same numeric path on every run. `pack_size`: the pack as
+    planned, not a part of it (parts depend on the free memory); `values`: trained values per config."""
+    mode = resolve_mode(mode)
+    return mode == "on" or (mode == "auto" and eager_estimate_s(steps, pack_size, values) > COMPILE_PAYS_AFTER_S)
+
+
 class StepRunner:
     """Calls a step function `steps` times, eagerly or compiled (see the module docstring). `key` names the
     step among processes (study, shape params, device): with it, compiled steps are saved and loaded;
-    `external` holds the objects the step closes over that cannot be saved (its nn.Module), by name."""
+    `external` holds the objects the step closes over that cannot be saved (its nn.Module), by name;
+    `pack_size` (the planned pack's) and `values` (trained values per config) are what "auto" decides on
+    (`decide`)."""
 
     def __init__(
         self,
@@ -138,19 +169,22 @@ class StepRunner:
         mode: str = "auto",
         key: tuple | None = None,
         external: Mapping[str, Any] | None = None,
+        pack_size: int = 1,
+        values: int = 0,
     ):
         self.step, self.steps, self.mode = step, steps, resolve_mode(mode)
+        self.decided = decide(self.mode, steps, pack_size, values)
         self.key, self.external = key, dict(external or {})
         self.calls = 0
-        self._timing: tuple | float | None = None
         self._compiled_fn: Callable | None = None
         self._loaded = False
+        self._tried = False  # compiling was tried (`settled` tries whatever "auto" decided)
 
     def __call__(self, *args):
         self.calls += 1
         if self._compiled_fn is not None:
             return self._compiled_fn(*args)
-        if self._should_compile(args):
+        if self.decided and id(self.step) not in _FAILED:
             try:
                 compiled = compile_function(self.step, args, self.key, self.external)
                 out = compiled(*args)
@@ -158,13 +192,14 @@ class StepRunner:
                 return out
             except Exception as error:  # no compiler, an unsupported op, a graph break: eager still works
                 self._failed(error)
-        return self._timed_eager(*args)
+        return self.step(*args)
 
     def settled(self, args: tuple) -> Callable:
-        """The function to call from now on, decided now rather than after timed eager steps (for a caller
-        that records its calls, `iclscale.trainer.replay`): compiled for inputs like `args` unless the mode is "off"
-        or compiling fails (then eager, with the usual warning)."""
+        """The function to call from now on, for a caller that records its calls (`iclscale.trainer.replay`):
+        compiled for inputs like `args` unless the mode is "off" or compiling fails (then eager, with the usual
+        warning)."""
         if self.mode != "off" and id(self.step) not in _FAILED:
+            self._tried = True
             try:
                 self._compiled_fn = compile_function(self.step, args, self.key, self.external)
                 self._loaded = _signature(self.step, args, self.key) in _LOADED
@@ -181,12 +216,12 @@ class StepRunner:
 
     @property
     def path(self) -> str:
-        """How the steps ran (the last of them, for "auto", which times eager steps first): "compiled" (traced
-        in this process), "loaded" (saved by an earlier one), "eager", or "eager: graph break" / "eager:
-        compile failed" when compiling was tried and refused."""
+        """How the steps ran: "compiled" (traced in this process), "loaded" (saved by an earlier one: the same
+        compiled code), "eager", or "eager: graph break" / "eager: compile failed" when compiling was tried and
+        refused."""
         if self._compiled_fn is not None:
             return "loaded" if self._loaded else "compiled"
-        if id(self.step) in _FAILED and self.mode != "off":
+        if id(self.step) in _FAILED and (self.decided or self._tried):
             return "eager: compile failed" if _FAILED[id(self.step)] is None else "eager: graph break"
         return "eager"
 
@@ -197,30 +232,8 @@ class StepRunner:
 
     @property
     def breaks(self) -> list[str]:
-        reason = _FAILED.get(id(self.step)) if self._compiled_fn is None and self.mode != "off" else None
+        reason = _FAILED.get(id(self.step)) if self._compiled_fn is None and (self.decided or self._tried) else None
         return [reason] if reason else []
-
-    def _should_compile(self, args: tuple) -> bool:
-        if self.mode == "off" or id(self.step) in _FAILED:
-            return False
-        if self.mode == "on" or _signature(self.step, args, self.key) in _COMPILED:
-            return True
-        if self.calls == 1 and self.key is not None and precompiled.exists(self.key, args):
-            return True  # saved by an earlier process: loading costs less than the eager steps it saves
-        if self._timing is None or not isinstance(self._timing, float):
-            return False  # still timing eager steps
-        return self._timing * (self.steps - self.calls + 1) > COMPILE_PAYS_AFTER_S
-
-    def _timed_eager(self, *args):
-        """Eager step; after the first (which pays for allocations), time the next few: `_timing` becomes
-        the start time, then the measured seconds per step."""
-        out = self.step(*args)
-        if self.calls == 1:
-            self._timing = ("started", time.perf_counter())
-        elif self.calls == 1 + TIMED_EAGER_STEPS and isinstance(self._timing, tuple):
-            _sync(out)
-            self._timing = (time.perf_counter() - self._timing[1]) / TIMED_EAGER_STEPS
-        return out
 
 
 def compile_function(fn: Callable, args: tuple, key: tuple | None = None, external: Mapping[str, Any] | None = None):
@@ -296,11 +309,3 @@ def _signature(fn: Callable, args: tuple, key: tuple | None) -> tuple:
 
 def _tensors(tree) -> list:
     return [leaf for leaf in tree_leaves(tree) if isinstance(leaf, torch.Tensor)]
-
-
-def _sync(out) -> None:
-    """Wait for queued CUDA work, so that eager timings are real."""
-    for leaf in _tensors(out):
-        if leaf.is_cuda:
-            torch.cuda.synchronize(leaf.device)
-            return

@@ -10,6 +10,9 @@ study's shape params, the eval points, the device and the code only: it is kept 
 and in ~/.cache/iclscale/footprints.json under a digest of iclscale's sources and torch's version (a new
 process would otherwise spend about a second measuring again; changed code measures afresh).
 
+Evaluation sizes a short run cannot be trusted to draw (a test set of terabytes) are estimated from the params
+where a study declares how (`StudyInfo.eval_values`) and refused before anything runs (`check_evaluation`).
+
 On CUDA the peak comes from the caching allocator's statistics. On CPU PyTorch keeps no statistics,
 so `LiveBytes` counts them: a dispatch mode that adds every new storage an op creates and subtracts it
 when the storage is freed (hand-written because neither torch nor the standard library offers a peak
@@ -231,3 +234,36 @@ def split(configs: Sequence[Config], fits: int) -> list[tuple[list[Config], int]
         padding = size - len(part)
         parts.append((part + [part[0]] * padding, padding))
     return parts
+
+
+def check_evaluation(
+    info: StudyInfo, configs: Sequence[Config], eval_points: Sequence[EvalPoint], device: torch.device
+) -> None:
+    """Refuse, before anything is drawn or trained, a pack whose evaluation cannot fit: the largest test set a
+    study's declaration estimates (`StudyInfo.eval_values`) for the whole pack, against the device's free
+    memory (the short run that sizes packs would itself draw it: 10^7 test prompts of 10^4 tokens held 4.2 GB
+    after a minute and grew, issue 38). Said in one line with both numbers."""
+    if info.eval_values is None or not configs:
+        return
+    values = dict(configs[0].values)
+    itemsize = 8 if values.get("dtype") == "float64" else 4
+    needed, worst = max(((info.eval_values({**values, **dict(p)}) * itemsize, p) for p in eval_points), default=(0, ()))
+    needed *= len(configs)
+    free = free_memory(torch.device(device))
+    if needed > free:
+        from iclscale.errors import UserError
+
+        defaults = info.defaults("eval")  # the point by what it sets apart from the declared defaults
+        at = ", ".join(f"{name}={value}" for name, value in dict(worst).items() if value != defaults.get(name))
+        at = at or "the default eval point"
+        raise UserError(
+            f"study {info.name}: evaluating {len(configs)} config(s) at {at} needs at least {_size(needed)} for its "
+            f"test set, more than the {_size(free)} free on this {torch.device(device).type}; lower the eval sizes"
+        )
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if count >= scale:
+            return f"{count / scale:.3g} {unit}"
+    return f"{count} B"

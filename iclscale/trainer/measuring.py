@@ -8,13 +8,14 @@ in `PackResult.eval_errors` and its metrics are absent; probes, training and the
 
 Drawing a large pack's test set is compiled on the CPU like the training step (`iclscale.trainer.compiling`), in
 chunks of `DRAW_CHUNK` configs: fused, the counter hash and the transforms after it ran 4.5× faster than
-eagerly (seed 004's 256 test tasks for 4096 configs: 0.7 s against 3.1 s of CPU). "auto" compiles when the
-eager draw would take longer than compiling pays for, or when an earlier process saved the compiled draw.
+eagerly (seed 004's 256 test tasks for 4096 configs: 0.7 s against 3.1 s of CPU). "auto" compiles a pack of
+at least `DRAW_CHUNK` configs (as planned); the trainer sets "off" for a pack whose step "auto" leaves eager
+(`iclscale.trainer.compiling.decide`). No clock and no cache decides: the compiled and eager draws agree
+within float tolerance only, and a config's bits must not depend on the machine's load.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,10 +24,10 @@ import torch
 from torch.func import vmap
 from torch.utils._pytree import tree_leaves, tree_map
 
-from iclscale.trainer import compiling, precompiled
+from iclscale.trainer import compiling
 from iclscale.trainer.params import EvalPoint
 from iclscale.trainer.rng import Stream
-from iclscale.trainer.study import MAP_CHUNK, Net, Pack, PackNet, Study, config_view, config_view_class
+from iclscale.trainer.study import Net, Pack, PackNet, Study, config_view, config_view_class
 
 TEST_DATA_SHARE = 0.25
 DRAW_CHUNK = 256
@@ -38,6 +39,7 @@ class Measurer:
     def __init__(self, study: Study, pack: Pack, eval_points: list[EvalPoint], compile: str = "off"):
         self.study, self.pack, self.eval_points = study, pack, eval_points
         self.compile = compiling.resolve_mode(compile)
+        self.planned = pack.pack_size  # the size of the pack this one is a part of: what "auto" decides on
         self.draws_test_data = type(study).test_data is not Study.test_data
         self.test_data: dict[tuple, Any] = {}
 
@@ -98,17 +100,12 @@ class Measurer:
         """The pack's test set of an eval point: compiled in chunks when that pays (module docstring), else eager."""
         eager = lambda c: self.study.test_data(c, point)  # noqa: E731
         pack, size = self.pack, min(DRAW_CHUNK, self.pack.pack_size)
-        if self.compile == "off" or pack.device.type != "cpu" or (self.compile == "auto" and size < DRAW_CHUNK):
+        if self.compile == "off" or pack.device.type != "cpu" or (self.compile == "auto" and self.planned < DRAW_CHUNK):
             return pack.map(eager)
         info = pack.info
         fn = draw_function(self.study, config_view_class(info), pack.shape, dict(point))
         key = ("test_data", info.name, tuple(pack.shape.items()), tuple(sorted(dict(point).items())), "cpu")
         example = chunk_inputs(pack, 0, size)
-        if self.compile == "auto" and not precompiled.exists(key, example):
-            started = time.perf_counter()
-            pack.subset(slice(0, MAP_CHUNK)).map(eager)
-            if (time.perf_counter() - started) * pack.pack_size / MAP_CHUNK <= compiling.COMPILE_PAYS_AFTER_S:
-                return pack.map(eager)
         try:
             compiled = compiling.compile_function(fn, example, key)
             return map_in_chunks(compiled, pack, size)

@@ -58,6 +58,10 @@ class StudyInfo:
     metrics: tuple[Metric, ...] = ()  # every final metric's meaning (`iclscale studies NAME` lists them)
     config: type | None = None
     """The config class its study functions receive (iclscale.trainer.configclass); None: one made at run time."""
+    eval_values: Callable[[Mapping[str, Any]], int] | None = None
+    """Floats one config's evaluation at an eval point holds at once (its test set), from the params alone (shape,
+    train and eval): checked against the machine before training (`iclscale.trainer.footprint.check_evaluation`),
+    where the footprint's short run would itself draw a test set too large to hold. None: not estimated."""
 
     def __post_init__(self) -> None:
         names = [p.name for p in self.params]

@@ -2,11 +2,11 @@
 
 The study's functions are written for one config (`iclscale.trainer.study`); here they are vectorised with
 `torch.func.vmap` over the pack, and one training step — batch, loss, gradient, optimizer update and
-divergence mask — is one function of the stacked tensors, compiled with `torch.compile` when the pack
-is big enough for compilation to pay (`iclscale.trainer.compiling`). A config whose loss or gradient turns
-non-finite is marked diverged and frozen; its pack-mates go on. Results do not depend on the pack size,
-on the pack a config lands in, or on compilation (within float tolerance): every random number is a pure
-function of the config's seed, and every update is elementwise per config.
+divergence mask — is one function of the stacked tensors, compiled with `torch.compile` when the pack's
+steps and size say compilation pays (`iclscale.trainer.compiling.decide`, never a clock). A config whose loss
+or gradient turns non-finite is marked diverged and frozen; its pack-mates go on. Results do not depend on the
+pack size, on the pack a config lands in, or on compilation (within float tolerance): every random number is a
+pure function of the config's seed, and every update is elementwise per config.
 
 A pack that does not fit in memory is trained in parts (`iclscale.trainer.footprint`), never out of memory.
 """
@@ -24,7 +24,7 @@ import torch
 from torch.func import grad_and_value, vmap
 
 from iclscale.trainer import recipe, replay
-from iclscale.trainer.compiling import StepRunner, resolve_mode
+from iclscale.trainer.compiling import StepRunner, decide, resolve_mode
 from iclscale.trainer.measuring import Measurer, append
 from iclscale.trainer.params import Config, EvalPoint, RecordSchedule
 from iclscale.trainer.registry import StudyInfo
@@ -150,8 +150,9 @@ def train_pack(
     device's free memory when sizing parts. `refine` measures the trained parts at more eval points.
     `graph_steps`: on CUDA, steps per replayed CUDA graph (`iclscale.trainer.replay`; None: its environment
     variable, default none)."""
-    from iclscale.trainer.footprint import pack_parts
+    from iclscale.trainer.footprint import check_evaluation, pack_parts
 
+    check_evaluation(info, list(configs), list(eval_points), torch.device(device))
     schedule = record if isinstance(record, RecordSchedule) else RecordSchedule(every=record)
     device = torch.device(device)
     start = time.perf_counter()
@@ -160,7 +161,7 @@ def train_pack(
     for index, (members, padding) in enumerate(parts):
         trainer = PackTrainer(info, members, list(eval_points), device)
         report = progress if len(parts) == 1 else _part_progress(progress, index, len(parts))
-        result = trainer.run(schedule, report, compile, graph_steps)
+        result = trainer.run(schedule, report, compile, graph_steps, planned=len(configs))
         if refine is not None:
             refine(result, lambda points, trainer=trainer, result=result: trainer.evaluate_final(result, points))
         results.append(_drop_padding(result, padding))
@@ -247,21 +248,29 @@ class PackTrainer:
         progress: Progress | None = None,
         compile: str = "auto",
         graph_steps: int | None = None,
+        planned: int | None = None,
     ) -> PackResult:
+        """Train and record. `planned`: the size of the pack this one is a part of (default its own), what
+        "auto" decides on (`iclscale.trainer.compiling.decide`)."""
         start = time.perf_counter()
         result = PackResult(self.pack.configs, self.eval_points, device=str(self.pack.device))
         result.evals = {point: {} for point in self.eval_points}
         result.eval_errors = dict.fromkeys(self.eval_points)
         record_after = schedule.record_steps(self.steps)  # sorted, ends with self.steps
         record_at = set(record_after)
-        self.measurer.compile = resolve_mode(compile)
+        planned = planned or self.pack.pack_size
+        mode = resolve_mode(compile)
+        # "auto" draws a trained pack's test sets compiled only where its step compiles: one decision, on numbers
+        eager_steps = mode == "auto" and self.steps and not decide(mode, self.steps, planned, self.values_per_config)
+        self.measurer.compile = "off" if eager_steps else mode
+        self.measurer.planned = planned
         with self.defaults():
             state = self.start_state()
             self.params, self.opt_state, active, diverged_at, loss_sum = state
             self.record(result, 0, active, None)
             if progress is not None:
                 progress(0, self.steps, result)
-            runner = self.runner(compile) if self.steps else None
+            runner = self.runner(mode, planned) if self.steps else None
             graph = self.graph(runner, graph_steps) if self.steps else None
             fixed = self.step_inputs()
             since, t = 0, 0
@@ -304,12 +313,18 @@ class PackTrainer:
         """What a step reads and never changes."""
         return self.buffers, self.pack.hp, self.pack.rng.base, self.pack.const, self.training_set
 
-    def runner(self, compile: str) -> StepRunner:
+    def runner(self, compile: str, planned: int | None = None) -> StepRunner:
         key = (self.info.name, tuple(self.pack.shape.items()), self.pack.device.type)
         if key not in _STEPS:
             _STEPS[key] = make_step(self.info, self.study, self.module, self.pack.shape), self.module
         step, module = _STEPS[key]
-        return StepRunner(step, self.steps, compile, key=("step", *key), external={"module": module})
+        external, size, values = {"module": module}, planned or self.pack.pack_size, self.values_per_config
+        return StepRunner(step, self.steps, compile, ("step", *key), external, pack_size=size, values=values)
+
+    @property
+    def values_per_config(self) -> int:
+        """Trained values (parameter elements) of one config: a shape, so a pure input of "auto"'s decision."""
+        return sum(p.numel() for p in self.params.values()) // self.pack.pack_size
 
     def graph(self, runner: StepRunner, graph_steps: int | None) -> replay.GraphedSteps | None:
         """k steps per replayed CUDA graph (`iclscale.trainer.replay`) when asked for on CUDA; they replay the step

@@ -258,6 +258,12 @@ ONE_LAYER_METRICS = (
 )
 
 
+def _test_set_values(values: Mapping[str, Any]) -> int:
+    """Floats of one config's test set at an eval point: eval_prompts prompts of l_ts + 1 tokens of d_x + d_y
+    (`embed`), and a label each (`StudyInfo.eval_values`)."""
+    return values["eval_prompts"] * ((values["l_ts"] + 1) * (values["d_x"] + values["d_y"]) + 1)
+
+
 NONLINEAR_ICL = StudyInfo(
     name="nonlinear_icl",
     title="A one-layer nonlinear Transformer learns binary ICL tasks in T ∝ α^(-2/3) and generalizes out of domain",
@@ -266,6 +272,7 @@ NONLINEAR_ICL = StudyInfo(
     config=NonlinearICLConfig,
     checks=(_check_data, _check_one_layer),
     metrics=ONE_LAYER_METRICS,
+    eval_values=_test_set_values,
     params=(
         *DATA_SHAPE,
         *ONE_LAYER_SHAPE,
@@ -291,6 +298,7 @@ NONLINEAR_ICL_GPT2 = StudyInfo(
     config=NonlinearICLGPT2Config,
     checks=(_check_data, _check_gpt2),
     metrics=TASK_METRICS,
+    eval_values=_test_set_values,
     params=(
         *DATA_SHAPE,
         *GPT2_SHAPE,
