@@ -222,11 +222,12 @@ def test_a_threshold_search_draws_its_epsilon_on_the_searched_metric_and_marks_i
     from iclscale.analysis import sweep_charts
     from iclscale.analysis.reader import load_results
     from iclscale.analysis.report import fit_sweep_laws
+    from iclscale.papers.nonlinear_icl.laws.common import EPSILON  # the law's ε, which the search's level matches
 
     results = load_results(str(threshold_search))
     fits = fit_sweep_laws(results)
     thresholds = {fit.law.measure.metric: fit.law.measure.threshold for fit in fits}
-    assert thresholds == {"test_error": 0.01}
+    assert thresholds == {"test_error": EPSILON}
     for title, chart in (
         *sweep_charts.training_curve_charts(results, thresholds),
         *sweep_charts.probe_charts(results, thresholds),
@@ -235,8 +236,8 @@ def test_a_threshold_search_draws_its_epsilon_on_the_searched_metric_and_marks_i
             spec = chart.to_dict()
             rules = [m for m in _marks(spec) if m["mark"] == "rule" or m["mark"].get("type") == "rule"]
             assert any(m["encoding"]["y"]["field"] == "epsilon" for m in rules), title
-            assert {row["epsilon"] for row in next(iter(spec["datasets"].values()))} == {0.01}
-            assert "ε = 0.01" in json.dumps(spec["title"], ensure_ascii=False)
+            assert {row["epsilon"] for row in next(iter(spec["datasets"].values()))} == {EPSILON}
+            assert f"ε = {EPSILON:g}" in json.dumps(spec["title"], ensure_ascii=False)
     probes = [title for title, _ in sweep_charts.probe_charts(results, thresholds)]
     assert probes[0] == "probe test_error"  # the searched metric first, never cut off
     spec = law_charts.law_chart(fits[0]).to_dict()
