@@ -33,6 +33,7 @@ PAPER_EPSILON = 0.01  # [L24] §5.1 on Fig. 3A, "< 0.01": the paper's experiment
 L_TS_EPSILON = 0.05  # ε for the required test length: not from the paper (a pilot of ours read l_ts at 0.05 and 0.1)
 TASKS_EPSILON = 0.05  # App. A.2's "around 0" (Fig. 7) read as ≤ 0.05 (our reading; no number given)
 EXPONENT_RULE = VerdictRule(max_interval_width=0.3)  # 0.3 wide at most: not from the paper
+WIDTH_FOLLOWS_M1 = ("m",)  # the M1 sweeps set m = ⌈M1² ln M1⌉ per M1 (Thm 3.3 (i)): m moves with x, no group
 THEOREM_3_3 = (
     "Theorem 3.3 holds when Condition 3.2 holds (|T_tr| ≥ M1, every (pattern, label) covered equally), "
     "m ≥ Ω(M1² log M1), B ≥ Ω(max{ε⁻², M1} log M1), l_tr ≥ max{Ω(log M1/α), Ω(1/(β²α))}, l_ts ≥ α'⁻¹, "

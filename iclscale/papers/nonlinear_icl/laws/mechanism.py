@@ -15,7 +15,7 @@ from iclscale.analysis.kinds import Bound, Linear, PowerLaw
 from iclscale.analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from iclscale.analysis.measures import CurveValues, FinalCombination
 from iclscale.analysis.verdict import INSIDE, OVERLAP, Band
-from iclscale.papers.nonlinear_icl.laws.common import EXPONENT_RULE, L24, STUDY, theorem_3_3_regime
+from iclscale.papers.nonlinear_icl.laws.common import EXPONENT_RULE, L24, STUDY, WIDTH_FOLLOWS_M1, theorem_3_3_regime
 
 ONE_ROW = inside_rule(min_levels=1, min_points=2)
 # §4 describes "the trained model after being updated by T (characterized in (10)) iterations" (Prop. 4.1):
@@ -69,6 +69,7 @@ def complement_prediction(params: Mapping[str, Any]) -> Prediction:
 
 ATTENTION_COMPLEMENT_VS_M1 = Law(
     name=f"{STUDY}.attention_complement_vs_M1",
+    pool=WIDTH_FOLLOWS_M1,
     regime=MECHANISM_REGIME,
     study=STUDY,
     claim="the attention mass off the query's pattern falls polynomially in M1, faster than 1/M1",

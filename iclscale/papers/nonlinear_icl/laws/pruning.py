@@ -12,7 +12,14 @@ from iclscale.analysis.kinds import Bound, EarlierOnset, FlatRegion, Linear, Pow
 from iclscale.analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
 from iclscale.analysis.measures import FinalValue, IncreaseOver
 from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
-from iclscale.papers.nonlinear_icl.laws.common import EXPONENT_RULE, L24, STUDY, theorem_3_3_regime, transformer_rows
+from iclscale.papers.nonlinear_icl.laws.common import (
+    EXPONENT_RULE,
+    L24,
+    STUDY,
+    WIDTH_FOLLOWS_M1,
+    theorem_3_3_regime,
+    transformer_rows,
+)
 
 # Thm 3.7: "Suppose Condition 3.2 and conditions (i)–(iv) in Theorem 3.3 hold"; its ε is free ("for any ε > 0")
 THEOREM_3_7_REGIME = theorem_3_3_regime(None, source="Thm 3.7 (Condition 3.2 and Thm 3.3 (i)–(iv))")
@@ -69,6 +76,7 @@ def small_pruning_cost_prediction(params: Mapping[str, Any]) -> Prediction:
 
 SMALL_PRUNING_COST_VS_M1 = Law(
     name=f"{STUDY}.small_pruning_cost_vs_M1",
+    pool=WIDTH_FOLLOWS_M1,
     regime=THEOREM_3_7_REGIME,
     study=STUDY,
     claim="pruning all the small neurons L^c raises the hinge loss by at most O(M1^{-1/2}) (plus ε)",

@@ -26,6 +26,7 @@ from iclscale.papers.nonlinear_icl.laws.common import (
     PAPER_EPSILON,
     STUDY,
     THEOREM_3_3,
+    WIDTH_FOLLOWS_M1,
     exponent_prediction,
     theorem_3_3_regime,
     transformer_unpruned_once_in_domain,
@@ -150,6 +151,7 @@ def m1_sqrt_log_m1(m1):
 
 T_VS_M1 = Law(
     name=f"{STUDY}.T_vs_M1",
+    pool=WIDTH_FOLLOWS_M1,
     study=STUDY,
     claim=f"the iterations T needed to reach unseen-task error ≤ {EPSILON:g} scale as M1·√(log M1)",
     citation=f"{L24} Theorem 3.3 (iv), Eq. (10)",

@@ -18,6 +18,7 @@ from iclscale.papers.nonlinear_icl.laws.common import (
     PAPER_EPSILON,
     STUDY,
     TASKS_EPSILON,
+    WIDTH_FOLLOWS_M1,
     app_a2_task_sets,
     longest_test_prompt,
     theorem_3_3_regime,
@@ -66,6 +67,7 @@ def tasks_vs_m1_prediction(params: Mapping[str, Any]) -> Prediction:
 
 TRAIN_TASKS_VS_M1 = Law(
     name=f"{STUDY}.train_tasks_vs_M1",
+    pool=WIDTH_FOLLOWS_M1,
     control_params={"n_train_tasks": 0},
     study=STUDY,
     claim=f"the number of training tasks needed for unseen-task error ≤ {TASKS_EPSILON:g} grows as M1 (|T_tr|* = M1)",
