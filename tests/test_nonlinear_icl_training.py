@@ -100,7 +100,7 @@ def test_short_training_reaches_low_unseen_task_error_at_the_defaults(nonlinear_
 
 
 def test_pruning_and_baselines_are_measured_at_the_final_record(nonlinear_icl):
-    configs = _resolve(nonlinear_icl, [{}], steps=150, probe_prompts=16)
+    configs = _resolve(nonlinear_icl, [{}], steps=150, probe_prompts=16, m=60)  # R = 0.5 prunes 30 of 60 exactly
     common = {"eval_prompts": 256, "alpha_test": 0.6}
     points = {
         "plain": _point(nonlinear_icl, **common),
