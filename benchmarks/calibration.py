@@ -419,6 +419,15 @@ def table(results) -> str:
     return "\n".join(lines)
 
 
+def run_all(function, work: list, workers: int) -> list:
+    """`function` over the tasks, in up to 2 processes (a shared machine has no more to give)."""
+    workers = max(1, min(workers, 2))
+    if workers == 1:
+        return [function(t) for t in work]
+    with Pool(workers) as pool:
+        return pool.map(function, work, chunksize=1)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 replicates per design (a smoke test)")
@@ -428,13 +437,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     replicates = 5 if args.quick else args.replicates
     start = time.perf_counter()
-    work = tasks(replicates, args.kinds)
-    workers = max(1, min(args.workers, 2))
-    if workers == 1:
-        results = [run_task(t) for t in work]
-    else:
-        with Pool(workers) as pool:
-            results = pool.map(run_task, work, chunksize=1)
+    results = run_all(run_task, tasks(replicates, args.kinds), args.workers)
     print(table(results))
     print(f"\n{replicates} replicates per design and case; {time.perf_counter() - start:.0f} s")
     return 0

@@ -21,13 +21,12 @@ import math
 import sys
 import time
 from dataclasses import dataclass, replace
-from multiprocessing import Pool
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from calibration import group_of, judged, law_of
+from calibration import group_of, judged, law_of, run_all
 
 from iclscale.analysis.controls import inside
 from iclscale.analysis.kinds import PowerLaw
@@ -129,12 +128,7 @@ def main(argv=None) -> int:
     replicates = 5 if args.quick else args.replicates
     start = time.perf_counter()
     work = [(d, sd, replicates, i) for i, (d, sd) in enumerate((d, sd) for d in designs() for sd in SCATTERS)]
-    workers = max(1, min(args.workers, 2))
-    if workers == 1:
-        results = [power(t) for t in work]
-    else:
-        with Pool(workers) as pool:
-            results = pool.map(power, work, chunksize=1)
+    results = run_all(power, work, args.workers)
     print(table(results))
     print(f"\n{replicates} replicates per design and scatter; {time.perf_counter() - start:.0f} s")
     return 0
