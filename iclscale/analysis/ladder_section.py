@@ -97,6 +97,8 @@ def ladder_chart(name: str, param: str, rungs: list[LawFit]):
     import pandas as pd
 
     band = rungs[0].prediction.primary.band if rungs[0].prediction else None
+    if band is not None and math.isfinite(rungs[0].tolerance):  # the band the verdict uses (a point has no height)
+        band = band.widened(rungs[0].tolerance)
     table = pd.DataFrame(
         {
             param: [float(f.group[param]) for f in rungs],
