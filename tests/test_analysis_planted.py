@@ -340,8 +340,8 @@ def test_a_regime_ladder_draws_one_laws_rungs_over_the_binding_param():
     charts = []
     section = ladder_section(fits, lambda chart, title: charts.append(chart.to_dict()) or {"spec": title})
     assert section.title == "Regime ladder" and len(section.items) == 1 and len(charts) == 1
-    marks = [layer["mark"] if isinstance(layer["mark"], str) else layer["mark"]["type"] for layer in charts[0]["layer"]]
-    assert "rect" in marks  # the theory's band, widened by the tolerance the verdict uses (a point has no height)
+    (theory,) = [rows[0] for rows in charts[0]["datasets"].values() if "theory" in rows[0]]
+    assert (theory["low"], theory["high"]) == pytest.approx((PLANTED - 0.1, PLANTED + 0.1))  # the verdict's band
     assert "<td>1</td>" in section.items[0][2] and "outside" in section.items[0][2]
     assert ladders(toy_law(PowerLaw()).evaluate(results_of(offset_rows(0)))) == []
 
