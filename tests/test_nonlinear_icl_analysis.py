@@ -195,13 +195,15 @@ def s1_store(error_of, seeds=4, study=STUDY):
     [
         (lambda s, k: 0.002 + 0.001 * k if s >= 1 else 0.05 + 0.01 * k, CONSISTENT, CONSISTENT),  # the paper's claim
         (lambda s, k: 0.002 + 0.001 * k, INCONSISTENT, CONSISTENT),  # ≈ 0 everywhere: only the "if" holds
-        (lambda s, k: 0.05 if s <= 1.1 else 0.002, INCONSISTENT, INCONSISTENT),  # fails at S1 = 1, 1.1
+        (lambda s, k: 0.5 if s <= 1.1 else 0.002, INCONSISTENT, INCONSISTENT),  # fails at S1 = 1, 1.1
         (lambda s, k: 0.002 if s >= 1 else (0.002, 0.03)[k % 2], INCONCLUSIVE, CONSISTENT),  # straddles ε below 1
     ],
 )
 def test_s1_threshold_verdicts_on_constructed_cases(error_of, iff, sufficient):
-    """The cases are written for ε = 0.01 (Fig. 3A's) and scaled to the one-layer laws' ε."""
-    store = s1_store(lambda s, k: error_of(s, k) * EPSILON / 0.01)
+    """The "iff" law reads Fig. 3A's ε = 0.01, the sufficient one the theorem's ε (0.1)."""
+    assert get_law("nonlinear_icl.ood_error_threshold_S1").kind.threshold == 0.01
+    assert get_law("nonlinear_icl.ood_error_sufficient_S1").kind.threshold == EPSILON
+    store = s1_store(error_of)
     (both,) = get_law("nonlinear_icl.ood_error_threshold_S1").evaluate(store)
     (only_if,) = get_law("nonlinear_icl.ood_error_sufficient_S1").evaluate(store)
     assert (both.verdict.verdict, only_if.verdict.verdict) == (iff, sufficient), (both.verdict, only_if.verdict)

@@ -28,7 +28,9 @@ CLAIMS = (
           (S + "train_tasks_threshold", S + "train_tasks_vs_M1")),
     Claim("L9", "Thm 3.4, Eq. 12; Fig. 3A", "OOD error ≈ 0 iff the coefficient sum S1 ≥ 1",
           (S + "ood_error_threshold_S1", S + "ood_error_sufficient_S1", G + "ood_error_threshold_S1",
-           G + "ood_error_sufficient_S1")),
+           G + "ood_error_sufficient_S1"),
+          experiment=Experiment("Fig. 3A", "nonlinear_icl_fig3a_gpt2_S1", (G + "ood_error_threshold_S1",),
+                                "the out-of-domain classification error archives < 0.01 when S; > 1 and")),
     Claim("L10", "Thm 3.3 (i)", "width m ≳ M1² log M1 suffices", (S + "width_vs_M1",)),
     Claim("L11", "Thm 3.3 (ii)",
           "a batch B ≥ Ω(max{ε⁻², M1} log M1) suffices for hinge loss O(ε) (the law reads it inverted, as a loss "
