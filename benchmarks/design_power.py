@@ -74,6 +74,9 @@ def designs() -> list[CatalogueDesign]:
                 if len(levels) < 3:
                     continue
                 x = law.kind.transform(np.asarray(levels)) if law.kind.transform else np.asarray(levels)
+                x = x[x > 0]  # a log-log fit leaves x ≤ 0 out, as the law does
+                if len(x) < 3:
+                    continue
                 paired = param in sweep.eval
                 found.append(
                     CatalogueDesign(sweep.study.name, sweep.name, name, tuple(map(float, x)), len(sweep.seeds), paired)
