@@ -350,6 +350,7 @@ real_run_pack, real_counts = execute.run_pack, status.status_counts
 def run_pack(context, pack, *args, **kwargs):
     if len(list(execute.Location(context.out).list("runs", ".parquet"))) == 0:
         return real_run_pack(context, pack, *args, **kwargs)
+    open(str(context.out).rstrip("/") + ".stuck", "w").close()  # the test signals once the run is in it
     if sys.argv[1] == "c-call":
         ctypes.CDLL(None).system(b"sleep 60")  # a long C call: Python's signal handlers cannot run in it
     time.sleep(60)
@@ -372,9 +373,10 @@ def test_sigterm_and_ctrl_c_end_within_5_s_with_the_stored_line_whatever_the_run
         driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
     try:
         deadline = time.monotonic() + 300
-        while not list((out / "runs").glob("*.parquet")) and time.monotonic() < deadline and driver.poll() is None:
+        stuck_marker = Path(f"{out}.stuck")  # written by the stuck run_pack, just before it sticks
+        while not stuck_marker.exists() and time.monotonic() < deadline and driver.poll() is None:
             time.sleep(0.1)
-        time.sleep(1.0)  # into the stuck call
+        time.sleep(0.5)  # into the stuck call (a loaded machine once took over 1 s from the first fragment to it)
         assert driver.poll() is None, (tmp_path / "stderr").read_text()
         sent = time.monotonic()
         driver.send_signal(stop)
