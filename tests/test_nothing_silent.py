@@ -370,7 +370,10 @@ def test_sigterm_and_ctrl_c_end_within_5_s_with_the_stored_line_whatever_the_run
     command = [sys.executable, "-c", STUCK, stuck, "sweep", "run", str(_write(tmp_path, raw)), "--out", str(out),
                "--executor", "inline", "--quiet"]  # fmt: skip
     with open(tmp_path / "stderr", "w") as stderr:  # a file: the stuck call's `sleep` child keeps a pipe open
-        driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True)
+        # as a terminal's Ctrl-C finds it: SIGINT not ignored (a suite started in the background, as CI may be,
+        # passes SIG_IGN on to its children, and Python then keeps ignoring it)
+        driver = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr, start_new_session=True,
+                                  preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     try:
         deadline = time.monotonic() + 300
         stuck_marker = Path(f"{out}.stuck")  # written by the stuck run_pack, just before it sticks
