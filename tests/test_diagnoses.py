@@ -1,13 +1,15 @@
 """Why claims do not reproduce (issue 23): the diagnosis kept with each claim, its validation, its counts per
 category and paper, the README's generated copy, and where `iclscale laws` and the report show it."""
 
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from iclscale.analysis import diagnoses
 from iclscale.analysis.catalogue import PAPERS
-from iclscale.analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis, VersusPrinted
+from iclscale.analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis, VersusPrinted, estimate_references
 from iclscale.analysis.laws import LAWS
 from iclscale.cli import main
 from iclscale.papers import BUILT_IN
@@ -98,3 +100,77 @@ def test_the_report_shows_a_laws_diagnosis():
     )
     items = diagnosis_items(diagnosis.laws[0])
     assert (f"diagnosis of claim {claim.label}", diagnosis.describe()) in items
+
+
+def _row(law, estimate, low, high, group="all", sweep="s1"):
+    return {"law": law, "group": group, "sweep": sweep, "estimate": estimate, "ci_low": low, "ci_high": high}
+
+
+def test_a_diagnosis_cites_a_measured_number_by_naming_the_ledger_quantity():
+    """`{estimate:LAW|WORDS}` renders the ledger's rows for the law (by full or short name, every word in the
+    row's group or sweep); without rows it says where to read it, never a number the run did not make."""
+    d = Diagnosis("open", "T ∝ M1^{estimate:T_vs_M1} misses 1; at d = 5: {estimate:p.w_vs_L|d=5}.", ("p.T_vs_M1",))
+    rows = [
+        _row("p.T_vs_M1", 0.7612, 0.634, 0.9),
+        _row("p.w_vs_L", 0.2, 0.1, 0.3, group="d=2"),
+        _row("p.w_vs_L", 0.4, 0.3, 0.5, group="d=5", sweep="a"),
+        _row("p.w_vs_L", 0.6, 0.5, 0.7, "d=5", "b"),
+    ]
+    assert d.describe(rows) == (
+        "open [T_vs_M1]: T ∝ M1^0.761 [0.634, 0.9] misses 1; "
+        "at d = 5: 0.4 [0.3, 0.5] (d=5, a); 0.6 [0.5, 0.7] (d=5, b)."
+    )
+    assert "no estimate of T_vs_M1 in this run" in d.describe([])
+    assert "(the ledger's estimate of w_vs_L at d=5)" in d.describe(None)
+    outside = {**_row("p.x", None, None, None), "verdict": "outside"}
+    assert Diagnosis("open", "{estimate:x}").describe([outside]) == "open: no estimate of x in this run (outside)"
+    assert Diagnosis("open", "{estimate:x}").describe([_row("p.x", 2.0, None, None)]) == "open: 2 [—, —]"
+
+
+def test_a_diagnosis_may_cite_only_its_claims_laws():
+    with pytest.raises(ValueError, match="cites the estimate of laws the claim does not list: other"):
+        Claim("X1", "Thm 1", "a claim", ("s.a",), (Diagnosis("open", "{estimate:a} and {estimate:other}"),))
+
+
+def test_every_catalogue_citation_names_a_law_of_its_claim():
+    cited = [(c.label, law) for _, p in PAPERS.values() for c in p.CLAIMS for d in c.diagnoses
+             for law, _ in estimate_references(d.evidence)]  # fmt: skip
+    assert len(cited) >= 25  # the diagnoses that quote a measured interval cite it
+
+
+HAND_INTERVAL = re.compile(r"(?<![\w{.])[−-]?\d+(?:\.\d+)?\)?×?\s*\[[−-]?\d+(?:\.\d+)?,\s*[−-]?\d")
+
+
+def _hand_written_text(path: Path) -> str:
+    """The file's text less the blocks a generator writes (between `<!-- diagnoses: … -->` markers)."""
+    text = path.read_text(encoding="utf-8")
+    return re.sub(r"<!-- (\w+): ([^>]*) -->.*?<!-- /\1: \2 -->", "", text, flags=re.S)
+
+
+def test_no_hand_written_file_holds_a_measured_interval():
+    """Issue 35: a measured "x [a, b]" is rendered from the ledger (docs/results/, generated blocks, `{estimate:…}`
+    in diagnoses), never typed: every tracked markdown, Python and sweep file outside tests/ and docs/results/."""
+    root = Path(__file__).resolve().parents[1]
+    listed = subprocess.run(["git", "ls-files", "*.md", "*.py", "*.yaml"], cwd=root, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    found = []
+    for name in listed.stdout.split():
+        if name.startswith(("tests/", "docs/results/")) or not (root / name).is_file():
+            continue
+        for number, line in enumerate(_hand_written_text(root / name).splitlines(), 1):
+            if HAND_INTERVAL.search(line):
+                found.append(f"{name}:{number}: {line.strip()[:100]}")
+    assert not found, "hand-written measured intervals (cite the ledger instead):\n" + "\n".join(found)
+
+
+def test_the_interval_pattern_finds_typed_intervals_and_leaves_bands_and_code_alone():
+    for typed in (
+        "exponent 0.394 [0.387, 0.401]",
+        "m^(−0.94 [−1.08, −0.80])",
+        "0.42× [0.31, 0.55]",
+        "ρ = −1 [−1, −0.88]",
+    ):
+        assert HAND_INTERVAL.search(typed), typed
+    for other in ("a band, e.g. [0.5, 1]", 'f"{e:.3g} [{lo:.3g}, {hi:.3g}]"', "x[0, 1]", "w_1[0, 1]"):
+        assert not HAND_INTERVAL.search(other), other

@@ -5,10 +5,12 @@ scripts/readme_diagnoses.py writes them in; a test holds each README's copy equa
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
 
 from iclscale.analysis.catalogue import PAPERS
-from iclscale.analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis
+from iclscale.analysis.law import DIAGNOSIS_CATEGORIES, Claim, Diagnosis, render_estimates
 from iclscale.paper import REPOSITORY, papers
 
 BEGIN, END = "<!-- diagnoses: {} -->", "<!-- /diagnoses: {} -->"  # markers around a generated README block
@@ -58,13 +60,29 @@ def counts_markdown() -> str:
     return "\n".join(lines) + f"\n\nA claim may carry several diagnoses (one per law or reading). {legend}."
 
 
+COMMITTED_LEDGER = REPOSITORY / "docs" / "results" / "claims.json"
+
+
+@functools.cache
+def committed_estimates() -> dict[tuple[str, str], list[dict]]:
+    """The committed ledger's estimate rows by (paper, claim label): the values a README's diagnoses render their
+    `{estimate:…}` references from, so that a README never holds a number the ledger did not make."""
+    if not COMMITTED_LEDGER.is_file():
+        return {}
+    claims = json.loads(COMMITTED_LEDGER.read_text(encoding="utf-8"))["claims"]
+    return {(c["paper"], c["claim_id"]): c["estimates"] for c in claims}
+
+
 def claims_markdown(paper: str) -> str:
-    """One line per diagnosed claim of the paper: its label, source, and each diagnosis with its evidence."""
+    """One line per diagnosed claim of the paper: its label, source, and each diagnosis with its evidence (cited
+    numbers rendered from the committed ledger)."""
     lines = []
     for claim in claims_of(paper):
+        estimates = committed_estimates().get((paper, claim.label))
         for d in claim.diagnoses:
             laws = f" (`{'`, `'.join(name.split('.', 1)[-1] for name in d.laws)}`)" if d.laws else ""
-            lines.append(f"- {claim.label} ({claim.source}) — **{d.category}**{laws}: {d.evidence}")
+            evidence = render_estimates(d.evidence, estimates)
+            lines.append(f"- {claim.label} ({claim.source}) — **{d.category}**{laws}: {evidence}")
     return "\n".join(lines) or "- no claim carries a diagnosis"
 
 

@@ -13,6 +13,7 @@ the points outside the regime, let the kind estimate its statistic, judge it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -239,9 +240,58 @@ class Diagnosis:
         if not self.evidence.strip():
             raise ValueError("Diagnosis.evidence is empty: give one sentence of evidence")
 
-    def describe(self) -> str:
+    def describe(self, estimates: list[dict] | None = None) -> str:
+        """The diagnosis as one line; its `{estimate:LAW}` references rendered from `estimates` (the ledger's rows
+        for the claim) or, without them, left for the reader to find in the ledger."""
         laws = f" [{', '.join(name.split('.', 1)[-1] for name in self.laws)}]" if self.laws else ""
-        return f"{self.category}{laws}: {self.evidence}"
+        return f"{self.category}{laws}: {render_estimates(self.evidence, estimates)}"
+
+
+# A diagnosis cites a measured number by naming the ledger quantity, never by copying it: `{estimate:LAW}` or
+# `{estimate:LAW|WORDS}` (WORDS: the space-separated words every cited row's group or sweep must contain).
+ESTIMATE_REFERENCE = re.compile(r"\{estimate:(?P<law>[\w.]+)(?:\|(?P<where>[^}]*))?\}")
+
+
+def estimate_references(text: str) -> list[tuple[str, str]]:
+    """The (law, words) each `{estimate:…}` in the text names."""
+    return [(m["law"], (m["where"] or "").strip()) for m in ESTIMATE_REFERENCE.finditer(text)]
+
+
+def cited_rows(estimates: list[dict], law: str, where: str = "") -> list[dict]:
+    """The ledger rows an `{estimate:LAW|WORDS}` reference names: the law by its full or short name, every word
+    of WORDS in the row's group or sweep."""
+    words = where.split()
+    return [
+        e
+        for e in estimates
+        if law in (e["law"], e["law"].split(".", 1)[-1])
+        and all(w in f"{e.get('group', '')} {e.get('sweep', '')}" for w in words)
+    ]
+
+
+def render_estimates(text: str, estimates: list[dict] | None) -> str:
+    """Each `{estimate:…}` replaced by the cited rows' estimate and interval ("x [low, high]", one per row,
+    each row's group and sweep beside it where several match); without rows, by where to read it."""
+
+    def value(match: re.Match) -> str:
+        law, where = match["law"], (match["where"] or "").strip()
+        if estimates is None:
+            return f"(the ledger's estimate of {law.split('.', 1)[-1]}{f' at {where}' if where else ''})"
+        cited = cited_rows(estimates, law, where)
+        rows = [r for r in cited if r["estimate"] is not None]
+        if not rows:
+            verdicts = ", ".join(sorted({r["verdict"] for r in cited if r.get("verdict")}))
+            return f"no estimate of {law.split('.', 1)[-1]} in this run{f' ({verdicts})' if verdicts else ''}"
+        shown = [f"{_g(r['estimate'])} [{_g(r['ci_low'])}, {_g(r['ci_high'])}]" for r in rows]
+        if len(rows) == 1:
+            return shown[0]
+        return "; ".join(f"{s} ({r.get('group') or 'all'}, {r['sweep']})" for s, r in zip(shown, rows, strict=True))
+
+    return ESTIMATE_REFERENCE.sub(value, text)
+
+
+def _g(x) -> str:
+    return "—" if x is None else f"{x:.3g}"  # an estimate without an interval (e.g. a search's ratio)
 
 
 @dataclass(frozen=True)
@@ -281,6 +331,13 @@ class Claim:
         stray = [name for d in self.diagnoses for name in d.laws if name not in self.laws]
         if stray:
             raise ValueError(f"claim {self.label}: a diagnosis names laws the claim does not list: {', '.join(stray)}")
+        short = {name.split(".", 1)[-1] for name in self.laws} | set(self.laws)
+        cited = [law for d in self.diagnoses for law, _ in estimate_references(d.evidence) if law not in short]
+        if cited:
+            raise ValueError(
+                f"claim {self.label}: a diagnosis cites the estimate of laws the claim does not list: "
+                f"{', '.join(cited)}"
+            )
 
     def diagnoses_of(self, law: str) -> tuple[Diagnosis, ...]:
         """The diagnoses that explain this law's verdict (those naming it, and those naming no law)."""

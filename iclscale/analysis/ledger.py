@@ -564,13 +564,13 @@ def _describe(item: Any) -> str:
     return item.describe() if hasattr(item, "describe") else str(item)
 
 
-def diagnoses(claim, laws: list) -> list[str]:
+def diagnoses(claim, laws: list, estimates: list[dict[str, Any]]) -> list[str]:
     """Why (part of) the claim does not reproduce, where the catalogue says (`diagnoses`/`diagnosis` on the
-    claim or its laws: optional fields)."""
+    claim or its laws: optional fields), each measured number it cites rendered from this run's `estimates`."""
     found = [*(getattr(claim, "diagnoses", None) or ()), getattr(claim, "diagnosis", None)]
     for law in laws:
         found.append(getattr(law, "diagnosis", None))
-    return [_describe(d) for d in found if d]
+    return [d.describe(estimates) if hasattr(d, "evidence") else _describe(d) for d in found if d]  # a Diagnosis
 
 
 def generated_diagnosis(verdict: str, estimates: list[dict[str, Any]]) -> list[str]:
@@ -661,7 +661,7 @@ def entry(paper: Paper, claim, per_root: list[tuple[Path, list[SweepResult]]], o
         "estimates": estimates,
         "c_star": claim_constant(estimates),
         "experiment": experiment_entry(claim, per_root, out),
-        "diagnosis": diagnoses(claim, laws) or generated_diagnosis(verdict, estimates),
+        "diagnosis": diagnoses(claim, laws, estimates) or generated_diagnosis(verdict, estimates),
         "negative_control": controls(laws),
         "seeds": sorted({seed for s in sweeps for seed in s.seeds}),
         "configs": sum(s.configs for s in sweeps),

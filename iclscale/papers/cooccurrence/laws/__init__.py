@@ -95,7 +95,7 @@ DIAGNOSES = {
         Diagnosis(
             "regime",
             f"{GROWS}: T1 ∝ m^(−0.77), not a power law (local −0.59 … −1.07), and c1^(−1.21) steepening toward −2; "
-            "inside the proofs' regime (c1 = 1, c0 = 0.03) T1 ∝ m^(−0.99 [−1.04, −0.94]).",
+            "inside the proofs' regime (c1 = 1, c0 = 0.03) T1 ∝ m^({estimate:T1_vs_m}).",
             _named("T1_vs_m", "T1_G_vs_m", "T1_vs_c1", "T1_G_vs_c1", "T1_vs_phase1_rate", "T1_G_vs_phase1_rate"),
         ),
         Diagnosis(
@@ -112,7 +112,8 @@ DIAGNOSES = {
     "C3": (
         Diagnosis(
             "open",
-            "at F(0) ≈ 0.001 the ratio falls as m^(−0.94 [−1.08, −0.80]), within O(1/√m), but erratically (local "
+            "at F(0) ≈ 0.001 the ratio falls as m^({estimate:initial_G3_rate_ratio_vs_m}), within O(1/√m), but "
+            "erratically (local "
             "−2.5 … −0.08 over 20 seeds: inconclusive); at our base point's F(0) ≈ 0.09 it has a random sign; not "
             "explained.",
         ),
@@ -171,7 +172,7 @@ DIAGNOSES = {
     "C12": (
         Diagnosis(
             "regime",
-            "read at T* (L̂ ≤ 0.01) C12 ∝ m^(−0.58 [−0.71, −0.45]) (2 seeds, m = 64–512; −0.54 at the run's end): "
+            "read at T* (L̂ ≤ 0.01) C12 ∝ m^({estimate:C12_vs_m}) (2 seeds, m = 64–512; −0.54 at the run's end): "
             "T* = 5.6–6.8 barely moves with m because κ follows ‖Wᵀa‖², which grows in Phase 2 to similar values at "
             "every m at c1 = 0.3, while the rate per unit loss follows Lemma 4.7 (m^−0.57): C12 = rate × ∫L̂ dt "
             "fails through κ; against m1, n, L (fixed-time readings) −0.25, +0.44, −2.81.",
@@ -180,8 +181,10 @@ DIAGNOSES = {
     "C20": (
         Diagnosis(
             "reading",
-            "at T* (L̂ ≤ 0.01) the test/train loss ratio does not grow with m (0.008 [−0.033, 0.049], consistent); "
-            "read at a fixed flow time instead, the test loss does not fall with m at c1 = 0.3 (0.001 [−0.05, 0.05]) "
+            "at T* (L̂ ≤ 0.01) the test/train loss ratio does not grow with m "
+            "({estimate:test_to_train_loss_at_T_star_vs_m}); "
+            "read at a fixed flow time instead, the test loss does not fall with m at c1 = 0.3 "
+            "({estimate:test_loss_vs_m}) "
             "and the ratio grows inside the proofs' regime (m^0.53).",
             _named("test_loss_vs_m", "test_to_train_loss_vs_m"),
         ),

@@ -32,13 +32,14 @@ CLAIMS = (
         (
             Diagnosis(
                 "reading",
-                f"T falls with M (−0.35 [−0.43, −0.28]) instead of growing as √M; {T_SUFFICIENT}, which holds "
+                f"T falls with M ({{estimate:T_vs_M}}) instead of growing as √M; {T_SUFFICIENT}, which holds "
                 "(exponent ≤ ½), while the tight reading fails.",
                 (S + "T_vs_M",),
             ),
             Diagnosis(
                 "paper",
-                "T ∝ λ_*^(−2.21 [−2.34, −2.08]), faster than the bound λ_*⁻¹: the proof of Lemma 4 (App. B.2, at "
+                "T ∝ λ_*^({estimate:T_vs_lambda_star}), faster than the bound λ_*⁻¹: the proof of Lemma 4 (App. B.2, "
+                "at "
                 "Eq. (88)) uses log M1 ≤ δ²β², which Theorem 1 does not state (and App. B.4 uses log M1 ≥ δ²β²); "
                 "here δ²β² = 0.04 < ln M1, and the plateau escape, set by the score margin δ²β²λ_*² at t = 0, gives "
                 "−2.",
@@ -46,7 +47,7 @@ CLAIMS = (
             ),
             Diagnosis(
                 "open",
-                "T ∝ η^(−0.90 [−0.96, −0.85]) misses −1 by its last step (local exponents −0.98, −0.97, −0.91, then "
+                "T ∝ η^({estimate:T_vs_eta}) misses −1 by its last step (local exponents −0.98, −0.97, −0.91, then "
                 "−0.49 at the largest η); the bound reading ≥ −1 holds; the bend is not explained.",
                 (S + "T_vs_eta",),
             ),
@@ -89,13 +90,14 @@ CLAIMS = (
                 "reading",
                 "τ ≤ O(1/M1) is a sufficient condition, not a breakdown point: T stays flat up to τ = 1.6 (τM1 = "
                 "4.8–9.6) "
-                "and breaks at τ_crit = 3.2–4.8, exponent −0.33 [−0.50, −0.17] vs M1 (bound reading ≥ −1 met, the "
+                "and breaks at τ_crit = 3.2–4.8, exponent {estimate:tau_crit_vs_M1} vs M1 (bound reading ≥ −1 met, the "
                 "tight 1/M1 not; not a power law on the grid's steps).",
                 (S + "tau_crit_vs_M1",),
             ),
             Diagnosis(
                 "open",
-                "the fitted (1 − e − τM1)^(−1/2) needs e = −6.8 [−8.9, −6.6] at M1 = 3, outside ε_m ∈ (0, 1/2): T does "
+                "the fitted (1 − e − τM1)^(−1/2) needs e = {estimate:T_vs_tau_curve|M1=3} at M1 = 3, outside ε_m ∈ "
+                "(0, 1/2): T does "
                 "not rise as τM1 → 1 − ε_m; not explained.",
                 (S + "T_vs_tau_curve",),
             ),
@@ -115,7 +117,8 @@ CLAIMS = (
         (
             Diagnosis(
                 "budget",
-                "α^(−1.10 [−1.16, −0.97]) meets −1, but the grid's l_tr steps of 4 (16, 12, 8 at α = 0.5, 0.7, 0.9) "
+                "α^({estimate:l_tr_vs_alpha}) meets −1, but the grid's l_tr steps of 4 (16, 12, 8 at α = 0.5, 0.7, "
+                "0.9) "
                 "make a staircase the lack-of-fit test rejects (inconclusive); a finer grid was not run.",
             ),
         ),
@@ -128,7 +131,8 @@ CLAIMS = (
         (
             Diagnosis(
                 "paper",
-                f"the required l_ts for error ≤ 0.05 grows as α′^(−1.33 [−1.52, −1.15]), not −1: {NO_MATCH}, so the "
+                f"the required l_ts for error ≤ 0.05 grows as α′^({{estimate:l_ts_vs_alpha_test}}), not −1: "
+                f"{NO_MATCH}, so the "
                 "l_ts needed for error ≤ ε is set by (1 − α′/2)^l_ts, not by 2/α′ (with coin flips on those prompts "
                 "its exponent over α′ = 0.3–0.9 is −1.19).",
                 (S + "l_ts_vs_alpha_test",),
@@ -151,7 +155,7 @@ CLAIMS = (
             Diagnosis(
                 "regime",
                 "Eq. (9) is a limit reached at rate O(1/T); at the sweep's fixed T = 3000, 1 − A_* ≈ 0.0037 at every M "
-                "(exponent −0.10 [−0.25, 0.06]), while the level ≤ 1/M holds.",
+                "(exponent {estimate:attention_complement_vs_M}), while the level ≤ 1/M holds.",
                 (S + "attention_complement_vs_M",),
             ),
         ),
@@ -193,9 +197,11 @@ CLAIMS = (
         (
             Diagnosis(
                 "reading",
-                "summed over the active neurons the output-coordinate split favours the features (0.42× [0.31, 0.55]), "
+                "summed over the active neurons the output-coordinate split favours the features (ratio "
+                "{estimate:mlp_label_over_feature_output_split}), "
                 "a stronger reading than Eq. (10)'s 'for a constant fraction of i ∈ [m]'; the per-neuron fraction, "
-                "the printed claim, is 0.50 [0.496, 0.505] ≥ 1/16 (consistent) but is ≈ 1/2 at initialisation too.",
+                "the printed claim, is {estimate:mlp_label_over_feature_neuron_fraction} ≥ 1/16 (consistent) but is "
+                "≈ 1/2 at initialisation too.",
                 (S + "mlp_label_over_feature_output_split",),
             ),
         ),
@@ -214,7 +220,8 @@ CLAIMS = (
         (
             Diagnosis(
                 "open",
-                "the lucky neurons' W_O change ratio does not follow λ_* (exponent −0.02 [−0.20, 0.18] against +1); "
+                "the lucky neurons' W_O change ratio does not follow λ_* (exponent "
+                "{estimate:wo_feature_over_label_vs_lambda_star} against +1); "
                 "the lucky sets are our reading of Lemma 7; not explained.",
             ),
         ),
@@ -227,7 +234,7 @@ CLAIMS = (
         (
             Diagnosis(
                 "reading",
-                "a sufficient width: m = 2–8 reaches ε after 1000 steps at every M1 (exponent −0.69 [−2.63, 0.66]); "
+                "a sufficient width: m = 2–8 reaches ε after 1000 steps at every M1 (exponent {estimate:width_vs_M1}); "
                 "the bound reading (≤ 2, the printed claim) holds, the tight M1² reading fails.",
             ),
         ),
@@ -240,8 +247,9 @@ CLAIMS = (
         (
             Diagnosis(
                 "reading",
-                "a sufficient batch: the smallest B is 16 in 8 of 12 seeds at every M1 (exponent 0.41 [−0.01, 0.84] vs "
-                "M1·ln M1); the bound reading (≤ 1, the printed claim) holds, the tight one fails.",
+                "a sufficient batch: the smallest B is 16 in 8 of 12 seeds at every M1 (exponent "
+                "{estimate:batch_vs_M1} vs M1·ln M1); the bound reading (≤ 1, the printed claim) holds, the tight "
+                "one fails.",
             ),
         ),
     ),
@@ -267,7 +275,7 @@ CLAIMS = (
             Diagnosis(
                 "reading",
                 "the hinge stays ≤ 1/M1 at every M1 (the printed bound: consistent) but does not fall with M1 "
-                "(+0.77 [−0.22, 1.64]): reading the bound as a slope ≤ −1 is stronger than printed.",
+                "(exponent {estimate:ood_hinge_vs_M1}): reading the bound as a slope ≤ −1 is stronger than printed.",
                 (S + "ood_hinge_vs_M1",),
             ),
         ),

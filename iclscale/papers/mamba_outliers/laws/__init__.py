@@ -157,13 +157,14 @@ DIAGNOSES = {
     "L1": (
         _d(
             "open",
-            "T_M ∝ M1^0.76 [0.63, 0.90] misses Eq. (9)'s M1^1 while η, 1 − p_a and l_tr fit (−0.96, −1.00, "
+            "T_M ∝ M1^{estimate:mamba_T_vs_M1} misses Eq. (9)'s M1^1 while η, 1 − p_a and l_tr fit "
+            "({estimate:mamba_T_vs_lr}, {estimate:mamba_T_vs_p_a}, "
             "−0.00); not explained.",
             "mamba_T_vs_M1",
         ),
         _d(
             "open",
-            "T_M ∝ β^(−2.08 [−2.28, −1.88]) is inconclusive only by the rule's interval width (0.3).",
+            "T_M ∝ β^({estimate:mamba_T_vs_beta}) is inconclusive only by the rule's interval width (0.3).",
             "mamba_T_vs_beta",
         ),
     ),
@@ -175,7 +176,9 @@ DIAGNOSES = {
             "is not explained.",
         ),
     ),
-    "L3": (_d("open", "η·T_M / η·T_T ∝ l_tr^1.23 [1.13, 1.32]: it inherits the LT's l_tr exponent −1.23 (L2)."),),
+    "L3": (
+        _d("open", "η·T_M / η·T_T ∝ l_tr^{estimate:T_ratio_vs_l_tr}: it inherits the LT's l_tr exponent −1.23 (L2)."),
+    ),
     "L4": (
         _d("paper", f"{GAP2}.", "mamba_threshold_r", "mamba_threshold_theorem2"),
         _d(
@@ -245,7 +248,8 @@ DIAGNOSES = {
     "L9": (
         _d(
             "reading",
-            "the 3-layer reading's layers 1, 2 decay by 0.43 [0.36, 0.52] and 0.57 [0.48, 0.66] per "
+            "the 3-layer reading's layers 1, 2 decay by {estimate:clean_gate_decay_at_most_half_3layer_l1} and "
+            "{estimate:clean_gate_decay_at_most_half_3layer_l2} per "
             "step (inconclusive against 1/2); layer 3 and the one-layer Mamba hold.",
             "clean_gate_decay_at_most_half_3layer_l1",
             "clean_gate_decay_at_most_half_3layer_l2",
@@ -267,7 +271,8 @@ DIAGNOSES = {
         ),
         _d(
             "open",
-            "the LT's B* falls with 1 − p_a's inverse (+0.51 [0.20, 0.94]); a pilot suggests the budget "
+            "the LT's B* falls with 1 − p_a's inverse (exponent {estimate:lt_batch_vs_p_a}); a pilot suggests the "
+            "budget "
             "∝ (1 − p_a)^(−1) is looser than the LT needs at large p_a, not confirmed.",
             "lt_batch_vs_p_a",
         ),
@@ -320,15 +325,17 @@ DIAGNOSES = {
         ),
         _d(
             "open",
-            "with targeted labels FQ and R differ by 0.8 points (error ratio 0.90 [0.61, 1.12]): too little to order.",
+            "with targeted labels FQ and R differ by 0.8 points (error ratio "
+            "{estimate:table1_mamba_fq_above_r|targeted}): too little to order.",
             "table1_mamba_fq_above_r",
         ),
     ),
     "L19": (
         _d(
             "paper",
-            "trained on App. C's cyclic tasks inside Lemma 3's conditions (B = 128), |μ_jᵀWμ_{j±2}| / μ_jᵀWμ_j = 0.131 "
-            "[0.122, 0.140] (W_B) and 0.140 [0.131, 0.150] (W_C), not 0: the update on (μ_{j+2}, μ_j) is "
+            "trained on App. C's cyclic tasks inside Lemma 3's conditions (B = 128), |μ_jᵀWμ_{j±2}| / μ_jᵀWμ_j = "
+            "{estimate:lemma3_gap2_W_B_does_not_move|lemma_dynamics} (W_B) and "
+            "{estimate:lemma3_gap2_W_C_does_not_move|lemma_dynamics} (W_C), not 0: the update on (μ_{j+2}, μ_j) is "
             "(μ_{j+2}ᵀW_C p_q)(p_iᵀμ_j), nonzero once "
             "W_C has moved on the training pair (μ_{j+2}, μ_{j+1}) — a step Eq. (25) misses.",
         ),
@@ -390,7 +397,8 @@ DIAGNOSES = {
         _d(
             "budget",
             "every smallest batch is 1–4 (LT) and 1–3 (Mamba; 15 of 20 censored at B = 1), against B_T ≥ "
-            "ε^(−2)·log ε^(−1) ≈ 4.6·10⁴ that makes B_M = B_T at ε = 0.01: LT / Mamba 2.75 [2.25, 3] compares two "
+            "ε^(−2)·log ε^(−1) ≈ 4.6·10⁴ that makes B_M = B_T at ε = 0.01: LT / Mamba "
+            "{estimate:lt_batch_not_above_mamba} compares two "
             "models far below the bounds the remark compares, each at its own η, δ and budget.",
         ),
     ),

@@ -89,7 +89,7 @@ DIAGNOSES = {
         Diagnosis(
             "budget",
             "the converged hinge (≈ 0.001) is below B^(−1/2) at every B of the sweep and does not depend on B "
-            "(−0.03 [−0.19, 0.18]): the bound would bind only at B ≳ 10⁶.",
+            "({estimate:hinge_vs_batch}): the bound would bind only at B ≳ 10⁶.",
         ),
     ),
     "L12": (
@@ -126,7 +126,8 @@ DIAGNOSES = {
     "F4": (
         Diagnosis(
             "open",
-            "at α′ = 0.6 the transformer needs l_ts ≈ 11 for error ≤ 0.05, 1-NN 8 (ratio 1.33 [1, 1.5], "
+            "at α′ = 0.6 the transformer needs l_ts ≈ 11 for error ≤ 0.05, 1-NN 8 (ratio "
+            "{estimate:icl_most_sample_efficient}, "
             "inconclusive); not re-run with more seeds.",
         ),
     ),

@@ -109,8 +109,8 @@ DIAGNOSES = {
         Diagnosis(
             "regime",
             "on Fig 4's σ sweep only σ ∈ {1, 2} satisfy n ≳ (L²/σ²)^{d/2} at n = 20 (two Λ values: inconclusive), and "
-            "Figs 3 and 4 (right) lie wholly outside (σ = 0.01 would need n ≳ 10¹⁰); the demo inside gives 0.383 "
-            "[0.375, 0.391] (consistent).",
+            "Figs 3 and 4 (right) lie wholly outside (σ = 0.01 would need n ≳ 10¹⁰); the demo inside gives "
+            "{estimate:M_norm_vs_Lambda|demo}.",
         ),
     ),
     "C3": (
