@@ -58,18 +58,12 @@ def test_studies_lists_every_param_with_role_default_and_range():
     assert "Lipschitz constant L" in done.stdout  # the meaning, with the paper's symbol
 
 
-def _trainer_records_eval_errors() -> bool:
-    from iclscale.trainer.training import PackResult
-
-    return "eval_errors" in getattr(PackResult, "__dataclass_fields__", {})
-
-
-@pytest.mark.skipif(not _trainer_records_eval_errors(), reason="the trainer's PackResult.eval_errors (issue 9)")
-def test_an_eval_value_that_cannot_be_computed_is_one_line_not_a_traceback():
+def test_an_eval_value_that_cannot_be_computed_is_refused_at_parse_in_one_line():
+    """Issue 38: L_test = 1e308 trained and then failed at every eval point; now refused before any training."""
     done = _run("train", "softmax_window", "--set", "L_test=1e308", "--set", "steps=10")
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "could not be evaluated at" in lines[0] and "L_test=1e+308" in lines[0], done.stderr
+    assert len(lines) == 1 and "L_test = 1e+308 is past float32's range" in lines[0], done.stderr
 
 
 SWEEP = "name: t\nstudy: softmax_window\nfixed: {d: 3, steps: 20}\ngrid: {L: [0.5, 1.0]}\nrecord_every: 10\n"

@@ -75,3 +75,13 @@ def test_train_params_must_be_numbers_because_they_become_per_config_tensors():
         Param("mode", str, "a", "train", "a mode", choices=("a", "b"))
     with pytest.raises(ValueError, match="train-role param must be a non-null number"):
         Param("x", float, None, "train", "x", nullable=True)
+
+
+def test_a_float_past_the_runs_float_type_is_refused_at_parse(softmax_window):
+    """L_test = 1e308 trained and then failed at every eval point (float32 overflow); now refused at parse."""
+    with pytest.raises(UserError, match=r"L_test = 1e\+308 is past float32's range"):
+        softmax_window.resolve({"L_test": 1e308}, 0, "t")
+    with pytest.raises(UserError, match=r"L = 1e\+39 is past float32's range"):
+        softmax_window.resolve({"L": 1e39}, 0, "t")
+    softmax_window.resolve({"L_test": 3e38}, 0, "t")
+    softmax_window.resolve({"L_test": 1e308, "dtype": "float64"}, 0, "t")

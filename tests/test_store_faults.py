@@ -186,7 +186,7 @@ class _Result:
 
 def test_an_eval_point_that_fails_fails_only_its_own_rows():
     info = study_info("softmax_window")
-    sweep = parse_sweep({**RAW, "grid": {"L": [0.5, 2.0, 4.0]}, "seeds": 1, "eval": {"L_test": [1.0, 1e308]}}, "t")
+    sweep = parse_sweep({**RAW, "grid": {"L": [0.5, 2.0, 4.0]}, "seeds": 1, "eval": {"L_test": [1.0, 1e30]}}, "t")
     configs, points = sweep.configs(), sweep.eval_points()
     keys = [eval_key(p) for p in points]
     pack = PackPlan("p", configs, points, {(c.run_id, k) for c in configs for k in keys}, {c.run_id for c in configs})
@@ -202,7 +202,7 @@ def test_an_eval_point_that_fails_fails_only_its_own_rows():
     runs, curves = pack_tables(info, "t", pack, result, {"device": "cpu", "node": "n", "iclscale_version": "0",
                                                          "git_commit": "c"})  # fmt: skip
     table = runs.to_pandas()
-    bad = table[table["L_test"] == 1e308]
+    bad = table[table["L_test"] == 1e30]
     assert (bad["status"] == "failed").all() and bad["error"].str.contains("OverflowError").all()
     assert bad["test_mse"].isna().all()
     good = table[table["L_test"] == 1.0].set_index("run_id").loc[[c.run_id for c in configs]]
@@ -226,24 +226,38 @@ def test_a_garbage_frozen_sweep_is_one_line_for_every_command(tmp_path, capsys):
             assert len(err.strip().splitlines()) == 1 and "Traceback" not in err and "sweep.yaml" in err, err
 
 
-@pytest.mark.skipif(
-    "eval_errors"
-    not in getattr(__import__("iclscale.trainer.training").trainer.training.PackResult, "__dataclass_fields__", {}),
-    reason="the trainer's PackResult.eval_errors (issue 9)",
-)
-def test_an_eval_value_that_overflows_fails_its_rows_only_in_a_real_sweep(tmp_path):
-    raw = {**RAW, "grid": {"L": [0.5, 2.0]}, "eval": {"L_test": [1.0, 1.0e308]}}
+UNEVALUABLE = 1.0e30
+"""An L_test whose evaluation the `unevaluable` fixture makes raise: a value past float range, which once did,
+is refused at parse now (issue 38), so the failure that must fail only its rows is planted."""
+
+
+@pytest.fixture
+def unevaluable(monkeypatch):
+    from iclscale.trainer.measuring import Measurer
+
+    evaluate = Measurer.evaluate
+
+    def failing(self, net, point, final):
+        if point.get("L_test") == UNEVALUABLE:
+            raise OverflowError("value cannot be converted to type float without overflow")
+        return evaluate(self, net, point, final)
+
+    monkeypatch.setattr(Measurer, "evaluate", failing)
+
+
+def test_an_eval_value_that_overflows_fails_its_rows_only_in_a_real_sweep(tmp_path, unevaluable):
+    raw = {**RAW, "grid": {"L": [0.5, 2.0]}, "eval": {"L_test": [1.0, UNEVALUABLE]}}
     assert _run(tmp_path, raw=raw)[0] == 1  # failures fail: the count and the first reason, exit 1
     runs = pd.read_parquet(tmp_path / "out" / "runs")
     assert set(runs[runs["L_test"] == 1.0]["status"]) == {"ok"}
-    failed = runs[runs["L_test"] == 1.0e308]
+    failed = runs[runs["L_test"] == UNEVALUABLE]
     assert set(failed["status"]) == {"failed"} and failed["error"].notna().all()
 
 
-def test_a_deterministic_failure_is_kept_not_retrained_by_every_run(tmp_path, capsys):
-    """Every config fails at its eval point (L_test past what float32 can hold): stored as failed with the
-    reason, exit 1 on this run and every later one, retrained only when asked (--retry-failed)."""
-    raw = {**RAW, "grid": {"L": [0.5, 2.0]}, "seeds": 1, "eval": {"L_test": [1.0e308]}}
+def test_a_deterministic_failure_is_kept_not_retrained_by_every_run(tmp_path, capsys, unevaluable):
+    """Every config fails at its eval point (planted): stored as failed with the reason, exit 1 on this run and
+    every later one, retrained only when asked (--retry-failed)."""
+    raw = {**RAW, "grid": {"L": [0.5, 2.0]}, "seeds": 1, "eval": {"L_test": [UNEVALUABLE]}}
     assert _run(tmp_path, raw=raw)[0] == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("iclscale: error: 2 of the 2 configs failed (first: "), err

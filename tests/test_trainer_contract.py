@@ -186,11 +186,21 @@ def test_a_measured_footprint_is_reused_by_a_new_process_until_the_code_changes(
     assert footprint.per_config_bytes(info, [config], [point], torch.device("cpu"), short_run) == (1, 2)
 
 
-def test_an_eval_point_that_cannot_be_computed_fails_alone():
+def test_an_eval_point_that_cannot_be_computed_fails_alone(monkeypatch):
+    from iclscale.trainer.measuring import Measurer
+
     info, configs, good = _configs("softmax_window")
-    bad = info.resolve({"L_test": 1e308}, 0, "t")[1]  # beyond float32: torch refuses to fill a tensor with it
+    bad = info.resolve({"L_test": 1e30}, 0, "t")[1]
+    evaluate = Measurer.evaluate
+
+    def failing_at_bad(self, net, point, final):  # values past float range are refused at parse: plant the failure
+        if point.get("L_test") == 1e30:
+            raise OverflowError("planted: L_test cannot be evaluated")
+        return evaluate(self, net, point, final)
+
+    monkeypatch.setattr(Measurer, "evaluate", failing_at_bad)
     result = train_pack(info, configs, [good, bad], 10)
-    assert result.eval_errors[good] is None and "overflow" in result.eval_errors[bad]
+    assert result.eval_errors[good] is None and "planted" in result.eval_errors[bad]
     assert result.status == ["ok"] * 3
     assert np.isfinite(result.final_metrics(0, good)["test_mse"])
     assert "test_mse" not in result.final_metrics(0, bad)  # its other metrics (probes) are still there

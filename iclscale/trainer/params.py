@@ -289,6 +289,25 @@ def check_recipe(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+DTYPE_MAX = {"float32": 3.4028234663852886e38, "float64": 1.7976931348623157e308}
+"""The largest finite value of each float type (`torch.finfo(...).max`)."""
+
+
+def check_float_range(values: Mapping[str, Any]) -> str | None:
+    """A cross-param check of every study: a float value the run's tensors cannot hold (past the float type's
+    range: `dtype`, float32 where a study has none) is refused at parse. It trained and then failed at every
+    eval point (`L_test = 1e308`: "value cannot be converted to type float without overflow")."""
+    dtype = values.get("dtype", "float32")
+    largest = DTYPE_MAX.get(dtype, DTYPE_MAX["float32"])
+    for name, value in values.items():
+        if isinstance(value, float) and abs(value) > largest:
+            return (
+                f"{name} = {value:g} is past {dtype}'s range (±{largest:.4g}), which this run's tensors hold; "
+                "give a smaller value" + (" (or dtype=float64)" if dtype == "float32" else "")
+            )
+    return None
+
+
 MAX_RECORDS = 100_000
 """Records per run by default: each holds every metric of every config of a pack, so more would fill memory
 (a sweep's `--max-records N` raises it; `iclscale.sweeps.limits`)."""

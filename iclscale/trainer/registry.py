@@ -15,7 +15,16 @@ from typing import TYPE_CHECKING, Any
 
 from iclscale.errors import UserError, did_you_mean, shorten
 from iclscale.trainer import configclass
-from iclscale.trainer.params import Config, EvalPoint, Param, Role, check_recipe, coerce_seed, eval_point
+from iclscale.trainer.params import (
+    Config,
+    EvalPoint,
+    Param,
+    Role,
+    check_float_range,
+    check_recipe,
+    coerce_seed,
+    eval_point,
+)
 
 if TYPE_CHECKING:
     from iclscale.trainer.study import Study
@@ -88,7 +97,7 @@ class StudyInfo:
         return {p.name: p.default for p in self.params if p.role in roles}
 
     def check(self, values: Mapping[str, Any], where: str) -> None:
-        for check in (check_recipe, *self.checks):
+        for check in (check_recipe, check_float_range, *self.checks):
             message = check(values)
             if message:
                 raise UserError(f"{where}: {message}")
