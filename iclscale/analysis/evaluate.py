@@ -42,7 +42,7 @@ def evaluate(law: Law, results: Results, experiment: Experiment | None = None) -
     context: dict = {}  # shared by the groups of one evaluation (e.g. a kind's regrouping at other ε)
     out = []
     for group in groups(law, results):
-        c_star, c_all, binding = group.regime_constants()
+        c_star, c_all, binding = group.regime_constants
         n_inside, n_outside = len(group.rows), len(group.outside)
         if experiment is not None:
             import pandas as pd
@@ -208,7 +208,7 @@ def experiment_status(experiment: Experiment, n_inside: int, n_outside: int, c_s
 
 def constants_needed(group: Group) -> str:
     """How far the points are from the conditions: the value the hidden constants would need (c*)."""
-    c_star, _, binding = group.regime_constants()
+    c_star, _, binding = group.regime_constants
     if c_star == 0:
         return "; no value of the hidden constants brings a point inside: an explicit or measured condition fails"
     if not math.isfinite(c_star) or c_star >= CONSTANTS:

@@ -14,6 +14,7 @@ per seed, so a law whose axes are all of that sort has one stratum: its bootstra
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -39,11 +40,13 @@ class Group:
     n_not_ok: int  # rows left out for their status (diverged, failed)
     paired: bool  # one model per seed measured at every x
 
+    @functools.cached_property
     def regime_constants(self) -> tuple[float, float, str]:
         """(c*, c_all, binding): the largest value of the theorem's hidden constants at which some point of the
         group lies inside its conditions (below `CONSTANTS`: the factor they would have to shrink by), the
         largest at which every point does, and the condition that binds c*. +inf where no hidden constant
-        limits the group, 0 where an explicit or measured condition keeps every point out."""
+        limits the group, 0 where an explicit or measured condition keeps every point out. Computed once per
+        group (evaluate and the verdict's reason both read it)."""
         import pandas as pd
 
         both = pd.concat([self.rows, self.outside])
