@@ -130,7 +130,7 @@ def cmd_ledger(args: argparse.Namespace) -> None:
 
 def cmd_laws(args: argparse.Namespace) -> None:
     from iclscale.analysis.catalogue import PAPERS
-    from iclscale.analysis.laws import LAWS
+    from iclscale.analysis.laws import LAWS, definition_sites
     from iclscale.errors import UserError
 
     if args.diagnoses:
@@ -159,7 +159,8 @@ def cmd_laws(args: argparse.Namespace) -> None:
         if claims or untested:
             print()
     files = sweep_files_by_law()
-    print("\n\n".join(law.describe() + "\n" + _files_line(law, files) for law in laws))
+    sites = definition_sites(LAWS.values())
+    print("\n\n".join(f"{law.describe()}\n  defined:    {sites[law.name]}\n{_files_line(law, files)}" for law in laws))
     if not args.study:
         from iclscale.analysis.diagnoses import counts_markdown
 
