@@ -14,6 +14,7 @@ the points outside the regime, let the kind estimate its statistic, judge it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -211,6 +212,13 @@ _FRAMEWORK = str(Path(__file__).resolve().parent)  # iclscale/analysis: its help
 _DATACLASSES = {"<string>", dataclasses.__file__}  # a dataclass's generated __init__, and replace()
 
 
+@functools.cache
+def _shown(path: str) -> str:
+    from iclscale.paper import shown
+
+    return shown(Path(path))
+
+
 def construction_lines(depth: int = 8) -> tuple[str, ...]:
     """The lines of the paper's code that are building a law, "file:line", innermost first: its `Law(...)`, the
     builder calls around it, out to the module-level statement (a table's row, `LAWS = tuple(...)`); just the first
@@ -223,9 +231,7 @@ def construction_lines(depth: int = 8) -> tuple[str, ...]:
     while frame is not None and len(lines) < depth:
         path = frame.f_code.co_filename
         if path not in _DATACLASSES and not path.startswith((_FRAMEWORK, "<frozen ")):
-            from iclscale.paper import shown
-
-            lines.append(f"{shown(Path(path))}:{frame.f_lineno}")
+            lines.append(f"{_shown(path)}:{frame.f_lineno}")
             if frame.f_code.co_name == "<module>":
                 return tuple(lines)
         frame = frame.f_back
