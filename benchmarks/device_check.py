@@ -3,13 +3,15 @@
     PYTHONPATH=. timeout 480 python benchmarks/device_check.py --out $OUT
     python benchmarks/device_check.py --device cpu --quick --out /tmp/dc    # the same code on the CPU (≤ 2 min)
 
-It needs torch and numpy only (JAX for the JAX peer, skipped when absent): nothing it imports needs Ray,
-Optuna or Altair, and it installs nothing. Three parts, in this order:
+It needs torch and numpy, and pandas and scipy for the papers' laws, which hold the smoke configs (JAX for the
+JAX peer, skipped when absent): nothing it imports needs Ray, Optuna, Altair or yaml, and it installs nothing.
+Three parts, in this order:
 
-1. parity: a small pack of every study trained on the CPU (eager: the reference) and on the device by each
-   variant (eager; eager steps replayed from CUDA graphs; compiled and replayed for the two speed models),
-   the same configs and seeds; every final metric of every config compared within `TOLERANCE` (a config's
-   random numbers are counter-based, so the two devices differ by float rounding only);
+1. parity: a small pack of every installed study (its smoke config, `PaperLaws(smoke=...)` of its paper)
+   trained on the CPU (eager: the reference) and on the device by each variant (eager; eager steps replayed
+   from CUDA graphs; compiled and replayed for the two speed models), the same configs and seeds; every final
+   metric of every config compared within `TOLERANCE` (a config's random numbers are counter-based, so the two
+   devices differ by float rounding only);
 2. speed: model-steps/s of seed 004's unit (`softmax_window`) and `nonlinear_icl` at pack sizes doubling
    from 1024 up to the largest that may fit (twice the device's memory over the memory model's bytes per
    config), for iclscale (compiled; compiled and replayed from CUDA graphs), the hand-batched PyTorch loop
@@ -51,32 +53,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 os.environ.setdefault("XLA_PYTHON_CLIENT_ALLOCATOR", "platform")
 
-SMALL = {  # every study, a pack of three configs that trains in seconds
-    "softmax_window": {"steps": 30, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 64},
-    "softmax_window_oracle": {"d": 3, "n": 12, "mc_tasks": 64, "w_points": 9},
-    "nonlinear_icl": {"steps": 12, "eval_prompts": 64, "probe_prompts": 16, "batch_size": 16, "m": 20},
-    "feature_selector": {"steps": 12, "eval_prompts": 64, "probe_prompts": 16, "batch_size": 16, "m": 20},
-    "nonlinear_icl_gpt2": {
-        "steps": 8,
-        "n_layer": 1,
-        "n_embd": 16,
-        "l_tr": 6,
-        "batch_size": 8,
-        "lr": 3e-3,
-        "eval_prompts": 32,
-    },
-    "mamba_outliers": {"steps": 8, "eval_prompts": 32, "batch_size": 8, "l_tr": 8, "l_ts": 8, "alpha": 0.3},
-    "cooccurrence": {"steps": 12, "d": 24, "n": 12, "m": 16, "m1": 8, "init": "theory", "lr": 0.1, "n_test": 60},
-}
-VARIATION = {  # configs in a pack differ in a train param, as in a sweep
-    "softmax_window": [{"L": 0.5}, {"L": 2.0, "sigma": 0.3}, {"lr": 0.03}],
-    "softmax_window_oracle": [{"L": 0.5}, {"L": 1.0}, {"L": 2.0}],
-    "nonlinear_icl": [{"alpha": 0.6}, {"lr": 0.5, "beta": 2.0}, {"delta": 0.2}],
-    "feature_selector": [{"alpha": 0.8, "tau": 0.2}, {"lambda_star": 0.3, "xi": 0.3}, {"lr": 3.0, "n_train_tasks": 2}],
-    "nonlinear_icl_gpt2": [{"alpha": 0.6}, {}, {"lr": 1e-3}],
-    "mamba_outliers": [{"p_a": 0.4}, {"lr": 0.05, "beta": 2.0}, {"delta": 0.1}],
-    "cooccurrence": [{"c1": 0.5}, {"lr": 0.05, "c0": 0.3}, {}],
-}
 TOLERANCE = (1e-3, 1e-5)
 """(relative, absolute) tolerance of every final metric, CPU against the device: float32 rounding compounds
 over the steps (the compiled-against-eager contract of tests/test_trainer_contract.py uses the same)."""
@@ -183,10 +159,13 @@ def parity_variants(name: str, device: str, plan: Plan) -> list[tuple[str, dict]
 
 
 def small_pack(name: str):
+    """The study's smoke config (its paper's `PaperLaws(smoke=...)`): a pack of a few configs that trains in seconds,
+    differing in train params as in a sweep."""
+    from iclscale.paper import smoke_configs
     from iclscale.trainer.registry import study_info
 
-    info = study_info(name)
-    resolved = [info.resolve({**SMALL[name], **v}, seed, "device check") for seed, v in enumerate(VARIATION[name])]
+    info, smoke = study_info(name), smoke_configs()[name]
+    resolved = [info.resolve(params, seed, "device check") for seed, params in enumerate(smoke.configs())]
     return info, [c for c, _ in resolved], resolved[0][1]
 
 
@@ -218,10 +197,10 @@ def compare(reference, candidate, point) -> dict:
 
 
 def check_parity(device: str, plan: Plan, budget: Budget, report: Report, reserve: float) -> None:
-    from iclscale.trainer.registry import study_names
+    from iclscale.paper import smoke_configs
     from iclscale.trainer.training import train_pack
 
-    for name in study_names():
+    for name in smoke_configs():  # every installed study: a new paper is checked without editing a list
         if budget.left() < reserve:
             report.skip(f"parity {name}", f"time budget: {budget.left():.0f} s left, {reserve:.0f} s kept for speed")
             continue

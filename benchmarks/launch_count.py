@@ -5,7 +5,7 @@
 
 On a GPU a packed step of a tiny model is launch-bound: each ATen op run outside compiled code is a kernel
 launch driven from the host, each host read (`item()`, `.cpu()`, `tolist()`) waits for the GPU. For every
-study at each pack size (the settings of benchmarks/device_check.py's SMALL: tiny configs; the pack size is
+study at each pack size (its smoke config, `PaperLaws(smoke=...)` of its paper: tiny configs; the pack size is
 what varies), on two code paths:
 
 - `cpu`: the code as it runs on the CPU;
@@ -219,14 +219,14 @@ def code_path(path: str):
 
 # One measurement ------------------------------------------------------------------------------------
 def pack(name: str, pack_size: int):
-    """`pack_size` configs of device_check's SMALL settings, its variations in turn, seeds 0, 1, …"""
-    from device_check import SMALL, VARIATION
-
+    """`pack_size` configs of the study's smoke config (its paper's laws record), its variations in turn, seeds 0, 1,
+    …"""
+    from iclscale.paper import smoke_configs
     from iclscale.trainer.params import Config
     from iclscale.trainer.registry import study_info
 
     info = study_info(name)
-    templates = [info.resolve({**SMALL[name], **v}, 0, "launch count") for v in VARIATION[name]]
+    templates = [info.resolve(params, 0, "launch count") for params in smoke_configs()[name].configs()]
     configs = [Config(info.name, templates[k % len(templates)][0].values, k) for k in range(pack_size)]
     return info, configs, templates[0][1]
 

@@ -5,9 +5,9 @@ the list of papers imports neither torch nor the trainer nor the laws:
 
 - `declarations`: a torch-free module with `DECLARATIONS`, the paper's `StudyInfo`s (their params; each names
   its implementation class as "module:Class", loaded only to train);
-- `laws`: a module with `LAWS`, `CLAIMS` and `SECTIONS` (and optionally `CONTROL_CONFIG`, `RUN_SUMMARY`, and
-  `DERIVED`: the combinations of params its laws' x may name, {name: iclscale.analysis.derived.DerivedVariable},
-  meaning what this paper says they mean), read by iclscale.analysis;
+- `laws`: a module whose `PAPER_LAWS = PaperLaws(...)` holds its claims, laws, report sections, derived variables,
+  control configs, run summaries and a smoke config per study (iclscale.paper_laws: the laws contract), read by
+  iclscale.analysis and by the trainer's contract tests;
 - `sweeps`: the folder of its sweep files, found by name (`iclscale sweep run demo`).
 
 The built-in papers are listed in `iclscale.papers.BUILT_IN`; an installed distribution adds its own through
@@ -26,6 +26,7 @@ from importlib import metadata
 from pathlib import Path
 
 from iclscale.errors import UserError
+from iclscale.paper_laws import PaperLaws, Smoke, laws_of_module
 
 ENTRY_POINT_GROUP = "iclscale.papers"
 
@@ -36,14 +37,19 @@ class Paper:
     citation: str  # how reports and the ledger name it, e.g. "Collins et al. 2024 [C24], seed 004"
     studies: tuple[str, ...]  # its studies' names (the declarations define them)
     declarations: str  # module with DECLARATIONS
-    laws: str  # module with LAWS, CLAIMS, SECTIONS
+    laws: str  # module with PAPER_LAWS (iclscale.paper_laws)
     sweeps: Path  # folder of its sweep files
 
     def load_declarations(self) -> tuple:
         return tuple(importlib.import_module(self.declarations).DECLARATIONS)
 
-    def load_laws(self):
-        return importlib.import_module(self.laws)
+    def load_laws(self) -> PaperLaws:
+        """Its laws module's record, checked (iclscale.paper_laws); UserError naming the module otherwise."""
+        try:
+            module = importlib.import_module(self.laws)
+        except UserError as error:  # a PaperLaws refused while the module was built
+            raise UserError(f"{self.laws}: {error}") from error
+        return laws_of_module(module, self.studies)
 
     def sweep_files(self) -> list[Path]:
         """Its sweep files, sorted by name."""
@@ -78,6 +84,12 @@ def papers() -> tuple[Paper, ...]:
 
 def paper_of_study(study: str) -> Paper | None:
     return next((p for p in papers() if study in p.studies), None)
+
+
+def smoke_configs() -> dict[str, Smoke]:
+    """Every installed study's smoke config (its paper's PaperLaws), by study: what the trainer's contract tests and
+    benchmarks/device_check.py train, so that a new paper is covered without editing a list."""
+    return {study: paper.load_laws().smoke[study] for paper in papers() for study in paper.studies}
 
 
 REPOSITORY = Path(__file__).resolve().parents[1]

@@ -19,7 +19,7 @@ def two_papers_with_one_name(monkeypatch):
     def paper_of_study(study):
         if study not in tables:
             return None
-        return types.SimpleNamespace(load_laws=lambda: types.SimpleNamespace(DERIVED=tables[study]))
+        return types.SimpleNamespace(load_laws=lambda: types.SimpleNamespace(derived=tables[study]))
 
     monkeypatch.setattr(derived, "paper_of_study", paper_of_study)
 

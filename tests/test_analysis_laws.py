@@ -390,19 +390,19 @@ def test_every_law_named_in_the_sweep_catalogue_exists_for_that_study():
 def test_every_claim_of_both_papers_is_a_law_and_iclscale_laws_lists_them(capsys):
     from iclscale.analysis.catalogue import PAPERS
 
-    counts = {paper: len(package.CLAIMS) for paper, (_, package) in PAPERS.items()}
+    counts = {paper: len(package.claims) for paper, (_, package) in PAPERS.items()}
     # seed 004: 15 claims, seed 000: 20 ([L24] L1–L18, Figs 4, 5A), seed 002: 23 (L1–L21, F2, T1: every one with a
     # law),
     # seed 001: 18 ([LW23] S1–S17 and S1', every one with a law),
     # seed 003: 22 ([Y24] claims C1–C21 and the gradient-flow reading of GD), every one with a law
     assert sorted(counts.values()) == [15, 18, 20, 22, 23]
     for paper, (_, package) in PAPERS.items():
-        for claim in package.CLAIMS:
+        for claim in package.claims:
             assert all(name in LAWS for name in claim.laws), claim
             assert claim.laws or "seed 002" in paper or "no law" in claim.text, claim  # seeds 000, 004: all laws
-    covered = {name for _, package in PAPERS.values() for claim in package.CLAIMS for name in claim.laws}
+    covered = {name for _, package in PAPERS.values() for claim in package.claims for name in claim.laws}
     experiments = {
-        name for _, package in PAPERS.values() for claim in package.CLAIMS if claim.experiment
+        name for _, package in PAPERS.values() for claim in package.claims if claim.experiment
         for name in claim.experiment.laws
     }  # fmt: skip
     assert covered | experiments == set(LAWS)  # and every law tests a claim or judges a paper's experiment

@@ -239,13 +239,13 @@ def test_a_run_with_a_large_initial_output_is_left_out_of_a_phase1_claim_not_cou
 
 
 def test_the_figure1_claims_judge_the_papers_runs_as_their_experiment():
-    from iclscale.papers.cooccurrence.laws import CLAIMS
+    from iclscale.papers.cooccurrence.laws import PAPER_LAWS
 
-    experiments = {c.label: c.experiment for c in CLAIMS if c.experiment is not None}
+    experiments = {c.label: c.experiment for c in PAPER_LAWS.claims if c.experiment is not None}
     assert set(experiments) == {"C5", "C7", "C11"}
     for label, experiment in experiments.items():
         assert experiment.sweep == "cooccurrence_fig1" and all(get_law(name) for name in experiment.laws), label
-        claim = next(c for c in CLAIMS if c.label == label)
+        claim = next(c for c in PAPER_LAWS.claims if c.label == label)
         assert set(experiment.laws) <= set(claim.laws) and "Fig. 1" in claim.source
 
 

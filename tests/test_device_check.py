@@ -138,7 +138,10 @@ def test_a_failing_study_is_reported_not_raised(tmp_path, monkeypatch):
         raise RuntimeError("no kernel image is available")
 
     monkeypatch.setattr("iclscale.trainer.training.train_pack", broken)
-    monkeypatch.setattr("iclscale.trainer.registry.study_names", lambda: ["softmax_window"])
+    from iclscale.paper import smoke_configs
+
+    one = {"softmax_window": smoke_configs()["softmax_window"]}
+    monkeypatch.setattr("iclscale.paper.smoke_configs", lambda: one)
     device_check.check_parity("cpu", device_check.QUICK, device_check.Budget(60), report, reserve=0)
     (entry,) = json.loads((tmp_path / "device_check.json").read_text())["parity"]
     assert not entry["ok"] and "no kernel image" in entry["error"]

@@ -43,11 +43,11 @@ def test_counts_are_the_catalogues_diagnoses_per_category_and_paper():
     assert set(table) == set(PAPERS)
     for paper, row in table.items():
         assert set(row) == set(DIAGNOSIS_CATEGORIES)
-        found = [d.category for claim in PAPERS[paper][1].CLAIMS for d in claim.diagnoses]
+        found = [d.category for claim in PAPERS[paper][1].claims for d in claim.diagnoses]
         assert row == {category: found.count(category) for category in DIAGNOSIS_CATEGORIES}
     text = diagnoses.counts_markdown()
     assert text.count("\n| ") == len(PAPERS) + 1  # one row per paper and the total, under the header
-    claims = [claim for _, package in PAPERS.values() for claim in package.CLAIMS]
+    claims = [claim for _, package in PAPERS.values() for claim in package.claims]
     per_category = [sum(row[category] for row in table.values()) for category in DIAGNOSIS_CATEGORIES]
     all_row = [len(claims), sum(bool(claim.diagnoses) for claim in claims), *per_category]
     assert "| all | " + " | ".join(map(str, all_row)) + " |" in text
@@ -55,7 +55,7 @@ def test_counts_are_the_catalogues_diagnoses_per_category_and_paper():
 
 def test_every_diagnosis_names_laws_of_its_claim_and_the_diagnosed_papers_have_some():
     for _, package in PAPERS.values():
-        for claim in package.CLAIMS:
+        for claim in package.claims:
             for d in claim.diagnoses:
                 assert all(name in LAWS for name in d.laws), (claim.label, d)
                 assert d.evidence.rstrip().endswith((".", ")")), (claim.label, d.evidence)
@@ -96,7 +96,7 @@ def test_the_report_shows_a_laws_diagnosis():
     from iclscale.analysis.page import diagnosis_items
 
     claim, diagnosis = next(
-        (claim, d) for _, p in PAPERS.values() for claim in p.CLAIMS for d in claim.diagnoses if d.laws
+        (claim, d) for _, p in PAPERS.values() for claim in p.claims for d in claim.diagnoses if d.laws
     )
     items = diagnosis_items(diagnosis.laws[0])
     assert (f"diagnosis of claim {claim.label}", diagnosis.describe()) in items

@@ -135,3 +135,16 @@ def test_the_cached_compiled_steps_are_keyed_on_an_installed_papers_study_source
     study = next((site / "scalar_sgd").rglob("study.py"))
     study.write_text(study.read_text() + "\n# edited\n")
     assert digest_and_folders().split()[-1] != before.split()[-1]
+
+
+def test_the_trainer_contract_tests_run_the_installed_paper_without_editing_a_list(site, tmp_path):
+    """tests/test_trainer_contract.py takes every installed study from its paper's smoke config (PaperLaws): with the
+    example installed, its study is trained by them (compiled = eager, every tensor on its device, ...)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(site), str(ROOT)))}
+    contract = [sys.executable, "-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider", "-k", STUDY]
+    done = subprocess.run([*contract, str(ROOT / "tests" / "test_trainer_contract.py")], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    passed = [line for line in done.stdout.splitlines() if line.startswith("PASSED") and f"[{STUDY}]" in line]
+    assert any("test_the_compiled_step_equals_the_eager_step" in line for line in passed), done.stdout[-3000:]
+    assert len(passed) >= 3, passed

@@ -11,7 +11,7 @@ import pytest
 from iclscale.analysis.laws import get_law
 from iclscale.analysis.reader import Results
 from iclscale.analysis.verdict import CONSISTENT, INCONSISTENT
-from iclscale.papers.feature_selector.laws import DERIVED
+from iclscale.papers.feature_selector.laws import PAPER_LAWS
 
 STUDY = "feature_selector"
 EVAL = ("domain", "ood_relevant", "ood_label", "alpha_test", "l_ts", "eval_prompts")
@@ -73,7 +73,7 @@ def crossing_store(levels, crossing, axis_values, seeds=4, stuck=(), non_selecti
 
 
 def test_T_vs_M_fits_the_sum_M1_plus_M2_and_recovers_a_planted_half():
-    assert DERIVED["M"].compute({"M1": [4, 3], "M2": [12, 20]}).tolist() == [16, 23]
+    assert PAPER_LAWS.derived["M"].compute({"M1": [4, 3], "M2": [12, 20]}).tolist() == [16, 23]
     store = crossing_store(
         (12, 20, 36, 60), lambda m2, s: 40 * (4 + m2) ** 0.5 * (1 + 0.03 * s), lambda m2: {"M1": 4, "M2": m2}
     )
@@ -211,11 +211,9 @@ def test_the_width_and_batch_laws_find_the_smallest_value_per_M1_and_seed():
 
 
 def test_every_law_of_the_study_tests_a_claim():
-    from iclscale.papers.feature_selector import laws as feature_selector
-
-    named = {name for claim in feature_selector.CLAIMS for name in claim.laws}
-    assert named == {law.name for law in feature_selector.LAWS}
-    assert [c.label for c in feature_selector.CLAIMS][:3] == ["S1", "S1'", "S2"] and len(feature_selector.CLAIMS) == 18
+    named = {name for claim in PAPER_LAWS.claims for name in claim.laws}
+    assert named == {law.name for law in PAPER_LAWS.laws}
+    assert [c.label for c in PAPER_LAWS.claims][:3] == ["S1", "S1'", "S2"] and len(PAPER_LAWS.claims) == 18
 
 
 def test_the_figure_1_section_averages_selection_regime_runs_and_names_both_splits():

@@ -192,10 +192,10 @@ def test_figures_3_to_6_section_draws_every_layer():
 def test_each_law_checks_the_training_theorems_at_the_epsilon_it_reads():
     # the iteration laws read T where the hinge falls to 0.5: their batch condition B ≥ B_M is checked at 0.5, not
     # at 0.01 (which asks B ≥ 4.6·10⁴ of runs that only need B ≥ 10.4 to reach a hinge of 0.5)
-    from iclscale.papers.mamba_outliers.laws import LAWS
+    from iclscale.papers.mamba_outliers.laws import PAPER_LAWS
 
     checked = 0
-    for law in LAWS:
+    for law in PAPER_LAWS.laws:
         levels = {getattr(law.measure, "threshold", None), getattr(law.kind, "threshold", None)} - {None}
         if law.regime is None or not levels or law.regime.epsilon is None:
             continue

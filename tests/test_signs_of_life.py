@@ -72,13 +72,13 @@ def test_milestones_in_a_log_are_spaced_by_the_heartbeat_interval():
 
 @pytest.mark.parametrize("name", [info.name for info in all_studies()])
 def test_every_final_metric_of_every_study_has_a_declared_meaning(name):
-    from test_trainer_contract import SMALL  # each study at a small size
+    from test_trainer_contract import SMOKE  # each study at a small size
 
     from iclscale.trainer.training import train_pack
 
     for info in [study_info(name)]:
         # two steps whatever the role of `steps` (a shape param in cooccurrence, whose default is 30,000 records)
-        values = {**SMALL.get(info.name, {}), "steps": 2} if "steps" in info.names("train", "shape") else {}
+        values = {**SMOKE[info.name].config, "steps": 2} if "steps" in info.names("train", "shape") else {}
         config, point = info.resolve(values, 0, "test")
         result = train_pack(info, [config], [point], 1, device="cpu", compile="off")
         undeclared = [n for n in result.final_metrics(0, point) if info.metric(n) is None]

@@ -46,7 +46,7 @@ def test_laws_names_each_laws_sweep_files_and_the_claims_without_a_law(capsys):
     from iclscale.analysis.catalogue import PAPERS
 
     package = next(package for studies, package in PAPERS.values() if "mamba_outliers" in studies)
-    untested = [claim for claim in package.CLAIMS if not claim.laws]
+    untested = [claim for claim in package.claims if not claim.laws]
     if untested:  # each claim without a law is listed under its count
         assert f"claims without a law (not tested by this tool): {len(untested)}" in out
         assert all(f"  {claim.label:<4} {claim.source}: {claim.text}" in out for claim in untested)
@@ -54,9 +54,9 @@ def test_laws_names_each_laws_sweep_files_and_the_claims_without_a_law(capsys):
         assert "claims without a law" not in out
     assert main(["laws"]) == 0
     everything = capsys.readouterr().out
-    missing = sum(not claim.laws for _, package in PAPERS.values() for claim in package.CLAIMS)
+    missing = sum(not claim.laws for _, package in PAPERS.values() for claim in package.claims)
     assert everything.count("claims without a law (not tested by this tool)") == sum(
-        any(not claim.laws for claim in package.CLAIMS) for _, package in PAPERS.values()
+        any(not claim.laws for claim in package.claims) for _, package in PAPERS.values()
     )
     assert missing == sum(
         int(line.rsplit(":", 1)[1]) for line in everything.splitlines() if "claims without a law (not tested" in line

@@ -130,7 +130,7 @@ def cmd_ledger(args: argparse.Namespace) -> None:
 
 def cmd_laws(args: argparse.Namespace) -> None:
     from iclscale.analysis.catalogue import PAPERS
-    from iclscale.analysis.laws import LAWS
+    from iclscale.analysis.laws import LAWS, definition_sites
     from iclscale.errors import UserError
 
     if args.diagnoses:
@@ -143,11 +143,11 @@ def cmd_laws(args: argparse.Namespace) -> None:
         studies = ", ".join(sorted({law.study for law in LAWS.values()}))
         raise UserError(f"--study {args.study}: no laws about this study; studies with laws: {studies}")
     shown = {law.name for law in laws}
-    for paper, (studies, package) in PAPERS.items():
-        claims = [c for c in package.CLAIMS if shown & set(c.laws)]
-        untested = [c for c in package.CLAIMS if not c.laws] if args.study in (None, *studies) else []
+    for paper, (studies, record) in PAPERS.items():
+        claims = [c for c in record.claims if shown & set(c.laws)]
+        untested = [c for c in record.claims if not c.laws] if args.study in (None, *studies) else []
         if claims:
-            print(f"{paper}: {len(claims)} claims with laws" + ("" if args.study else f" of {len(package.CLAIMS)}"))
+            print(f"{paper}: {len(claims)} claims with laws" + ("" if args.study else f" of {len(record.claims)}"))
             for claim in claims:
                 print(f"  {claim.label:<4} {claim.source}: {claim.text}\n       laws: {', '.join(claim.laws)}")
                 for diagnosis in claim.diagnoses:
@@ -159,7 +159,8 @@ def cmd_laws(args: argparse.Namespace) -> None:
         if claims or untested:
             print()
     files = sweep_files_by_law()
-    print("\n\n".join(law.describe() + "\n" + _files_line(law, files) for law in laws))
+    sites = definition_sites(LAWS.values())
+    print("\n\n".join(f"{law.describe()}\n  defined:    {sites[law.name]}\n{_files_line(law, files)}" for law in laws))
     if not args.study:
         from iclscale.analysis.diagnoses import counts_markdown
 

@@ -18,7 +18,7 @@ diagonal minimum 1 + |pretraining − test|, a comparison the subject at a ratio
 measure is replaced by the planted column and its row filter dropped: the control tests the statistic, the
 prediction, the regime and the verdict, not how the study reads a metric off its runs (the studies' tests do);
 for the same reason a regime's conditions on measured curves are taken as met (a planted table has no curves).
-Every other param is set from the study's control config (`CONTROL_CONFIG` of its catalogue package: one
+Every other param is set from the study's control config (`control_config` of its paper's laws record: one
 config inside every theorem's conditions of the study), the law's `where` and its own `control_params`,
 and every regime flag is set to 1, so the planted points lie inside the law's regime.
 

@@ -1,7 +1,8 @@
 """Derived variables: the combinations of params a paper states its laws in (a scaling variable such as
 n·L²/σ², a total such as M1 + M2), as columns beside the params.
 
-Each paper defines its own in its laws module, `DERIVED = {name: DerivedVariable}` (iclscale.paper), and they
+Each paper defines its own in its laws record, `PaperLaws(derived={name: DerivedVariable})` (iclscale.paper_laws),
+and they
 are looked up by study: two papers may use one symbol for different things (L a Lipschitz constant in one, a
 sequence length in another), so a name means what the study's paper says it means, and a study gets no
 column from another paper's table.
@@ -56,12 +57,12 @@ def _product(table, powers: dict[str, float]) -> np.ndarray:
 
 
 def derived_variables(study: str | None) -> Mapping[str, DerivedVariable]:
-    """The study's derived variables by name: its paper's laws module's DERIVED (none for a study no installed
-    paper declares, or a paper without DERIVED)."""
+    """The study's derived variables by name: its paper's laws record's `derived` (none for a study no installed
+    paper declares)."""
     paper = paper_of_study(study) if study else None
     if paper is None:
         return {}
-    return dict(getattr(paper.load_laws(), "DERIVED", {}))
+    return dict(paper.load_laws().derived)
 
 
 def ingredients(variable: str, study: str | None) -> dict[str, float]:

@@ -23,12 +23,12 @@ def paper_key(paper: str) -> str:
 
 
 def claims_of(paper: str) -> tuple[Claim, ...]:
-    return PAPERS[paper][1].CLAIMS
+    return PAPERS[paper][1].claims
 
 
 def diagnoses_of_law(name: str) -> list[tuple[Claim, Diagnosis]]:
     """Every diagnosis that explains the verdict of the law `name`, with its claim."""
-    return [(claim, d) for _, package in PAPERS.values() for claim in package.CLAIMS for d in claim.diagnoses_of(name)]
+    return [(claim, d) for _, record in PAPERS.values() for claim in record.claims for d in claim.diagnoses_of(name)]
 
 
 def counts() -> dict[str, dict[str, int]]:

@@ -13,9 +13,13 @@ the points outside the regime, let the kind estimate its statistic, judge it.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 # re-exported: a paper's laws import the condition kinds with Law and Regime
@@ -156,6 +160,13 @@ class Law:
     control_params: Mapping[str, Any] = field(default_factory=dict)
     no_control: str = ""
     versus_printed: VersusPrinted | None = None  # None: the law judges the statement as the paper printed it
+    # the lines that built it, "file:line", from its Law(...) out to module level (construction_lines); `iclscale
+    # laws` shows one of them (iclscale.analysis.laws.definition_sites)
+    built_at: tuple[str, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self):
+        if not self.built_at:  # dataclasses.replace passes it on: a relabelled law stays where it was built
+            object.__setattr__(self, "built_at", construction_lines())
 
     @property
     def axes(self) -> tuple[str, ...]:
@@ -196,6 +207,36 @@ class Law:
         if self.versus_printed is not None:
             lines.append(f"  vs printed: {self.versus_printed.describe()}")
         return "\n".join(lines)
+
+
+_FRAMEWORK = str(Path(__file__).resolve().parent)  # iclscale/analysis: its helpers build laws for papers
+_DATACLASSES = {"<string>", dataclasses.__file__}  # a dataclass's generated __init__, and replace()
+
+
+@functools.cache
+def _shown(path: str) -> str:
+    from iclscale.paper import shown
+
+    return shown(Path(path))
+
+
+def construction_lines(depth: int = 8) -> tuple[str, ...]:
+    """The lines of the paper's code that are building a law, "file:line", innermost first: its `Law(...)`, the
+    builder calls around it, out to the module-level statement (a table's row, `LAWS = tuple(...)`); just the first
+    where no module level is within `depth` frames (a law built at run time, a test's).
+
+    Read from the caller frames at construction: a Law instance has no source for `inspect` to find, and the
+    innermost line alone is often a builder's one `return Law(...)`, the same for every law it builds (75 laws
+    are built so, their names made by f-strings that no grep finds)."""
+    frame, lines = sys._getframe(1), []
+    while frame is not None and len(lines) < depth:
+        path = frame.f_code.co_filename
+        if path not in _DATACLASSES and not path.startswith((_FRAMEWORK, "<frozen ")):
+            lines.append(f"{_shown(path)}:{frame.f_lineno}")
+            if frame.f_code.co_name == "<module>":
+                return tuple(lines)
+        frame = frame.f_back
+    return tuple(lines[:1])
 
 
 def default_axes(law: Law) -> tuple[str, ...]:

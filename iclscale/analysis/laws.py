@@ -3,6 +3,9 @@ sweeps CLI runs on a sweep file's `laws:` list. Light to import: no pandas, no p
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+
 from iclscale.analysis.catalogue import ALL_LAWS
 from iclscale.analysis.law import Law
 from iclscale.errors import UserError
@@ -21,6 +24,15 @@ def get_law(name: str, where: str = "law") -> Law:
 
 def laws_of_study(study: str) -> list[Law]:
     return [law for law in LAWS.values() if law.study == study]
+
+
+def definition_sites(laws: Iterable[Law]) -> dict[str, str]:
+    """Where each law is defined, "file:line": of the lines that built it (`Law.built_at`, from its Law(...) out to
+    module level), the one the fewest other laws share, the outermost on a tie: a table's row or a builder's call
+    with this law's arguments, not the builder's one `return Law(...)` nor a module's `LAWS = (*build(1), ...)`."""
+    laws = list(laws)
+    shared = Counter(line for law in laws for line in set(law.built_at))
+    return {law.name: min(reversed(law.built_at), key=shared.__getitem__, default="") for law in laws}
 
 
 def check_law_names(names: list[str], study: str, where: str) -> None:

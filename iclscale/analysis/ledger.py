@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from iclscale.errors import UserError
+from iclscale.paper_laws import PaperLaws
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = "iclscale-claims/1"
@@ -62,11 +63,11 @@ class Paper:
     tag: str  # "C24"
     seed: str  # "004": the paper's text is shared/seeds/004_*.txt
     studies: tuple[str, ...]
-    package: Any  # its catalogue package (CLAIMS, LAWS)
+    package: PaperLaws  # its laws record (claims, laws)
 
     @property
     def quotes_file(self) -> Path:
-        return Path(self.package.__file__).parent / "quotes.yaml"
+        return self.package.folder / "quotes.yaml"
 
 
 def papers() -> list[Paper]:
@@ -244,7 +245,7 @@ def analysis_digest() -> str:
     digest = hashlib.sha256()
     here = Path(__file__).resolve()
     readers = {here, here.with_name("result_pages.py")}
-    folders = [here.parent, *(Path(p.package.__file__).resolve().parent for p in papers())]
+    folders = [here.parent, *(p.package.folder.resolve() for p in papers())]
     for folder in dict.fromkeys(folders):
         for path in sorted(folder.rglob("*")):
             if path.suffix in (".py", ".yaml") and path not in readers:
@@ -741,7 +742,7 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
             if result is not None:
                 found.append(result)
         per_root.append((root, found))
-    claims = [entry(p, claim, per_root, out_dir) for p in papers() for claim in p.package.CLAIMS]
+    claims = [entry(p, claim, per_root, out_dir) for p in papers() for claim in p.package.claims]
     sweeps = [sweep_entry(s, out_dir) for _, found in per_root for s in found]
     counts = {
         p.name: {v: sum(1 for c in claims if c["paper"] == p.name and c["verdict"] == v) for v in VERDICTS}

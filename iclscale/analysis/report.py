@@ -1,9 +1,9 @@
 """`iclscale report DIR`: fit the sweep's laws and write OUT/index.html, OUT/fits.csv and a PNG of every chart
 under OUT/charts/.
 
-Besides the laws and the sweep's curves, a study's catalogue package may add sections of its own (hooks in
-`iclscale.analysis.catalogue`, e.g. a paper's pruning curves and classical-learner baselines); the generic report only
-calls them and lays them out (iclscale.analysis.page).
+Besides the laws and the sweep's curves, a study's paper may add sections of its own (`PaperLaws(sections=...)`,
+found through `iclscale.analysis.catalogue`, e.g. a paper's pruning curves and classical-learner baselines); the
+generic report only calls them and lays them out (iclscale.analysis.page).
 """
 
 from __future__ import annotations

@@ -1,5 +1,4 @@
-"""The claim of the example paper and the law that tests it (read by iclscale.analysis: LAWS, CLAIMS, SECTIONS,
-CONTROL_CONFIG).
+"""The claim of the example paper and the law that tests it, in the one record iclscale reads (`PAPER_LAWS`).
 
 Why σ²: with e = w − a, one SGD step on a batch is e ← (1 − η·m₂)·e + η·σ·m₁, where m₂ = mean(x²) and
 m₁ = mean(x·ε) over the batch (E m₂ = 1, E m₂² = 1 + 2/B, E m₁ = 0, E m₁² = 1/B, m₁ uncorrelated with e and
@@ -11,6 +10,7 @@ from iclscale.analysis.kinds import PowerLaw
 from iclscale.analysis.law import Claim, Hypothesis, Law, Prediction
 from iclscale.analysis.measures import FinalValue
 from iclscale.analysis.verdict import Band
+from iclscale.paper_laws import PaperLaws, Smoke
 
 STUDY = "scalar_sgd"
 SOURCE = "stationary variance of constant-step SGD: E(w − a)² = ησ² / (B(2 − η(1 + 2/B))) (this module)"
@@ -34,9 +34,13 @@ EXCESS_RISK_VS_SIGMA = Law(
     group_by=("batch", "lr"),
 )
 
-LAWS = (EXCESS_RISK_VS_SIGMA,)
-CLAIMS = (Claim("S1", "stationary variance", "SGD's excess risk is proportional to σ²", (EXCESS_RISK_VS_SIGMA.name,)),)
-SECTIONS = ()  # no report pages of its own
-
-# One config inside the law's conditions, for the negative controls (a tuple: σ's levels)
-CONTROL_CONFIG = {STUDY: {"batch": 16, "lr": 0.1, "sigma": (0.1, 0.05, 0.2, 0.4, 0.8)}}
+PAPER_LAWS = PaperLaws(
+    claims=(
+        Claim("S1", "stationary variance", "SGD's excess risk is proportional to σ²", (EXCESS_RISK_VS_SIGMA.name,)),
+    ),
+    laws=(EXCESS_RISK_VS_SIGMA,),
+    # one config inside the law's conditions, for the negative controls (a tuple: σ's levels)
+    control_config={STUDY: {"batch": 16, "lr": 0.1, "sigma": (0.1, 0.05, 0.2, 0.4, 0.8)}},
+    # a pack of three small configs, differing in σ, that the trainer's contract tests train (compiled = eager)
+    smoke={STUDY: Smoke({"steps": 20, "chains": 4}, ({"sigma": 0.1}, {"sigma": 0.4}, {"lr": 0.05}))},
+)

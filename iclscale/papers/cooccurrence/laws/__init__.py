@@ -1,10 +1,11 @@
 """The laws of seed 003, [Y24]: Yang, Kailkhura, Wang, Liang, "Training Dynamics of Transformers to Recognize Word
 Co-occurrence via Gradient Flow Analysis", NeurIPS 2024 (arXiv 2410.09605). Every claim (C1–C21, our ids for the
-paper's statements) with the laws that test it (CLAIMS), the Figure 1 report section and the run summary
+paper's statements) with the laws that test it, the Figure 1 report section and the run summary
 `iclscale train` prints."""
 
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, Experiment, with_diagnoses
+from iclscale.paper_laws import PaperLaws, Smoke
 from iclscale.papers.cooccurrence.laws import (
     attention,
     conserved,
@@ -42,7 +43,7 @@ FIG1B = (
     "The training loss for samples with one target signal and the common token (i.e., green or red curves) first "
     "increases because the linear MLP layer initially has not aligned negatively enough with the common token yet"
 )
-CLAIMS = (
+_CLAIMS = (
     Claim("C1", "Def. E.2, Thm E.26, Thm 3.1, §4.1", "Phase 1 lasts T1 ∝ 1/(σ1² m m1) (§4.1: 1/((σ0²+σ1²) m m1))",
           tuple(law.name for law in phase1.T1_LAWS) + _named("type1_correct_vs_m", "type2_correct_vs_m")),
     Claim("C2", "Lemma 4.1, E.4", "initial rate dG(μ1)/dt = Θ((σ0²+σ1²) m m1)",
@@ -205,47 +206,52 @@ DIAGNOSES = {
         ),
     ),
 }
-CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
-
-LAWS = (
-    *phase1.LAWS,
-    *figure1_laws.LAWS,
-    *initial_rates.LAWS,
-    *phase2.LAWS,
-    *attention.LAWS,
-    *fractions.LAWS,
-    *conserved.LAWS,
-)
-SECTIONS = (figure1_section,)  # Figure 1 of its own (iclscale.analysis.report calls it)
-DERIVED = {
-    # [Y24] Lemma 4.1 / §4.1: the Phase-1 rate scale (σ0² + σ1²)·m·m1 with the theory init's σ0 = c0/√(Lm),
-    # σ1 = c1/√m1 (a = ±1, ‖a‖² = m1): c0²·m1/L + c1²·m
-    "phase1_rate": DerivedVariable(
-        "phase1_rate",
-        "(σ0²+σ1²)m·m1",
-        {},
-        "(σ0² + σ1²)·m·m1 = c0²m1/L + c1²m, theory init ([Y24] Lemma 4.1, §4.1)",
-        terms=({"c0": 2, "m1": 1, "L": -1}, {"c1": 2, "m": 1}),
+PAPER_LAWS = PaperLaws(
+    claims=with_diagnoses(_CLAIMS, DIAGNOSES),
+    laws=(
+        *phase1.LAWS,
+        *figure1_laws.LAWS,
+        *initial_rates.LAWS,
+        *phase2.LAWS,
+        *attention.LAWS,
+        *fractions.LAWS,
+        *conserved.LAWS,
     ),
-}
-RUN_SUMMARY = {STUDY: run_summary}  # T1, the peaks before it, T_attn: what `iclscale train` prints
-
-# The negative controls' config (iclscale.analysis.controls): the theory's init inside Condition 1 (m ≥ m1, m ≥ L², n
-# ≥ L²)
-# at every level; a tuple is a param's levels, its first the value where the param is not swept
-CONTROL_CONFIG = {
-    STUDY: {
-        "d": 64,
-        "m": (512, 64, 128, 256, 1024, 2048, 4096),
-        "m1": (64, 8, 16, 32, 128, 256),
-        "L": (2, 1, 3, 4, 6, 8, 12, 16, 20),
-        "n": (500, 50, 100, 200, 1000, 2000, 5000),
-        "c0": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0),
-        "c1": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0),
-        "lr": (0.01, 0.001, 0.002, 0.005, 0.02, 0.05, 0.1),
-        "steps": 30000,
-        "tokens": "distinct",
-        "init": "theory",
-        "readout": "pm1_fixed",
-    }
-}
+    sections=(figure1_section,),  # Figure 1 of its own (iclscale.analysis.report calls it)
+    derived={
+        # [Y24] Lemma 4.1 / §4.1: the Phase-1 rate scale (σ0² + σ1²)·m·m1 with the theory init's σ0 = c0/√(Lm),
+        # σ1 = c1/√m1 (a = ±1, ‖a‖² = m1): c0²·m1/L + c1²·m
+        "phase1_rate": DerivedVariable(
+            "phase1_rate",
+            "(σ0²+σ1²)m·m1",
+            {},
+            "(σ0² + σ1²)·m·m1 = c0²m1/L + c1²m, theory init ([Y24] Lemma 4.1, §4.1)",
+            terms=({"c0": 2, "m1": 1, "L": -1}, {"c1": 2, "m": 1}),
+        ),
+    },
+    run_summary={STUDY: run_summary},  # T1, the peaks before it, T_attn: what `iclscale train` prints
+    # The negative controls' config (iclscale.analysis.controls): the theory's init inside Condition 1 (m ≥ m1,
+    # m ≥ L², n ≥ L²) at every level; a tuple is a param's levels, its first the value where the param is not swept
+    control_config={
+        STUDY: {
+            "d": 64,
+            "m": (512, 64, 128, 256, 1024, 2048, 4096),
+            "m1": (64, 8, 16, 32, 128, 256),
+            "L": (2, 1, 3, 4, 6, 8, 12, 16, 20),
+            "n": (500, 50, 100, 200, 1000, 2000, 5000),
+            "c0": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0),
+            "c1": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5, 1.0),
+            "lr": (0.01, 0.001, 0.002, 0.005, 0.02, 0.05, 0.1),
+            "steps": 30000,
+            "tokens": "distinct",
+            "init": "theory",
+            "readout": "pm1_fixed",
+        }
+    },
+    smoke={  # a pack of three configs that trains in seconds; they differ in train-role params, as in a sweep
+        STUDY: Smoke(
+            {"steps": 12, "d": 24, "n": 12, "m": 16, "m1": 8, "init": "theory", "lr": 0.1, "n_test": 60},
+            ({"c1": 0.5}, {"lr": 0.05, "c0": 0.3}, {}),
+        ),
+    },
+)

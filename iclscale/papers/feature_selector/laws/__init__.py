@@ -4,6 +4,7 @@ Every claim of the paper and the laws that test it; claims with no law say why i
 
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, Experiment
+from iclscale.paper_laws import PaperLaws, Smoke
 from iclscale.papers.feature_selector.laws import iterations, mechanism, ood
 from iclscale.papers.feature_selector.laws.common import STUDY
 from iclscale.papers.feature_selector.laws.figure1_section import figure1_section
@@ -23,7 +24,7 @@ NO_MATCH = (
 # what the paper says of its only figure ([LW23] §3.4, after Prop. 2; its "Figure 3.4" is Figure 1); the paper
 # states no setting for it: the sweep's header lists the values chosen (inside Thm 1's conditions)
 FIGURE_1 = "Figure 3.4 verifies these two propositions with a one-layer Transformer defined in (2)"
-CLAIMS = (
+_CLAIMS = (
     Claim(
         "S1",
         "Thm 1, Eq. 6",
@@ -295,39 +296,47 @@ CLAIMS = (
     ),
 )
 
-LAWS = (*iterations.LAWS, *mechanism.LAWS, *ood.LAWS)
-SECTIONS = (figure1_section,)
-DERIVED = {
-    # M := M1 + M2, the number of patterns of [LW23] Thm 1 (relevant plus irrelevant)
-    "M": DerivedVariable("M", "M", {"M1": 1, "M2": 1}, "M = M1 + M2 ([LW23] §3.2)", sum=True),
-}
-
-# The negative controls' config (iclscale.analysis.controls): inside Thm 1's conditions with constants 1 at every level
-# (M1 ≤ 64: m ≥ 4·M1²·ln(B·steps) ≈ 2.2·10⁵, B ≥ M1 ln M1 ≈ 266, τ ≤ 1/M1, l_tr ≥ 2 ln M/α) and in the selection
-# regime (the probe's in_regime = 1, a training hinge below the plateau's 0.8); a tuple is a param's levels, its
-# first the value where not swept
-CONTROL_CONFIG = {
-    STUDY: {
-        "d_x": 20,
-        "M1": (4, 2, 3, 6, 8, 16, 32, 64),
-        "M2": (16, 2, 4, 8, 32, 64, 128),
-        "l_tr": 120,
-        "batch_size": 300,
-        "steps": 2000,
-        "m": 250000,
-        "lr": (2.5, 0.1, 0.25, 0.5, 1.0, 5.0),
-        "alpha": (0.6, 0.1, 0.2, 0.3, 0.4, 0.8, 1.0),
-        "beta": 2.0,
-        "lambda_star": (0.5, 0.05, 0.1, 0.2, 0.3, 0.7, 1.0),
-        "lambda_mode": "fixed",
-        "tau": (0.01, 0.02, 0.05, 0.075, 0.1, 0.15),
-        "n_train_tasks": 0,
-        "domain": "id",
-        "alpha_test": (0.6, 0.1, 0.2, 0.3, 0.4, 0.8, 1.0),
-        "l_ts": (20, 2, 5, 10, 40, 80),
-        "ood_relevant": "cone",
-        "ood_label": "same",
-        "in_regime": 1,
-        "train_loss": 0.1,
-    }
-}
+PAPER_LAWS = PaperLaws(
+    claims=_CLAIMS,
+    laws=(*iterations.LAWS, *mechanism.LAWS, *ood.LAWS),
+    sections=(figure1_section,),
+    derived={
+        # M := M1 + M2, the number of patterns of [LW23] Thm 1 (relevant plus irrelevant)
+        "M": DerivedVariable("M", "M", {"M1": 1, "M2": 1}, "M = M1 + M2 ([LW23] §3.2)", sum=True),
+    },
+    # The negative controls' config (iclscale.analysis.controls): inside Thm 1's conditions with constants 1 at every
+    # level (M1 ≤ 64: m ≥ 4·M1²·ln(B·steps) ≈ 2.2·10⁵, B ≥ M1 ln M1 ≈ 266, τ ≤ 1/M1, l_tr ≥ 2 ln M/α) and in the
+    # selection regime (the probe's in_regime = 1, a training hinge below the plateau's 0.8); a tuple is a param's
+    # levels, its first the value where not swept
+    control_config={
+        STUDY: {
+            "d_x": 20,
+            "M1": (4, 2, 3, 6, 8, 16, 32, 64),
+            "M2": (16, 2, 4, 8, 32, 64, 128),
+            "l_tr": 120,
+            "batch_size": 300,
+            "steps": 2000,
+            "m": 250000,
+            "lr": (2.5, 0.1, 0.25, 0.5, 1.0, 5.0),
+            "alpha": (0.6, 0.1, 0.2, 0.3, 0.4, 0.8, 1.0),
+            "beta": 2.0,
+            "lambda_star": (0.5, 0.05, 0.1, 0.2, 0.3, 0.7, 1.0),
+            "lambda_mode": "fixed",
+            "tau": (0.01, 0.02, 0.05, 0.075, 0.1, 0.15),
+            "n_train_tasks": 0,
+            "domain": "id",
+            "alpha_test": (0.6, 0.1, 0.2, 0.3, 0.4, 0.8, 1.0),
+            "l_ts": (20, 2, 5, 10, 40, 80),
+            "ood_relevant": "cone",
+            "ood_label": "same",
+            "in_regime": 1,
+            "train_loss": 0.1,
+        }
+    },
+    smoke={  # a pack of three configs that trains in seconds; they differ in train-role params, as in a sweep
+        STUDY: Smoke(
+            {"steps": 12, "eval_prompts": 64, "probe_prompts": 16, "batch_size": 16, "m": 20},
+            ({"alpha": 0.8, "tau": 0.2}, {"lambda_star": 0.3, "xi": 0.3}, {"lr": 3.0, "n_train_tasks": 2}),
+        ),
+    },
+)

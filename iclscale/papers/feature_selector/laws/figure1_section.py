@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iclscale.analysis.page import Section, e, num
-from iclscale.analysis.reader import curves_with_params
 
 if TYPE_CHECKING:
     import altair as alt
@@ -35,6 +34,8 @@ def figure1_section(results: Results, add_chart) -> Section | None:
         return None
     runs = results.runs.drop_duplicates("run_id")
     selected = set(runs.loc[runs["in_regime"] >= 1, "run_id"])
+    from iclscale.analysis.reader import curves_with_params  # the store (and yaml) only for a report
+
     curves = curves_with_params(results)
     curves = curves[curves["run_id"].isin(selected) & curves["metric"].isin([*NORMS, *SPLITS])]
     if not len(curves):

@@ -4,6 +4,7 @@ law is written yet), and the report's sections (Table 1, Figures 3–6)."""
 
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, Experiment, with_diagnoses
+from iclscale.paper_laws import PaperLaws, Smoke
 from iclscale.papers.mamba_outliers.laws import (
     batch,
     dynamics,
@@ -74,7 +75,7 @@ FIG3_ATTENTION = Experiment(
     "than that on examples with other patterns, and this gap increases during training.",
 )
 
-CLAIMS = (
+_CLAIMS = (
     Claim("L1", "Thm 1, Eq. 9", "Mamba: T_M ∝ η^(−1) β^(−2) M1 (1 − p_a)^(−1), independent of l_tr",
           _named("mamba_T_vs_lr", "mamba_T_vs_beta", "mamba_T_vs_M1", "mamba_T_vs_p_a", "mamba_T_vs_l_tr")),
     Claim("L2", "Thm 3, Eq. 14", "LT: T_T ∝ η^(−1) β^(−2) M1 (1 − p_a)^(−1) l_tr^(−1)",
@@ -403,54 +404,59 @@ DIAGNOSES = {
         ),
     ),
 }
-CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
-
-LAWS = labelled(
-    (
-        *fig2.LAWS,
-        *iterations.LAWS,
-        *batch.LAWS,
-        *thresholds.LAWS,
-        *magnitude.LAWS,
-        *mechanism.LAWS,
-        *table1.LAWS,
-        *dynamics.LAWS,
-        *windows.LAWS,
-    )
-)
-SECTIONS = (table1_section, figures3_6_section)
-DERIVED = {
-    # r := α·l_ts/(p_a·l_tr): [LM25] Thm 2 (c)'s α < min(1, p_a·l_tr/l_ts) is r < 1 (α < 1 throughout)
-    "outlier_ratio": DerivedVariable(
-        "outlier_ratio", "r", {"alpha": 1, "l_ts": 1, "p_a": -1, "l_tr": -1}, "r = α·l_ts/(p_a·l_tr) ([LM25] Thm 2)"
+PAPER_LAWS = PaperLaws(
+    claims=with_diagnoses(_CLAIMS, DIAGNOSES),
+    laws=labelled(
+        (
+            *fig2.LAWS,
+            *iterations.LAWS,
+            *batch.LAWS,
+            *thresholds.LAWS,
+            *magnitude.LAWS,
+            *mechanism.LAWS,
+            *table1.LAWS,
+            *dynamics.LAWS,
+            *windows.LAWS,
+        )
     ),
-}
-
-# The negative controls' config (iclscale.analysis.controls): trained inside Thms 1/3 (B ≥ B_M ≈ 1.3·10⁵ at the
-# smallest κ_a,
-# Vβ⁻⁴ ≤ κ_a ≤ Vβ(1 − p_a)/(p_a ε), l_tr ≥ ln M1/(1 − p_a) up to p_a = 0.97) and tested inside Thm 2 (b), (d)
-# (κ_a′ ≥ κ_a, l_ts ≥ (1 − α)^(−1) ln M1 up to α = 0.9), constants 1; a tuple is a param's levels, its first the
-# value where the param is not swept
-CONTROL_CONFIG = {
-    STUDY: {
-        "M1": (6, 3, 4, 8, 12, 16, 32, 64),
-        "M2": 10,
-        "V": 3,
-        "d": 30,
-        "l_tr": (80, 5, 10, 20, 40, 160),
-        "batch_size": 200000,
-        "steps": 1000,
-        "lr": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5),
-        "p_a": (0.6, 0.0, 0.3, 0.5, 0.8, 0.9, 0.95, 0.97),
-        "beta": (3.0, 1.0, 1.5, 2.0, 4.0, 6.0, 10.0),
-        "kappa_a": (4.0, 0.5, 1.0, 2.0, 8.0, 16.0),
-        "kappa_a_test": 5000.0,
-        "alpha": (0.1, 0.2, 0.25, 0.35, 0.4, 0.45, 0.55, 0.7, 0.9),
-        "l_ts": 40,
-        "label_mode": "flip",
-        "outlier_set": "unseen",
-        "outlier_sum": 0.3,
-        "placement": "bernoulli",
-        "step": (0, 100, 200, 300, 400, 500, 600),
-    }
-}
+    sections=(table1_section, figures3_6_section),
+    derived={
+        # r := α·l_ts/(p_a·l_tr): [LM25] Thm 2 (c)'s α < min(1, p_a·l_tr/l_ts) is r < 1 (α < 1 throughout)
+        "outlier_ratio": DerivedVariable(
+            "outlier_ratio", "r", {"alpha": 1, "l_ts": 1, "p_a": -1, "l_tr": -1}, "r = α·l_ts/(p_a·l_tr) ([LM25] Thm 2)"
+        ),
+    },
+    # The negative controls' config (iclscale.analysis.controls): trained inside Thms 1/3 (B ≥ B_M ≈ 1.3·10⁵ at the
+    # smallest κ_a, Vβ⁻⁴ ≤ κ_a ≤ Vβ(1 − p_a)/(p_a ε), l_tr ≥ ln M1/(1 − p_a) up to p_a = 0.97) and tested inside
+    # Thm 2 (b), (d) (κ_a′ ≥ κ_a, l_ts ≥ (1 − α)^(−1) ln M1 up to α = 0.9), constants 1; a tuple is a param's levels,
+    # its first the value where the param is not swept
+    control_config={
+        STUDY: {
+            "M1": (6, 3, 4, 8, 12, 16, 32, 64),
+            "M2": 10,
+            "V": 3,
+            "d": 30,
+            "l_tr": (80, 5, 10, 20, 40, 160),
+            "batch_size": 200000,
+            "steps": 1000,
+            "lr": (0.1, 0.01, 0.02, 0.05, 0.2, 0.5),
+            "p_a": (0.6, 0.0, 0.3, 0.5, 0.8, 0.9, 0.95, 0.97),
+            "beta": (3.0, 1.0, 1.5, 2.0, 4.0, 6.0, 10.0),
+            "kappa_a": (4.0, 0.5, 1.0, 2.0, 8.0, 16.0),
+            "kappa_a_test": 5000.0,
+            "alpha": (0.1, 0.2, 0.25, 0.35, 0.4, 0.45, 0.55, 0.7, 0.9),
+            "l_ts": 40,
+            "label_mode": "flip",
+            "outlier_set": "unseen",
+            "outlier_sum": 0.3,
+            "placement": "bernoulli",
+            "step": (0, 100, 200, 300, 400, 500, 600),
+        }
+    },
+    smoke={  # a pack of three configs that trains in seconds; they differ in train-role params, as in a sweep
+        STUDY: Smoke(
+            {"steps": 8, "eval_prompts": 32, "batch_size": 8, "l_tr": 8, "l_ts": 8, "alpha": 0.3},
+            ({"p_a": 0.4}, {"lr": 0.05, "beta": 2.0}, {"delta": 0.1}),
+        ),
+    },
+)

@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from iclscale.analysis.page import Section, e, num
-from iclscale.analysis.reader import curves_with_params
 
 if TYPE_CHECKING:
     import altair as alt
@@ -53,6 +52,8 @@ def figures3_6_section(results: Results, add_chart) -> Section | None:
     runs = results.runs[results.runs["status"] == "ok"]
     alpha = _alpha(runs[runs["model"] == "mamba"])
     final = _one_point(runs, alpha)
+    from iclscale.analysis.reader import curves_with_params  # the store (and yaml) only for a report
+
     curves = curves_with_params(results)
     curves = curves[curves["metric"].str.endswith(("attn_same", "attn_other")) & (curves["status"] == "ok")]
     curves = _one_point(curves, alpha)

@@ -4,13 +4,14 @@ and F4, F5A (Figures 4, 5) are the catalogue's.
 Every claim of the paper, the laws that test it, and the report sections of its own."""
 
 from iclscale.analysis.law import Claim, Diagnosis, Experiment, with_diagnoses
+from iclscale.paper_laws import PaperLaws, Smoke
 from iclscale.papers.nonlinear_icl.laws import learners, mechanism, pruning, theorem33, thresholds
 from iclscale.papers.nonlinear_icl.laws.common import GPT2, STUDY
 from iclscale.papers.nonlinear_icl.laws.learner_section import learner_section
 from iclscale.papers.nonlinear_icl.laws.pruning_section import pruning_section
 
 S, G = f"{STUDY}.", f"{GPT2}."
-CLAIMS = (
+_CLAIMS = (
     Claim("L1", "Thm 3.3 (iv), Eq. 10; Fig. 6", "iterations T ∝ α^(−2/3) (T linear in α^(−2/3))", (S + "T_vs_alpha",),
           experiment=Experiment("Fig. 6 (right)", "nonlinear_icl_fig6_right_T", (S + "T_vs_alpha_fig6",),
                                 "the required number of training iterations is linear in a~2/3, which verify the "
@@ -132,15 +133,9 @@ DIAGNOSES = {
         ),
     ),
 }
-CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
-
-LAWS = (*theorem33.LAWS, *thresholds.LAWS, *pruning.LAWS, *mechanism.LAWS, *learners.LAWS)
-SECTIONS = (pruning_section, learner_section)  # report sections of its own (iclscale.analysis.report calls them)
-
 # The negative controls' config (iclscale.analysis.controls): inside Thm 3.3's conditions with the Ω constants 1 at
-# every
-# level (M1 ≤ 64: m ≥ M1² ln M1 ≈ 1.7·10⁴, B ≥ 10⁴·ln M1 ≈ 4.2·10⁴, l_tr ≥ ln M1/α ≈ 42 at α = 0.1); a tuple is
-# a param's levels, its first the value where the param is not swept
+# every level (M1 ≤ 64: m ≥ M1² ln M1 ≈ 1.7·10⁴, B ≥ 10⁴·ln M1 ≈ 4.2·10⁴, l_tr ≥ ln M1/α ≈ 42 at α = 0.1); a tuple
+# is a param's levels, its first the value where the param is not swept
 _CONTROL = {
     "M1": (6, 8, 12, 16, 24, 32, 48, 64),
     "M2": 24,
@@ -162,4 +157,20 @@ _CONTROL = {
     "small_neuron_fraction": 0.35,
     "step": (0, 100, 200, 300, 400, 500, 600),
 }
-CONTROL_CONFIG = {STUDY: _CONTROL, GPT2: {k: v for k, v in _CONTROL.items() if k != "m"}}
+
+PAPER_LAWS = PaperLaws(
+    claims=with_diagnoses(_CLAIMS, DIAGNOSES),
+    laws=(*theorem33.LAWS, *thresholds.LAWS, *pruning.LAWS, *mechanism.LAWS, *learners.LAWS),
+    sections=(pruning_section, learner_section),  # report sections of its own (iclscale.analysis.report calls them)
+    control_config={STUDY: _CONTROL, GPT2: {k: v for k, v in _CONTROL.items() if k != "m"}},
+    smoke={  # a pack of three configs that trains in seconds; they differ in train-role params, as in a sweep
+        STUDY: Smoke(
+            {"steps": 12, "eval_prompts": 64, "probe_prompts": 16, "batch_size": 16, "m": 20},
+            ({"alpha": 0.6}, {"lr": 0.5, "beta": 2.0}, {"delta": 0.2}),
+        ),
+        GPT2: Smoke(
+            {"steps": 8, "n_layer": 1, "n_embd": 16, "l_tr": 6, "batch_size": 8, "lr": 3e-3, "eval_prompts": 32},
+            ({"alpha": 0.6}, {}, {"lr": 1e-3}),
+        ),
+    },
+)

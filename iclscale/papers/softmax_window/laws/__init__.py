@@ -4,6 +4,7 @@ Every claim of the paper, and the laws that test it."""
 
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, Experiment, with_diagnoses
+from iclscale.paper_laws import PaperLaws, Smoke
 from iclscale.papers.softmax_window.laws import transfer, window
 from iclscale.papers.softmax_window.laws.common import STUDY
 
@@ -74,7 +75,7 @@ FIG9 = Experiment(
     ),
 )
 
-CLAIMS = (
+_CLAIMS = (
     Claim("C1", "Thm 3.4", "the trained window scale ‖M‖ grows as Λ^γ, γ in the theorem's band",
           (f"{STUDY}.M_norm_vs_Lambda",)),
     Claim("C2", "Thm 3.4", "the minimiser's scale w_KQ grows as Λ^γ, γ in the theorem's band",
@@ -145,15 +146,6 @@ DIAGNOSES = {
         ),
     ),
 }
-CLAIMS = with_diagnoses(CLAIMS, DIAGNOSES)
-
-LAWS = (*window.LAWS, *transfer.LAWS)
-SECTIONS = ()  # no report sections of its own
-DERIVED = {
-    # Λ := nL²/σ², the scaling variable of [C24] Theorem 3.4 (σ = 0 gives Λ = inf, left out of fits)
-    "Lambda": DerivedVariable("Lambda", "Λ", {"n": 1, "L": 2, "sigma": -2}, "Λ = nL²/σ² ([C24] Thm 3.4)"),
-}
-
 # The negative controls' config (iclscale.analysis.controls): inside Thm 3.4's conditions with the ≳ constants 1 (d = 2,
 # σ = 1, n = 100 at every L, L = 1 at every n: n ≥ (L²/σ²)^{d/2} and n^{−2/d} ≤ σ² ≤ nL²); a tuple is a param's
 # levels, its first the value where the param is not swept
@@ -168,4 +160,23 @@ _CONTROL = {
     "covariates": "isotropic",
     "attention": "softmax",
 }
-CONTROL_CONFIG = {STUDY: _CONTROL, f"{STUDY}_oracle": _CONTROL}
+
+PAPER_LAWS = PaperLaws(
+    claims=with_diagnoses(_CLAIMS, DIAGNOSES),
+    laws=(*window.LAWS, *transfer.LAWS),
+    sections=(),  # no report sections of its own
+    derived={
+        # Λ := nL²/σ², the scaling variable of [C24] Theorem 3.4 (σ = 0 gives Λ = inf, left out of fits)
+        "Lambda": DerivedVariable("Lambda", "Λ", {"n": 1, "L": 2, "sigma": -2}, "Λ = nL²/σ² ([C24] Thm 3.4)"),
+    },
+    control_config={STUDY: _CONTROL, f"{STUDY}_oracle": _CONTROL},
+    smoke={  # a pack of three configs that trains in seconds; they differ in train-role params, as in a sweep
+        STUDY: Smoke(
+            {"steps": 30, "d": 3, "n": 12, "tasks_per_iter": 2, "test_tasks": 64},
+            ({"L": 0.5}, {"L": 2.0, "sigma": 0.3}, {"lr": 0.03}),
+        ),
+        f"{STUDY}_oracle": Smoke(
+            {"d": 3, "n": 12, "mc_tasks": 64, "w_points": 9}, ({"L": 0.5}, {"L": 1.0}, {"L": 2.0})
+        ),
+    },
+)
