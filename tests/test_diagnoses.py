@@ -133,7 +133,7 @@ def test_a_diagnosis_may_cite_only_its_claims_laws():
 
 
 def test_every_catalogue_citation_names_a_law_of_its_claim():
-    cited = [(c.label, law) for _, p in PAPERS.values() for c in p.CLAIMS for d in c.diagnoses
+    cited = [(c.label, law) for _, p in PAPERS.values() for c in p.claims for d in c.diagnoses
              for law, _ in estimate_references(d.evidence)]  # fmt: skip
     assert len(cited) >= 25  # the diagnoses that quote a measured interval cite it
 
