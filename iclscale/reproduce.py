@@ -94,50 +94,51 @@ class HelpWithPapers(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from iclscale.analysis.ledger import papers
+        from iclscale.paper import by_citation
 
-        listed = "; ".join(f"{p.tag} (seed {p.seed}; studies {', '.join(p.studies)})" for p in papers())
+        listed = "; ".join(f"{p.tag} (seed {p.seed}; studies {', '.join(p.studies)})" for p in by_citation())
         parser.epilog = f"PAPER is one of: {listed}."
         parser.print_help()
         parser.exit()
 
 
-def quick_overrides(raw: dict) -> list[str]:
-    """The overrides of `--budget quick` for a sweep file's mapping: at most QUICK_SEEDS seeds, QUICK_TRIALS search
-    trials, the file's own `quick:` overrides, at most QUICK_EVAL_PROMPTS test prompts per eval point, and a
-    QUICK_STEPS_DIVISOR-th of the steps (neither for a threshold search; no steps for a search over steps or a file
-    whose `quick:` sets them)."""
-    raw_seeds = raw.get("seeds", 1)
-    search = raw.get("search") if isinstance(raw.get("search"), dict) else {}
-    overrides = []
-    if isinstance(raw_seeds, list) and len(raw_seeds) > QUICK_SEEDS:
-        overrides.append(f"seeds=[{', '.join(map(str, raw_seeds[:QUICK_SEEDS]))}]")
-    elif isinstance(raw_seeds, int) and raw_seeds > QUICK_SEEDS:
-        overrides.append(f"seeds={QUICK_SEEDS}")
-    trials = search.get("trials")
-    if trials and trials > QUICK_TRIALS:
-        overrides.append(f"search.trials={QUICK_TRIALS}")
+def quick_overrides(sweep) -> list[str]:
+    """The overrides of `--budget quick` for a catalogue sweep (iclscale.sweeps.spec.Sweep): at most QUICK_SEEDS
+    seeds, QUICK_TRIALS search trials, the file's own `quick:` overrides, at most QUICK_EVAL_PROMPTS test prompts per
+    eval point, and a QUICK_STEPS_DIVISOR-th of the steps (neither for a threshold search; no steps for a search over
+    steps or a file whose `quick:` sets them)."""
     import json  # JSON is YAML's flow form: how a value is written into an override
 
-    own = raw.get("quick") if isinstance(raw.get("quick"), dict) else {}
+    overrides = [*quick_seeds(sweep.seeds)]
+    trials = (sweep.search or {}).get("trials")
+    if trials and trials > QUICK_TRIALS:
+        overrides.append(f"search.trials={QUICK_TRIALS}")
+    own = sweep.quick
     overrides += [f"{key}={json.dumps(value)}" for key, value in own.items()]
-    if raw.get("threshold"):
+    if sweep.threshold is not None:
         return overrides
-    from iclscale.analysis.ledger import eval_prompts_of
-
-    prompts = eval_prompts_of(raw)
-    if prompts and prompts > QUICK_EVAL_PROMPTS and "eval_prompts" not in own:
+    prompts = sweep.eval.get("eval_prompts") or [None]
+    stated = prompts[0] if len(prompts) == 1 and type(prompts[0]) is int else None  # one count, not a grid of them
+    if stated and stated > QUICK_EVAL_PROMPTS and "eval_prompts" not in own:
         overrides.append(f"eval_prompts={QUICK_EVAL_PROMPTS}")
-    if "steps" in (search.get("params") or {}) or "steps" in own:
+    if "steps" in ((sweep.search or {}).get("params") or {}) or "steps" in own:
         return overrides
-    fixed = raw.get("fixed") if isinstance(raw.get("fixed"), dict) else {}
-    if isinstance(fixed.get("steps"), int) and fixed["steps"] > 1:
-        overrides.append(f"steps={quick_steps(fixed['steps'])}")
-    cases = raw.get("cases") if isinstance(raw.get("cases"), list) else []
-    if any(isinstance(c, dict) and isinstance(c.get("steps"), int) and c["steps"] > 1 for c in cases):
-        shortened = [{**c, "steps": quick_steps(c["steps"])} if "steps" in c else c for c in cases]
+    if isinstance(sweep.fixed.get("steps"), int) and sweep.fixed["steps"] > 1:
+        overrides.append(f"steps={quick_steps(sweep.fixed['steps'])}")
+    if any(isinstance(c.get("steps"), int) and c["steps"] > 1 for c in sweep.cases):
+        shortened = [{**c, "steps": quick_steps(c["steps"])} if "steps" in c else c for c in sweep.cases]
         overrides.append(f"cases={json.dumps(shortened)}")
     return overrides
+
+
+def quick_seeds(seeds: list[int]) -> list[str]:
+    """At most QUICK_SEEDS seeds: a count where the file's seeds are 0, 1, …, as a count gives them; else its
+    first ones."""
+    if len(seeds) <= QUICK_SEEDS:
+        return []
+    if seeds == list(range(len(seeds))):
+        return [f"seeds={QUICK_SEEDS}"]
+    return [f"seeds=[{', '.join(map(str, seeds[:QUICK_SEEDS]))}]"]
 
 
 def quick_steps(steps: int) -> int:
@@ -158,14 +159,11 @@ class Planned:
 
 def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
     """Load every sweep file with the budget's overrides and estimate its work; cheapest first."""
-    import yaml
-
     from iclscale.sweeps.spec import load_sweep
 
     planned = []
     for path in paths:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        overrides = quick_overrides(raw) if budget == "quick" else []
+        overrides = quick_overrides(load_sweep(path)) if budget == "quick" else []
         sweep = load_sweep(path, overrides)
         out = root / sweep.name
         check_same_steps(sweep, out, budget)
@@ -251,13 +249,14 @@ def full_run_seconds() -> dict[str, float]:
 
 
 def paper_sweep_files(paper_studies: set[str]) -> list[str]:
-    from iclscale.analysis.ledger import REPO, sweep_files
+    """The catalogue's sweep files of these studies (iclscale.catalogue)."""
+    from iclscale.catalogue import sweeps_of_studies
 
-    return [str(REPO / f.path) for f in sweep_files() if f.study in paper_studies]
+    return [sweep.path for sweep in sweeps_of_studies(paper_studies)]
 
 
 def reproduce(args: argparse.Namespace) -> int:
-    from iclscale.analysis.ledger import find_papers, papers
+    from iclscale.paper import by_citation, find_papers
 
     if args.all and args.papers:
         raise UserError(f"reproduce: --all and papers ({' '.join(args.papers)}): give one, not both")
@@ -271,7 +270,7 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError(
             f"--jobs {args.jobs}: give a count of 1 or more, with --executor inline (Ray runs packs in parallel itself)"
         )
-    chosen = papers() if args.all else find_papers(args.papers)
+    chosen = by_citation() if args.all else find_papers(args.papers)
     if args.out is not None and not args.out.strip():
         raise UserError("--out: an empty value; give a results root (default results)")
     root = Path(args.out or "results")
@@ -320,7 +319,7 @@ def reproduce(args: argparse.Namespace) -> int:
 
     ledger = write_ledger([str(root)], root / "ledger")
     for paper in chosen:
-        counts = ledger.counts[paper.name]
+        counts = ledger.counts[paper.citation]
         print(f"{paper.tag}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
     print(f"wrote the reports under {root}/*/report and the ledger {ledger.index}")
     if failed:

@@ -18,13 +18,13 @@ from iclscale.analysis.ledger import (
     OUTSIDE,
     SweepResult,
     claim_verdict,
-    papers,
 )
 from iclscale.cli import main
+from iclscale.paper import by_citation as papers
 from iclscale.paper import find_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
-N_CLAIMS = sum(len(p.package.CLAIMS) for p in papers())
+N_CLAIMS = sum(len(p.load_laws().CLAIMS) for p in papers())
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +171,7 @@ def _planted(root: Path, verdict: str, finished: str) -> SweepResult:
 
 def test_several_roots_give_the_latest_verdict_and_its_history(tmp_path):
     paper = next(p for p in papers() if p.tag == "C24")
-    claim = next(c for c in paper.package.CLAIMS if c.label == "C1")
+    claim = next(c for c in paper.load_laws().CLAIMS if c.label == "C1")
     old, new = tmp_path / "old", tmp_path / "new"
     per_root = [(new, [_planted(new, INCONSISTENT, "2026-02-01T00:00:00")]),
                 (old, [_planted(old, CONSISTENT, "2026-01-01T00:00:00")])]  # fmt: skip
@@ -185,7 +185,7 @@ def test_the_papers_experiment_is_judged_beside_the_theorem_and_never_counts_as_
     """L24's claim L1: the theorem's law reads the in-regime sweep; Fig. 6's run at the paper's settings is judged as
     the paper's experiment (every point), in its own column; an experiment row never enters the theorem's verdict."""
     paper = next(p for p in papers() if p.tag == "L24")
-    claim = next(c for c in paper.package.CLAIMS if c.label == "L1")
+    claim = next(c for c in paper.load_laws().CLAIMS if c.label == "L1")
     root = tmp_path / "root"
     theorem = _planted(root, OUTSIDE, "2026-01-01T00:00:00")
     theorem.name, theorem.study = "nonlinear_icl_law_T_vs_alpha", "nonlinear_icl"
@@ -204,7 +204,7 @@ def test_the_papers_experiment_is_judged_beside_the_theorem_and_never_counts_as_
         "nonlinear_icl.T_vs_alpha_fig6"
     ]
     assert "linear in" in experiment["quote"]
-    row = ledger.csv_row({**entry, "paper": paper.name})
+    row = ledger.csv_row({**entry, "paper": paper.citation})
     assert row["experiment"].startswith("consistent (Fig. 6 (right), nonlinear_icl_fig6_right_T)")
     assert "the paper's experiment (Fig. 6 (right)): consistent" in ledger._claim_row(entry)
 
@@ -213,7 +213,7 @@ def test_a_claim_not_consistent_and_not_diagnosed_gets_the_runs_own_account(tmp_
     """Every claim that is not consistent carries a diagnosis: the catalogue's, or one generated from the run and
     marked so (outside: how far the constants are, from c*)."""
     paper = next(p for p in papers() if p.tag == "L24")
-    claim = next(c for c in paper.package.CLAIMS if c.label == "L4")  # no diagnosis in the catalogue
+    claim = next(c for c in paper.load_laws().CLAIMS if c.label == "L4")  # no diagnosis in the catalogue
     assert not claim.diagnoses
     root = tmp_path / "root"
     planted = _planted(root, OUTSIDE, "2026-01-01T00:00:00")
@@ -238,7 +238,7 @@ def test_a_missing_root_is_one_clear_line(tmp_path, capsys):
 
 def test_a_claim_with_a_law_not_fitted_is_not_consistent(tmp_path):
     paper = next(p for p in papers() if p.tag == "LW23")
-    claim = next(c for c in paper.package.CLAIMS if c.label == "S1")  # three laws: T vs M, λ_*, η
+    claim = next(c for c in paper.load_laws().CLAIMS if c.label == "S1")  # three laws: T vs M, λ_*, η
     root = tmp_path / "root"
     planted = _planted(root, CONSISTENT, "2026-01-01T00:00:00")
     planted.fits = [{**planted.fits[0], "law": "feature_selector.T_vs_M"}]

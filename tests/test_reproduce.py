@@ -14,30 +14,51 @@ from iclscale.reproduce import QUICK_EVAL_PROMPTS, QUICK_SEEDS, quick_overrides
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def as_sweep(raw: dict):
+    """The parts of a parsed sweep (iclscale.sweeps.spec.Sweep) the quick rule reads, from a sweep file's mapping
+    (a count of seeds gives 0, 1, …; an eval value is listed), without a study to check them against."""
+    from types import SimpleNamespace
+
+    seeds = raw.get("seeds", 1)
+    return SimpleNamespace(
+        seeds=list(range(seeds)) if isinstance(seeds, int) else list(seeds),
+        search=raw.get("search"),
+        threshold=raw.get("threshold"),
+        quick=dict(raw.get("quick") or {}),
+        fixed=dict(raw.get("fixed") or {}),
+        cases=list(raw.get("cases") or []),
+        eval={k: v if isinstance(v, list) else [v] for k, v in (raw.get("eval") or {}).items()},
+    )
+
+
+def quick_of(raw: dict) -> list[str]:
+    return quick_overrides(as_sweep(raw))
+
+
 def test_the_quick_rule_shrinks_seeds_trials_and_steps():
     assert QUICK_SEEDS == 3  # the fewest seeds per x that the fits resample
-    assert quick_overrides({"seeds": 5, "fixed": {"steps": 350}}) == ["seeds=3", "steps=88"]
+    assert quick_of({"seeds": 5, "fixed": {"steps": 350}}) == ["seeds=3", "steps=88"]
     searched = {"seeds": [3, 7, 9, 11], "search": {"trials": 12, "params": {"lr": {"low": 0.1, "high": 1}}}}
-    assert quick_overrides(searched) == ["seeds=[3, 7, 9]", "search.trials=4"]
-    assert quick_overrides({"seeds": 3, "search": {"trials": 3}, "fixed": {"steps": 0}}) == []
+    assert quick_of(searched) == ["seeds=[3, 7, 9]", "search.trials=4"]
+    assert quick_of({"seeds": 3, "search": {"trials": 3}, "fixed": {"steps": 0}}) == []
     cases = {"cases": [{"lr": 0.1, "steps": 1000}, {"lr": 0.3}]}
-    assert quick_overrides(cases) == ['cases=[{"lr": 0.1, "steps": 250}, {"lr": 0.3}]']
+    assert quick_of(cases) == ['cases=[{"lr": 0.1, "steps": 250}, {"lr": 0.3}]']
     # a threshold search's steps are part of what it measures; a search over steps tunes them itself
-    assert quick_overrides({"seeds": 4, "fixed": {"steps": 96}, "threshold": {"axis": "batch_size"}}) == ["seeds=3"]
+    assert quick_of({"seeds": 4, "fixed": {"steps": 96}, "threshold": {"axis": "batch_size"}}) == ["seeds=3"]
     tuned = {"fixed": {"steps": 500}, "search": {"trials": 10, "params": {"steps": {"choices": [500, 1000]}}}}
-    assert quick_overrides(tuned) == ["search.trials=4"]
+    assert quick_of(tuned) == ["search.trials=4"]
     # a file's own `quick:` overrides, where its cost lies elsewhere; one that sets the steps replaces the rule's
-    assert quick_overrides({"fixed": {"steps": 500}, "quick": {"eval_prompts": 256}}) == [
+    assert quick_of({"fixed": {"steps": 500}, "quick": {"eval_prompts": 256}}) == [
         "eval_prompts=256",
         "steps=125",
     ]
-    assert quick_overrides({"fixed": {"steps": 500}, "quick": {"steps": 100}}) == ["steps=100"]
+    assert quick_of({"fixed": {"steps": 500}, "quick": {"steps": 100}}) == ["steps=100"]
     # at most QUICK_EVAL_PROMPTS test prompts where the file states more; a threshold search keeps its test set
     assert QUICK_EVAL_PROMPTS == 256
-    assert quick_overrides({"fixed": {"steps": 8}, "eval": {"eval_prompts": 2048}}) == ["eval_prompts=256", "steps=2"]
-    assert quick_overrides({"eval": {"eval_prompts": 256, "alpha": [0.1, 0.2]}}) == []
-    assert quick_overrides({"seeds": 9, "threshold": {"axis": "B"}, "eval": {"eval_prompts": 2048}}) == ["seeds=3"]
-    assert quick_overrides({"eval": {"eval_prompts": 2048}, "quick": {"eval_prompts": 512}}) == ["eval_prompts=512"]
+    assert quick_of({"fixed": {"steps": 8}, "eval": {"eval_prompts": 2048}}) == ["eval_prompts=256", "steps=2"]
+    assert quick_of({"eval": {"eval_prompts": 256, "alpha": [0.1, 0.2]}}) == []
+    assert quick_of({"seeds": 9, "threshold": {"axis": "B"}, "eval": {"eval_prompts": 2048}}) == ["seeds=3"]
+    assert quick_of({"eval": {"eval_prompts": 2048}, "quick": {"eval_prompts": 512}}) == ["eval_prompts=512"]
 
 
 def test_a_bad_quick_mapping_in_a_sweep_file_is_one_clear_line(tmp_path, capsys):
@@ -49,10 +70,11 @@ def test_a_bad_quick_mapping_in_a_sweep_file_is_one_clear_line(tmp_path, capsys)
 
 
 def test_every_catalogue_sweep_loads_at_the_quick_budget_and_is_marked_quick(tmp_path):
-    from iclscale.analysis.ledger import FULL, QUICK, budget_of, sweep_files
+    from iclscale.analysis.ledger import FULL, QUICK, budget_of
+    from iclscale.catalogue import sweeps
 
-    for file in sweep_files():
-        path = ROOT / file.path
+    for file in sweeps():
+        path = file.path
         full, quick = (reproduce.plan_sweeps([str(path)], budget, tmp_path)[0] for budget in ("full", "quick"))
         assert quick.total <= full.total, file.name
         assert budget_of(full.sweep.resolved()) == FULL, file.name
@@ -204,11 +226,11 @@ def test_several_at_a_time_the_longest_sweep_starts_first():
 
 
 def test_the_committed_full_run_times_every_catalogue_sweep():
-    from iclscale.analysis.ledger import sweep_files
+    from iclscale.catalogue import shown_path, sweeps
     from iclscale.reproduce import full_run_seconds
 
     seconds = full_run_seconds()
-    missing = {f.path for f in sweep_files() if f.name not in seconds}  # the order of `--jobs` rests on them
+    missing = {shown_path(f) for f in sweeps() if f.name not in seconds}  # the order of `--jobs` rests on them
     assert all(s > 0 for s in seconds.values())
     # a sweep file added after the committed full run has no time yet (it is scheduled after the timed ones)
     import json

@@ -168,19 +168,9 @@ def cmd_laws(args: argparse.Namespace) -> None:
 
 def sweep_files_by_law() -> dict[str, list[str]]:
     """The catalogue's sweep files (every paper's) that name each law in their `laws:` list."""
-    import yaml
+    from iclscale.catalogue import files_by_law
 
-    from iclscale.paper import shown, sweep_files
-
-    found: dict[str, list[str]] = {}
-    for path in sweep_files():
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError, UnicodeDecodeError):
-            continue
-        for name in raw.get("laws") or [] if isinstance(raw, dict) else []:
-            found.setdefault(str(name), []).append(shown(path))
-    return found
+    return files_by_law()
 
 
 def _files_line(law, files: dict[str, list[str]]) -> str:

@@ -35,14 +35,15 @@ import html
 import json
 import math
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from iclscale.catalogue import sweeps_of_studies
 from iclscale.errors import UserError
+from iclscale.paper import Paper, by_citation
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = "iclscale-claims/1"
@@ -55,123 +56,27 @@ REPRODUCE_LOG = "reproduce.jsonl"
 ended), so that a paper's wall time on the machine that ran it is data the ledger reads, summed over resumes."""
 
 
-# The catalogue: papers, their claims and quotes, the sweep files --------------------------------------------
-@dataclass(frozen=True)
-class Paper:
-    name: str  # as iclscale.analysis.catalogue.PAPERS names it: "Collins et al. 2024 [C24], seed 004"
-    tag: str  # "C24"
-    seed: str  # "004": the paper's text is shared/seeds/004_*.txt
-    studies: tuple[str, ...]
-    package: Any  # its catalogue package (CLAIMS, LAWS)
+# The catalogue's sweeps of a claim (the papers and their sweep files are iclscale.paper's and iclscale.catalogue's)
+def sweeps_of_claim(claim) -> list:
+    from iclscale.analysis.laws import LAWS
+    from iclscale.catalogue import sweeps_of_law
 
-    @property
-    def quotes_file(self) -> Path:
-        return Path(self.package.__file__).parent / "quotes.yaml"
-
-
-def papers() -> list[Paper]:
-    from iclscale.analysis.catalogue import PAPERS
-
-    found = []
-    for name, (studies, package) in PAPERS.items():
-        tag = re.search(r"\[([^\]]+)\]", name)
-        seed = re.search(r"seed (\d+)", name)
-        found.append(Paper(name, tag.group(1) if tag else name, seed.group(1) if seed else "", studies, package))
-    return found
-
-
-def find_papers(names: list[str]) -> list[Paper]:
-    """Papers by tag (C24), seed (004 or "seed 004"), a study's name or its full name; UserError otherwise."""
-    known = papers()
-    chosen: list[Paper] = []
-    for name in names:
-        key = name.strip().lower().removeprefix("seed").strip()
-        match = [
-            p
-            for p in known
-            if key in (p.tag.lower(), p.seed, p.name.lower()) or name in p.studies or key.strip("[]") == p.tag.lower()
-        ]
-        if not match:
-            choices = "; ".join(f"{p.tag} (seed {p.seed}, studies {', '.join(p.studies)})" for p in known)
-            raise UserError(f"unknown paper {name!r}; papers: {choices}")
-        chosen += [p for p in match if p not in chosen]
-    return chosen
-
-
-def quotes(paper: Paper) -> dict[str, str]:
-    """Claim id -> the paper's own words (quotes.yaml beside the paper's catalogue package; {} without one)."""
-    return _quotes(str(paper.quotes_file))
-
-
-@cache
-def _quotes(path: str) -> dict[str, str]:
-    import yaml
-
-    if not os.path.exists(path):
-        return {}
-    with open(path, encoding="utf-8") as stream:
-        data = yaml.safe_load(stream) or {}
-    return {str(key): " ".join(str(value).split()) for key, value in data.items()}
-
-
-@dataclass(frozen=True)
-class SweepFile:
-    """A catalogue sweep file, read as plain YAML (what the ledger needs: its laws and its budget)."""
-
-    path: str  # relative to the repository for a built-in paper (iclscale.paper.shown)
-    name: str
-    study: str
-    laws: tuple[str, ...]
-    seeds: int
-    trials: int | None  # a search's Optuna trials per grid point
-    steps: tuple  # its fixed steps and each case's (steps_of)
-    cases: str  # its cases but their steps, as JSON: what a quick `cases=` override must leave as it is
-    quick: tuple[str, ...] = ()  # the keys of its own `quick:` overrides
-    eval_prompts: int | None = None  # the test prompts per eval point it states
-
-
-@cache
-def sweep_files() -> tuple[SweepFile, ...]:
-    import yaml
-
-    from iclscale.paper import shown
-    from iclscale.paper import sweep_files as catalogue_files
-
-    found = []
-    for path in catalogue_files():
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError:
-            continue  # `iclscale sweep run` reports a broken file; the ledger only lists the catalogue
-        if not isinstance(raw, dict) or not isinstance(raw.get("study"), str):
-            continue
-        search = raw.get("search") if isinstance(raw.get("search"), dict) else {}
-        found.append(
-            SweepFile(
-                path=shown(path),
-                name=str(raw.get("name") or path.stem),
-                study=raw["study"],
-                laws=tuple(raw.get("laws") or ()),
-                seeds=seed_count(raw.get("seeds", 1)),
-                trials=search.get("trials"),
-                steps=tuple(steps_of(raw)),
-                cases=cases_but_steps(raw),
-                quick=tuple(raw.get("quick") or ()) if isinstance(raw.get("quick"), dict) else (),
-                eval_prompts=eval_prompts_of(raw),
-            )
-        )
-    return tuple(found)
+    found: dict[str, Any] = {}
+    for name in claim.laws:
+        if name in LAWS:
+            found.update((s.name, s) for s in sweeps_of_law(LAWS[name]))
+    return list(found.values())
 
 
 def steps_of(sweep: dict[str, Any]) -> list:
-    """The steps a sweep mapping (a file or its frozen copy) trains: its fixed steps and each case's."""
+    """The steps a sweep mapping (a resolved sweep or its frozen copy) trains: its fixed steps and each case's."""
     fixed = sweep.get("fixed") if isinstance(sweep.get("fixed"), dict) else {}
     cases = sweep.get("cases") if isinstance(sweep.get("cases"), list) else []
     return [fixed.get("steps"), *(c.get("steps") for c in cases if isinstance(c, dict))]
 
 
 def eval_prompts_of(sweep: dict[str, Any]) -> int | None:
-    """The test prompts per eval point a sweep mapping states (`eval: {eval_prompts: N}`; a frozen copy: [N])."""
+    """The test prompts per eval point a sweep mapping states (`eval: {eval_prompts: N}`; resolved: [N])."""
     value = (sweep.get("eval") if isinstance(sweep.get("eval"), dict) else {}).get("eval_prompts")
     value = value[0] if isinstance(value, list) and len(value) == 1 else value
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -184,24 +89,6 @@ def cases_but_steps(sweep: dict[str, Any]) -> str:
 
 def seed_count(value: Any) -> int:
     return len(value) if isinstance(value, list) else int(value or 1)
-
-
-def sweeps_of_law(law) -> list[SweepFile]:
-    """The sweep files that fit this law: those naming it under `laws:`; where none does, those of its study
-    that name no law (the report then fits every law of the study with data)."""
-    files = sweep_files()
-    named = [s for s in files if law.name in s.laws]
-    return named or [s for s in files if s.study == law.study and not s.laws]
-
-
-def sweeps_of_claim(claim) -> list[SweepFile]:
-    from iclscale.analysis.laws import LAWS
-
-    found: dict[str, SweepFile] = {}
-    for name in claim.laws:
-        if name in LAWS:
-            found.update((s.name, s) for s in sweeps_of_law(LAWS[name]))
-    return list(found.values())
 
 
 # One results directory: its fits and provenance ------------------------------------------------------------
@@ -244,7 +131,7 @@ def analysis_digest() -> str:
     digest = hashlib.sha256()
     here = Path(__file__).resolve()
     readers = {here, here.with_name("result_pages.py")}
-    folders = [here.parent, *(Path(p.package.__file__).resolve().parent for p in papers())]
+    folders = [here.parent, *(p.quotes_file.resolve().parent for p in by_citation())]  # each paper's laws folder
     for folder in dict.fromkeys(folders):
         for path in sorted(folder.rglob("*")):
             if path.suffix in (".py", ".yaml") and path not in readers:
@@ -372,24 +259,28 @@ def budget_of(frozen: dict[str, Any]) -> str:
     """full: the catalogue's sweep file as written; quick: fewer seeds, search trials, steps or test prompts than it
     gives, or its own `quick:` overrides (and nothing else changed); custom: not a catalogue sweep, or other
     overrides."""
-    name = frozen.get("name")
-    file = next((s for s in sweep_files() if s.name == name), None)
+    from iclscale.catalogue import sweep_named
+
+    file = sweep_named(frozen.get("name"))
     if file is None:
         return CUSTOM
+    resolved = file.resolved()
+    file_steps, file_prompts = steps_of(resolved), eval_prompts_of(resolved)
+    file_trials = (file.search or {}).get("trials")
     keys = {o.split("=")[0].strip() for o in frozen.get("overrides") or []} - NEUTRAL_KEYS
     if keys - {*QUICK_KEYS, *file.quick}:
         return CUSTOM
     seeds = seed_count(frozen.get("seeds", 1))
     trials = (frozen.get("search") or {}).get("trials")
-    steps = [(a, b) for a, b in zip(steps_of(frozen), file.steps, strict=False) if a is not None and b is not None]
-    if cases_but_steps(frozen) != file.cases or any(a > b for a, b in steps):
+    steps = [(a, b) for a, b in zip(steps_of(frozen), file_steps, strict=False) if a is not None and b is not None]
+    if cases_but_steps(frozen) != cases_but_steps(resolved) or any(a > b for a, b in steps):
         return CUSTOM  # other cases, or longer training: not the catalogue's design
     prompts = eval_prompts_of(frozen)
     fewer_prompts = "eval_prompts" in keys and "eval_prompts" not in file.quick
-    if fewer_prompts and not (prompts and file.eval_prompts and prompts < file.eval_prompts):
+    if fewer_prompts and not (prompts and file_prompts and prompts < file_prompts):
         return CUSTOM  # fewer prompts than the file states is quick; as many or more, or where it states none, is not
     shortened = any(a < b for a, b in steps) or bool(keys & set(file.quick)) or fewer_prompts
-    if seeds < file.seeds or (file.trials and trials and trials < file.trials) or shortened:
+    if seeds < len(file.seeds) or (file_trials and trials and trials < file_trials) or shortened:
         return QUICK
     return FULL
 
@@ -613,7 +504,7 @@ def control_outcome(name: str) -> str:
     return f"{short}: {outcome.plan.describe()} — {result} (right → {outcome.right}{wrong})"
 
 
-def run_command(files: list[SweepFile], root: Path, overrides: dict[str, list[str]]) -> str:
+def run_command(files: list, root: Path, overrides: dict[str, list[str]]) -> str:
     """The commands that train the claim's sweeps into the root (resuming) and write their reports."""
     parts = []
     for file in files:
@@ -636,9 +527,9 @@ def entry(paper: Paper, claim, per_root: list[tuple[Path, list[SweepResult]]], o
     overrides = {s.name: s.overrides for s in sweeps}
     estimates = [estimate_of(s, i, row, out) for s, i, row in latest.rows]
     fitted = {row["law"] for _, _, row in latest.rows}
-    quote = quotes(paper).get(claim.label, "")
+    quote = paper.quotes().get(claim.label, "")
     return {
-        "paper": paper.name,
+        "paper": paper.citation,
         "paper_tag": paper.tag,
         "claim_id": claim.label,
         "anchor": claim.source,
@@ -741,11 +632,11 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
             if result is not None:
                 found.append(result)
         per_root.append((root, found))
-    claims = [entry(p, claim, per_root, out_dir) for p in papers() for claim in p.package.CLAIMS]
+    claims = [entry(p, claim, per_root, out_dir) for p in by_citation() for claim in p.load_laws().CLAIMS]
     sweeps = [sweep_entry(s, out_dir) for _, found in per_root for s in found]
     counts = {
-        p.name: {v: sum(1 for c in claims if c["paper"] == p.name and c["verdict"] == v) for v in VERDICTS}
-        for p in papers()
+        p.citation: {v: sum(1 for c in claims if c["paper"] == p.citation and c["verdict"] == v) for v in VERDICTS}
+        for p in by_citation()
     }
     from iclscale.sweeps.store import git_commit
 
@@ -757,10 +648,10 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
         "verdict_rule": verdict_rule_text(),
         "papers": [
             {
-                **paper_entry(p, counts[p.name], sweeps, [root for root, _ in per_root]),
-                "sensitivity": sensitivity([c for c in claims if c["paper"] == p.name]),
+                **paper_entry(p, counts[p.citation], sweeps, [root for root, _ in per_root]),
+                "sensitivity": sensitivity([c for c in claims if c["paper"] == p.citation]),
             }
-            for p in papers()
+            for p in by_citation()
         ],
         "claims": claims,
         "sweeps": sweeps,
@@ -769,7 +660,7 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
 
 def sweep_entry(sweep: SweepResult, out: Path) -> dict[str, Any]:
     """One results directory as the ledger saw it: what ran, how long it trained, what its fits say."""
-    paper = next((p for p in papers() if sweep.study in p.studies), None)
+    paper = next((p for p in by_citation() if sweep.study in p.studies), None)
     verdicts = [row.get("verdict", "") for row in sweep.fits]
     return {
         "sweep": sweep.name,
@@ -804,11 +695,11 @@ def paper_entry(paper: Paper, counts: dict[str, int], sweeps: list[dict[str, Any
                 if paper.tag in item.get("papers", ()):
                     invocations.append({**item, "root": str(root)})
     return {
-        "paper": paper.name,
+        "paper": paper.citation,
         "tag": paper.tag,
         "studies": list(paper.studies),
         "counts": counts,
-        "sweeps_total": sum(1 for f in sweep_files() if f.study in paper.studies),
+        "sweeps_total": len(sweeps_of_studies(paper.studies)),
         "sweeps_run": len({s["sweep"] for s in mine}),
         "train_time_s": round(sum(s["train_time_s"] for s in mine), 1),
         "reproduce": invocations,

@@ -96,6 +96,9 @@ class Sweep:
     threshold: ThresholdSpec | None = None
     overrides: list[str] = field(default_factory=list)
     """`key=value` overrides given on the command line (recorded in the frozen sweep.yaml)."""
+    quick: dict[str, Any] = field(default_factory=dict)
+    """Its `quick:` block: the overrides (key: value) `--budget quick` adds where its cost lies elsewhere than seeds,
+    trials and steps (iclscale.reproduce.quick_overrides); not part of the frozen sweep."""
     limits: Limits = field(default_factory=Limits, repr=False)
 
     def configs(self) -> list[Config]:
@@ -419,6 +422,7 @@ def _quick(sweep: Sweep, value: Any, where: str) -> None:
     its cost lies elsewhere, e.g. `eval_prompts: 256`): KEY: VALUE pairs, checked as overrides when applied."""
     if value is not None and (not isinstance(value, dict) or not all(isinstance(k, str) for k in value)):
         raise UserError(f"{where}: expected a mapping of overrides (e.g. eval_prompts: 256), got {shorten(value)}")
+    sweep.quick = dict(value or {})
 
 
 def _resources(sweep: Sweep, value: Any, where: str) -> None:
