@@ -3,7 +3,7 @@ write each sweep's report and the claims ledger (iclscale.analysis.ledger).
 
     iclscale reproduce C24 --out results/C24 --budget quick
 
-The sweeps are the paper's catalogue sweep files (iclscale.paper.sweep_files) whose study is one of the paper's
+The sweeps are the paper's catalogue sweep files (iclscale.catalogue) whose study is one of the paper's
 studies (a paper may have several, e.g. a trained model and an oracle that measures its optimum without
 training). Each runs through `iclscale.sweeps.run.run_sweep`, as `iclscale sweep run
 FILE --out ROOT/<name> KEY=VALUE...` would, so the store's resume holds: re-running the same command trains
@@ -11,17 +11,11 @@ only what is missing, and Ctrl-C or a kill loses nothing finished. One at a time
 cheapest first (by planned model-steps: configs × steps, times the trials of a search and the bisection rounds of
 a threshold search, an estimate), so that results come early; several at a time (`--jobs N`, inline: one process
 per sweep), longest first (`longest_first`), so that the last to finish is not a long one started late. One
-overall progress line and an ETA across sweeps (see Overall).
+overall progress line and an ETA across sweeps (iclscale.sweeps.schedule: the estimate, the order, the ETA).
 
 Budgets. `full` is the catalogue as written. `quick` previews a paper in minutes by one stated rule
-(`quick_overrides`): at most 3 seeds (the file's first three: the fewest with which the analysis still resamples
-seeds for its intervals, so quick intervals are of the same kind as full ones), at most 4 Optuna trials per search,
-and a quarter of each config's training steps (QUICK_STEPS_DIVISOR; rounded up), through the sweeps' own overrides
-(`seeds=3`, `search.trials=4`, `steps=...` or `cases=[...]`), and at most QUICK_EVAL_PROMPTS test prompts per eval
-point where a file states more (`eval_prompts=256`: once training is a quarter as long, LM25's and LW23's time is
-mostly their test sets, 1024–2048 prompts at each of up to 77 eval points); a sweep file whose cost lies elsewhere
-adds its own (`quick: {mc_tasks: 256, w_points: 31}`: C24's oracle, which trains nothing; `quick: {n_test: 600,
-record: {log: 150}}`: Y24's Figure 1, whose 300 records of 3000 test sequences outweigh its quarter of training).
+(iclscale.sweeps.budget, which the ledger reads back): at most 3 seeds, 4 search trials and 256 test prompts per
+eval point, a quarter of the steps, and a sweep file's own `quick:` overrides where its cost lies elsewhere.
 Grids and the laws are the catalogue's, but a quick verdict judges models trained a quarter as long on fewer test
 prompts: a time T read where the catalogue trains longer is censored (so more "inconclusive"), a law read at the end
 of training reads an earlier state, and an error rate has a standard error up to 1/(2·√256) ≈ 0.03 per config. The
@@ -35,22 +29,15 @@ another --out).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from iclscale.errors import UserError
+from iclscale.sweeps.budget import BUDGETS, quick_overrides, steps_of
+from iclscale.sweeps.schedule import Overall, Planned, estimate, longest_first, si
 
-QUICK_SEEDS = (
-    3  # the analysis resamples seeds only where it has 3 per x (iclscale.analysis.fits): fewer gives other intervals
-)
-QUICK_TRIALS = 4
-QUICK_STEPS_DIVISOR = 4  # with 3 seeds, what brings each paper's sweeps to minutes on 2 cores (docs/commands.md)
-QUICK_EVAL_PROMPTS = 256  # test prompts per eval point: where LM25's and LW23's time goes once training is short
-BUDGETS = ("quick", "full")
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # as `sweep run` exits on SIGTERM (iclscale.sweeps.run)
 
@@ -68,7 +55,7 @@ def add_command(commands) -> None:
     parser.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
     parser.add_argument(
         "--budget",
-        choices=("quick", "full"),
+        choices=BUDGETS,
         default="full",
         help="full: the catalogue as written; quick: at most 3 seeds, 4 search trials, 256 test prompts and a quarter "
         "of the steps per sweep (a preview; verdicts marked quick; its own --out)",
@@ -102,61 +89,6 @@ class HelpWithPapers(argparse.Action):
         parser.exit()
 
 
-def quick_overrides(sweep) -> list[str]:
-    """The overrides of `--budget quick` for a catalogue sweep (iclscale.sweeps.spec.Sweep): at most QUICK_SEEDS
-    seeds, QUICK_TRIALS search trials, the file's own `quick:` overrides, at most QUICK_EVAL_PROMPTS test prompts per
-    eval point, and a QUICK_STEPS_DIVISOR-th of the steps (neither for a threshold search; no steps for a search over
-    steps or a file whose `quick:` sets them)."""
-    import json  # JSON is YAML's flow form: how a value is written into an override
-
-    overrides = [*quick_seeds(sweep.seeds)]
-    trials = (sweep.search or {}).get("trials")
-    if trials and trials > QUICK_TRIALS:
-        overrides.append(f"search.trials={QUICK_TRIALS}")
-    own = sweep.quick
-    overrides += [f"{key}={json.dumps(value)}" for key, value in own.items()]
-    if sweep.threshold is not None:
-        return overrides
-    prompts = sweep.eval.get("eval_prompts") or [None]
-    stated = prompts[0] if len(prompts) == 1 and type(prompts[0]) is int else None  # one count, not a grid of them
-    if stated and stated > QUICK_EVAL_PROMPTS and "eval_prompts" not in own:
-        overrides.append(f"eval_prompts={QUICK_EVAL_PROMPTS}")
-    if "steps" in ((sweep.search or {}).get("params") or {}) or "steps" in own:
-        return overrides
-    if isinstance(sweep.fixed.get("steps"), int) and sweep.fixed["steps"] > 1:
-        overrides.append(f"steps={quick_steps(sweep.fixed['steps'])}")
-    if any(isinstance(c.get("steps"), int) and c["steps"] > 1 for c in sweep.cases):
-        shortened = [{**c, "steps": quick_steps(c["steps"])} if "steps" in c else c for c in sweep.cases]
-        overrides.append(f"cases={json.dumps(shortened)}")
-    return overrides
-
-
-def quick_seeds(seeds: list[int]) -> list[str]:
-    """At most QUICK_SEEDS seeds: a count where the file's seeds are 0, 1, …, as a count gives them; else its
-    first ones."""
-    if len(seeds) <= QUICK_SEEDS:
-        return []
-    if seeds == list(range(len(seeds))):
-        return [f"seeds={QUICK_SEEDS}"]
-    return [f"seeds=[{', '.join(map(str, seeds[:QUICK_SEEDS]))}]"]
-
-
-def quick_steps(steps: int) -> int:
-    return -(-steps // QUICK_STEPS_DIVISOR)
-
-
-@dataclass
-class Planned:
-    """One sweep of the reproduction: the loaded sweep, where it goes, and its estimated work."""
-
-    path: str
-    sweep: object  # iclscale.sweeps.spec.Sweep
-    out: Path
-    total: int  # estimated model-steps of the whole sweep
-    left: int  # estimated model-steps still to train
-    overrides: tuple[str, ...] = ()  # the budget's
-
-
 def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
     """Load every sweep file with the budget's overrides and estimate its work; cheapest first."""
     from iclscale.sweeps.spec import load_sweep
@@ -174,7 +106,6 @@ def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
 
 def check_same_steps(sweep, out: Path, budget: str) -> None:
     """Refuse to add runs of other lengths to a results directory: a quick root and a full root are separate."""
-    from iclscale.analysis.ledger import steps_of
     from iclscale.sweeps.store import Location, read_frozen_sweep
 
     location = Location(out)
@@ -187,62 +118,15 @@ def check_same_steps(sweep, out: Path, budget: str) -> None:
         )
 
 
-def estimate(sweep, out: Path) -> tuple[int, int]:
-    """(total, left) model-steps: the grid's plan; a search's plan times its trials (left: the trials not stored);
-    a threshold search's cells times the bisection rounds its range and resolution need (an estimate: warm starts
-    need fewer), all of it left while any search is open. Used to order the sweeps and for the ETA only."""
-    from iclscale.sweeps.plan import make_plan
-    from iclscale.sweeps.store import Location, stored_keys
-
-    location = Location(out)
-    stored = stored_keys(location) if location.exists() else {}
-    plan = make_plan(sweep, stored)
-    total, left = plan.total_model_steps, plan.model_steps
-    if sweep.search:  # the plan is one trial per grid point; each point runs `trials`
-        from iclscale.sweeps.search_trials import load_states
-
-        trials = int(sweep.search.get("trials", 1))
-        states = load_states(sweep, location) if stored else []
-        done = sum(min(state.stored, trials) for state in states) / (trials * max(len(states), 1))
-        total = plan.total_model_steps * trials
-        left = round(total * (1 - done))
-    if sweep.threshold:
-        rounds = bisection_rounds(sweep.threshold)
-        total = plan.total_model_steps * rounds
-        from iclscale.sweeps.threshold import has_open_search
-
-        left = total if has_open_search(sweep, location) else 0
-    return total, left
-
-
-def bisection_rounds(threshold) -> int:
-    """Trainings per search: bisection to the resolution (log scale: bracketing first, then geometric)."""
-    low, high = float(threshold.low), float(threshold.high)
-    resolution = float(threshold.resolution)
-    if threshold.scale == "log" and low > 0:
-        return 2 + max(1, math.ceil(math.log2(max(math.log(high / low) / math.log1p(resolution), 2))))
-    return 1 + max(1, math.ceil(math.log2(max((high - low) / resolution, 2))))
-
-
-def longest_first(planned: list[Planned], seconds: dict[str, float]) -> list[Planned]:
-    """The order when several sweeps run at a time: longest first (Graham's LPT rule, within 4/3 of the shortest
-    finish; R. L. Graham, SIAM J. Appl. Math. 17 (1969) 416), so that no long sweep is left running alone at the
-    end. A sweep's length is its time in the committed full run (`full_run_seconds`): model-steps alone misjudge
-    the sweeps whose time is evaluation (C24's oracle trains nothing and is its longest); sweeps without one follow,
-    most model-steps first, and sweeps with nothing left go last."""
-    return sorted(planned, key=lambda p: (not p.left, p.sweep.name not in seconds, -seconds.get(p.sweep.name, 0),
-                                          -p.left, p.sweep.name))  # fmt: skip
-
-
 def full_run_seconds() -> dict[str, float]:
     """Each catalogue sweep's training time in the committed full run (docs/results/claims.json), by sweep name;
-    empty where the repository's docs are not installed."""
+    empty where the repository's docs are not installed. Read here, by the command, and passed to the schedule."""
     import json
 
-    from iclscale.analysis.ledger import REPO
+    from iclscale.paper import REPOSITORY
 
     try:
-        sweeps = json.loads((REPO / "docs" / "results" / "claims.json").read_text(encoding="utf-8"))["sweeps"]
+        sweeps = json.loads((REPOSITORY / "docs" / "results" / "claims.json").read_text(encoding="utf-8"))["sweeps"]
         return {s["sweep"]: float(s["train_time_s"]) for s in sweeps if s.get("train_time_s")}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
@@ -286,7 +170,7 @@ def reproduce(args: argparse.Namespace) -> int:
     total = sum(p.total for p in planned)
     print(
         f"reproduce {tags} ({args.budget} budget): {len(planned)} sweeps into {root}, "
-        f"{_si(sum(p.left for p in planned))} of {_si(total)} model-steps (estimated) to train; "
+        f"{si(sum(p.left for p in planned))} of {si(total)} model-steps (estimated) to train; "
         + (f"{jobs} at a time, longest first" if jobs > 1 else "cheapest first"),
         flush=True,
     )
@@ -377,100 +261,6 @@ def log_invocation(root: Path, chosen: list, budget: str, started: float, code: 
     root.mkdir(parents=True, exist_ok=True)
     with open(root / REPRODUCE_LOG, "a", encoding="utf-8") as stream:
         stream.write(json.dumps(line) + "\n")
-
-
-class Overall:
-    """The one progress line across sweeps: sweeps done, estimated model-steps done, elapsed, and an ETA.
-
-    The ETA predicts each sweep left from those finished in this session. Where the committed full run timed a
-    sweep (`full_run_seconds`), its prediction is that time scaled by the finished sweeps' ratio of this session's
-    time to the full run's (a ratio of sums): it sees evaluation, which model-steps do not. Otherwise a sweep's
-    time is a fixed cost (planning, compiling, compacting: seconds) plus a cost per model-step, both fitted,
-    non-negative least squares (scipy.optimize.nnls), to the finished sweeps that trained — one model-step rate
-    would overstate the small sweeps a hundredfold. The sweeps left then go, in their order, to the first of `jobs`
-    slots to come free, each running sweep holding its slot for its prediction less what it has run (list
-    scheduling); the ETA is when the last ends. "?" until there is enough to predict from."""
-
-    def __init__(self, planned: list[Planned], jobs: int = 1, full_seconds: dict[str, float] | None = None):
-        self.planned = planned
-        self.jobs = jobs
-        self.full_seconds = full_seconds or {}
-        self.left = sum(p.left for p in planned)
-        self.trained = 0
-        self.done = 0
-        self.start = self.sweep_start = time.monotonic()
-        self.timed: list[tuple[int, float]] = []  # (model-steps, seconds) of each finished sweep that trained
-        self.against_full: list[tuple[float, float]] = []  # (seconds here, seconds in the full run) of each finished
-
-    def finished(self, item: Planned, seconds: float) -> None:
-        if item.left:
-            self.timed.append((item.left, seconds))
-            if item.sweep.name in self.full_seconds:
-                self.against_full.append((seconds, self.full_seconds[item.sweep.name]))
-        self.trained += item.left
-        self.done += 1
-
-    def predictor(self):
-        """A sweep's predicted seconds from what has finished, or None for a sweep it cannot predict yet."""
-        ratio = None
-        if self.against_full:
-            here, full = map(sum, zip(*self.against_full, strict=True))
-            ratio = here / full
-        fit = None
-        if len({steps for steps, _ in self.timed}) >= 2:  # one size: the fixed and per-step cost are not separable
-            import numpy as np
-            from scipy.optimize import nnls
-
-            steps, seconds = np.array(self.timed, dtype=float).T
-            scale = steps.mean()  # columns of like size, so that nnls is well conditioned
-            (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps / scale]), seconds)
-            fit = (fixed, per_step / scale)
-
-        def predict(item: Planned) -> float | None:
-            if not item.left:
-                return 0.0
-            if ratio is not None and item.sweep.name in self.full_seconds:
-                return ratio * self.full_seconds[item.sweep.name]
-            return None if fit is None else fit[0] + fit[1] * item.left
-
-        return predict
-
-    def eta(self, waiting: list[Planned], running: list[tuple[Planned, float]] = ()) -> str:
-        """Time left while the sweeps `running` (each with the seconds it has run) run and `waiting` wait."""
-        import heapq
-
-        if not any(p.left for p in waiting) and not any(p.left for p, _ in running):
-            return "0:00"
-        predict = self.predictor()
-        held = [predict(item) for item, _ in running]
-        queued = [predict(item) for item in waiting]
-        if None in held or None in queued:
-            return "?"
-        slots = [max(cost - ran, 0.0) for cost, (_, ran) in zip(held, running, strict=True)]
-        slots += [0.0] * max(self.jobs - len(slots), 0)
-        heapq.heapify(slots)
-        for cost in queued:
-            heapq.heappush(slots, heapq.heappop(slots) + cost)
-        return _duration(max(slots))
-
-    def show(self, index: int, running: list[tuple[Planned, float]] | None = None) -> None:
-        """The line as sweep `index` starts (one at a time), or, several at a time, with the sweeps `running` (and
-        the seconds each has run) while those from `index` on wait."""
-        self.sweep_start = time.monotonic()
-        n = len(self.planned)
-        if running is not None:
-            head = f"{self.done}/{n} sweeps done"
-            if running:
-                head += f", running {', '.join(item.sweep.name for item, _ in running)}"
-        elif index < n:
-            head = f"sweep {index + 1}/{n} {self.planned[index].sweep.name}"
-        else:
-            head = f"{n}/{n} sweeps done"
-        print(
-            f"reproduce: {head} · {_si(self.trained)}/{_si(self.left)} model-steps · "
-            f"elapsed {_duration(self.sweep_start - self.start)} · ETA {self.eta(self.planned[index:], running or [])}",
-            flush=True,
-        )
 
 
 def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Overall, root: Path, failed: list[str]):
@@ -577,16 +367,3 @@ def _last_line(log: Path) -> str:
     except OSError:
         return "(no output)"
     return lines[-1] if lines else "(no output)"
-
-
-def _si(x: float) -> str:
-    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if x >= limit:
-            return f"{x / limit:.1f}{suffix}"
-    return f"{x:.0f}"
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds + 0.5)
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"

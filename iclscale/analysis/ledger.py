@@ -44,13 +44,13 @@ from typing import Any
 from iclscale.catalogue import sweeps_of_studies
 from iclscale.errors import UserError
 from iclscale.paper import Paper, by_citation
+from iclscale.sweeps.budget import CUSTOM, FULL, QUICK
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = "iclscale-claims/1"
 CONSISTENT, INCONSISTENT, INCONCLUSIVE, OUTSIDE = "consistent", "inconsistent", "inconclusive", "outside"
 NOT_RUN, NO_LAW = "not run", "no law"
 VERDICTS = (CONSISTENT, INCONSISTENT, INCONCLUSIVE, OUTSIDE, NOT_RUN, NO_LAW)
-QUICK, FULL, CUSTOM = "quick", "full", "custom"
 REPRODUCE_LOG = "reproduce.jsonl"
 """ROOT/reproduce.jsonl: one line per `iclscale reproduce` into the root (papers, budget, start, wall time, how it
 ended), so that a paper's wall time on the machine that ran it is data the ledger reads, summed over resumes."""
@@ -66,29 +66,6 @@ def sweeps_of_claim(claim) -> list:
         if name in LAWS:
             found.update((s.name, s) for s in sweeps_of_law(LAWS[name]))
     return list(found.values())
-
-
-def steps_of(sweep: dict[str, Any]) -> list:
-    """The steps a sweep mapping (a resolved sweep or its frozen copy) trains: its fixed steps and each case's."""
-    fixed = sweep.get("fixed") if isinstance(sweep.get("fixed"), dict) else {}
-    cases = sweep.get("cases") if isinstance(sweep.get("cases"), list) else []
-    return [fixed.get("steps"), *(c.get("steps") for c in cases if isinstance(c, dict))]
-
-
-def eval_prompts_of(sweep: dict[str, Any]) -> int | None:
-    """The test prompts per eval point a sweep mapping states (`eval: {eval_prompts: N}`; resolved: [N])."""
-    value = (sweep.get("eval") if isinstance(sweep.get("eval"), dict) else {}).get("eval_prompts")
-    value = value[0] if isinstance(value, list) and len(value) == 1 else value
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def cases_but_steps(sweep: dict[str, Any]) -> str:
-    cases = sweep.get("cases") if isinstance(sweep.get("cases"), list) else []
-    return json.dumps([{k: v for k, v in c.items() if k != "steps"} if isinstance(c, dict) else c for c in cases])
-
-
-def seed_count(value: Any) -> int:
-    return len(value) if isinstance(value, list) else int(value or 1)
 
 
 # One results directory: its fits and provenance ------------------------------------------------------------
@@ -251,38 +228,13 @@ def train_time(runs) -> float:
     return float(packs["wall_time_s"].sum())
 
 
-NEUTRAL_KEYS = {"pack_size", "cpu", "gpu", "resources.pack_size", "resources.cpu", "resources.gpu"}  # same results
-QUICK_KEYS = ("seeds", "search.trials", "steps", "fixed.steps", "cases", "eval_prompts")  # what quick overrides
-
-
 def budget_of(frozen: dict[str, Any]) -> str:
-    """full: the catalogue's sweep file as written; quick: fewer seeds, search trials, steps or test prompts than it
-    gives, or its own `quick:` overrides (and nothing else changed); custom: not a catalogue sweep, or other
-    overrides."""
+    """The budget of a results directory's runs (iclscale.sweeps.budget.budget_of), against the catalogue file of
+    its frozen sweep's name."""
     from iclscale.catalogue import sweep_named
+    from iclscale.sweeps import budget
 
-    file = sweep_named(frozen.get("name"))
-    if file is None:
-        return CUSTOM
-    resolved = file.resolved()
-    file_steps, file_prompts = steps_of(resolved), eval_prompts_of(resolved)
-    file_trials = (file.search or {}).get("trials")
-    keys = {o.split("=")[0].strip() for o in frozen.get("overrides") or []} - NEUTRAL_KEYS
-    if keys - {*QUICK_KEYS, *file.quick}:
-        return CUSTOM
-    seeds = seed_count(frozen.get("seeds", 1))
-    trials = (frozen.get("search") or {}).get("trials")
-    steps = [(a, b) for a, b in zip(steps_of(frozen), file_steps, strict=False) if a is not None and b is not None]
-    if cases_but_steps(frozen) != cases_but_steps(resolved) or any(a > b for a, b in steps):
-        return CUSTOM  # other cases, or longer training: not the catalogue's design
-    prompts = eval_prompts_of(frozen)
-    fewer_prompts = "eval_prompts" in keys and "eval_prompts" not in file.quick
-    if fewer_prompts and not (prompts and file_prompts and prompts < file_prompts):
-        return CUSTOM  # fewer prompts than the file states is quick; as many or more, or where it states none, is not
-    shortened = any(a < b for a, b in steps) or bool(keys & set(file.quick)) or fewer_prompts
-    if seeds < len(file.seeds) or (file_trials and trials and trials < file_trials) or shortened:
-        return QUICK
-    return FULL
+    return budget.budget_of(frozen, sweep_named(frozen.get("name")))
 
 
 # A claim's entry -----------------------------------------------------------------------------------------

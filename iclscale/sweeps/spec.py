@@ -98,7 +98,7 @@ class Sweep:
     """`key=value` overrides given on the command line (recorded in the frozen sweep.yaml)."""
     quick: dict[str, Any] = field(default_factory=dict)
     """Its `quick:` block: the overrides (key: value) `--budget quick` adds where its cost lies elsewhere than seeds,
-    trials and steps (iclscale.reproduce.quick_overrides); not part of the frozen sweep."""
+    trials and steps (iclscale.sweeps.budget); not part of the frozen sweep."""
     limits: Limits = field(default_factory=Limits, repr=False)
 
     def configs(self) -> list[Config]:
