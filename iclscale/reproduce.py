@@ -142,6 +142,31 @@ def paper_sweep_files(paper_studies: set[str]) -> list[str]:
 def reproduce(args: argparse.Namespace) -> int:
     from iclscale.paper import by_citation, find_papers
 
+    check_arguments(args)
+    chosen = by_citation() if args.all else find_papers(args.papers)
+    root = results_root(args.out)
+    earlier = full_run_seconds()  # the committed full run's times: the order and the ETA take them as given
+    planned, jobs = schedule(args, chosen, root, earlier)
+    # each sweep prints as `sweep run` does: its plan, its progress (a heartbeat at least every 30 s in a log), its
+    # counts; between sweeps, the overall line
+    failed: list[str] = []
+    code = run_all(planned, args, jobs, Overall(planned, jobs, earlier), root, chosen, failed)
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # Ctrl-C or SIGTERM stops the whole reproduce
+        return code
+    from iclscale.analysis.ledger_files import write_ledger
+
+    ledger = write_ledger([str(root)], root / "ledger")
+    for paper in chosen:
+        counts = ledger.counts[paper.citation]
+        print(f"{paper.tag}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
+    print(f"wrote the reports under {root}/*/report and the ledger {ledger.index}")
+    if failed:
+        raise UserError(f"reproduce: {len(failed)} sweeps could not run: {', '.join(failed)} (messages above)")
+    return 0
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """One clear line for a choice of papers or of options that do not go together."""
     if args.all and args.papers:
         raise UserError(f"reproduce: --all and papers ({' '.join(args.papers)}): give one, not both")
     if not args.all and not args.papers:
@@ -154,18 +179,24 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError(
             f"--jobs {args.jobs}: give a count of 1 or more, with --executor inline (Ray runs packs in parallel itself)"
         )
-    chosen = by_citation() if args.all else find_papers(args.papers)
-    if args.out is not None and not args.out.strip():
+
+
+def results_root(out: str | None) -> Path:
+    if out is not None and not out.strip():
         raise UserError("--out: an empty value; give a results root (default results)")
-    root = Path(args.out or "results")
+    root = Path(out or "results")
     if root.exists() and not root.is_dir():
         raise UserError(f"--out {root}: a file, not a directory; choose another --out")
+    return root
+
+
+def schedule(args: argparse.Namespace, chosen: list, root: Path, earlier: dict[str, float]) -> tuple[list, int]:
+    """The papers' sweeps planned at the budget, in the order they run, and how many run at a time; says so."""
     studies = {s for p in chosen for s in p.studies}
     planned = plan_sweeps(paper_sweep_files(studies), args.budget, root)
     jobs = (args.jobs or os.cpu_count() or 1) if args.executor == "inline" else 1
-    full_seconds = full_run_seconds()
     if jobs > 1:
-        planned = longest_first(planned, full_seconds)
+        planned = longest_first(planned, earlier)
     tags = " ".join(p.tag for p in chosen)
     total = sum(p.total for p in planned)
     print(
@@ -174,8 +205,12 @@ def reproduce(args: argparse.Namespace) -> int:
         + (f"{jobs} at a time, longest first" if jobs > 1 else "cheapest first"),
         flush=True,
     )
-    # each sweep prints as `sweep run` does: its plan, its progress (a heartbeat at least every 30 s in a log), its
-    # counts; between sweeps, the overall line
+    return planned, jobs
+
+
+def run_all(planned, args, jobs: int, progress: Overall, root: Path, chosen: list, failed: list[str]) -> int:
+    """Run the sweeps (in turn, or `jobs` at a time in processes), log the invocation in the root however it ends,
+    and shut down the Ray this process started. Returns 0, or the exit status that stopped it (130, 143)."""
     run_args = argparse.Namespace(
         executor=args.executor, address=args.address, device=args.device, retries=2, quiet=False, verbose=False,
         keep_ray=True, dashboard=args.dashboard,
@@ -184,31 +219,18 @@ def reproduce(args: argparse.Namespace) -> int:
         from iclscale.trainer.runtime import single_threaded_by_default
 
         single_threaded_by_default()
-    failed: list[str] = []
-    progress = Overall(planned, jobs, full_seconds)
     started, code = time.time(), 0
     try:
         if jobs > 1:
             code = run_in_processes(planned, run_args, jobs, progress, root, failed)
         else:
             code = run_in_turn(planned, run_args, progress, failed)
-        if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # Ctrl-C or SIGTERM stops the whole reproduce
-            return code
+        return code
     finally:
         log_invocation(root, chosen, args.budget, started, code, len(planned))
         ray = sys.modules.get("ray")
         if args.address is None and ray is not None and ray.is_initialized():
             ray.shutdown()
-    from iclscale.analysis.ledger import write_ledger
-
-    ledger = write_ledger([str(root)], root / "ledger")
-    for paper in chosen:
-        counts = ledger.counts[paper.citation]
-        print(f"{paper.tag}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
-    print(f"wrote the reports under {root}/*/report and the ledger {ledger.index}")
-    if failed:
-        raise UserError(f"reproduce: {len(failed)} sweeps could not run: {', '.join(failed)} (messages above)")
-    return 0
 
 
 def run_in_turn(planned: list[Planned], run_args, progress: Overall, failed: list[str]) -> int:
@@ -242,7 +264,7 @@ def log_invocation(root: Path, chosen: list, budget: str, started: float, code: 
     import json
     import os
 
-    from iclscale.analysis.ledger import REPRODUCE_LOG
+    from iclscale.analysis.ledger_reports import REPRODUCE_LOG
     from iclscale.sweeps.store import git_commit
 
     ended = {0: "finished", EXIT_INTERRUPTED: "interrupted", EXIT_TERMINATED: "terminated"}.get(code, "failed")
@@ -290,10 +312,7 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
         while waiting or running:
             while waiting and len(running) < jobs and not stopped:
                 index, item = waiting.pop(0)
-                args = (item.path, item.overrides, str(item.out), vars(run_args), str(logs / f"{item.sweep.name}.log"))
-                process = context.Process(target=_sweep_in_child, args=args, name=item.sweep.name)
-                process.start()
-                running[process] = (index, item, time.monotonic())
+                running[_start_child(context, item, run_args, logs)] = (index, item, time.monotonic())
             if stopped:
                 waiting.clear()  # the sweeps already running finish storing; none starts
             if (time.monotonic() - last_line >= 30 or not last_line) and not stopped:
@@ -302,29 +321,12 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
                 progress.show(next_index, [(item, now - began) for _, item, began in running.values()])
                 last_line = now
             for process in [p for p in running if not p.is_alive()]:
-                index, item, began = running.pop(process)
-                code = process.exitcode
-                summary = _last_line(logs / f"{item.sweep.name}.log")
-                if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or (code is not None and code < 0):
-                    stopped.append(EXIT_TERMINATED if code != EXIT_INTERRUPTED else EXIT_INTERRUPTED)
-                elif code == 0:
-                    progress.finished(item, time.monotonic() - began)
-                    print(summary, flush=True)
-                else:
-                    print(f"reproduce: sweep {item.sweep.name}: {summary}", file=sys.stderr, flush=True)
-                    failed.append(item.sweep.name)
-                    progress.done += 1
+                _reaped(process, running.pop(process), logs, progress, failed, stopped)
                 last_line = 0.0
             time.sleep(0.5)
     except KeyboardInterrupt:  # from a terminal the children had the same Ctrl-C; otherwise it is passed on
         stopped.append(EXIT_INTERRUPTED)
-        deadline = time.monotonic() + 5
-        while any(p.is_alive() for p in running) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        for process in running:
-            if process.is_alive():
-                os.kill(process.pid, signal.SIGINT)
-            process.join()
+        _interrupt_children(list(running))
     finally:
         signal.signal(signal.SIGTERM, previous)
     if stopped:
@@ -336,6 +338,45 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
         return stopped[0]
     progress.show(len(planned), [])
     return 0
+
+
+def _start_child(context, item: Planned, run_args, logs: Path):
+    """One sweep's process, started: `sweep run` with its output in ROOT/logs/<sweep>.log."""
+    args = (item.path, item.overrides, str(item.out), vars(run_args), str(logs / f"{item.sweep.name}.log"))
+    process = context.Process(target=_sweep_in_child, args=args, name=item.sweep.name)
+    process.start()
+    return process
+
+
+def _reaped(process, started: tuple, logs: Path, progress: Overall, failed: list[str], stopped: list[int]) -> None:
+    """A sweep's process has ended: stopped by a signal (the reproduce stops), finished (its summary line), or
+    failed (named, counted done)."""
+    _, item, began = started
+    code = process.exitcode
+    summary = _last_line(logs / f"{item.sweep.name}.log")
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or (code is not None and code < 0):
+        stopped.append(EXIT_TERMINATED if code != EXIT_INTERRUPTED else EXIT_INTERRUPTED)
+    elif code == 0:
+        progress.finished(item, time.monotonic() - began)
+        print(summary, flush=True)
+    else:
+        print(f"reproduce: sweep {item.sweep.name}: {summary}", file=sys.stderr, flush=True)
+        failed.append(item.sweep.name)
+        progress.done += 1
+
+
+def _interrupt_children(processes: list) -> None:
+    """After Ctrl-C: 5 s for the children to stop on the terminal's own signal, then SIGINT to those still running
+    (a Ctrl-C not from a terminal reached only this process); each is joined."""
+    import signal
+
+    deadline = time.monotonic() + 5
+    while any(p.is_alive() for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for process in processes:
+        if process.is_alive():
+            os.kill(process.pid, signal.SIGINT)
+        process.join()
 
 
 def _sweep_in_child(path: str, overrides: tuple[str, ...], out: str, run_args: dict, log: str) -> None:

@@ -75,7 +75,7 @@ def test_a_bad_quick_mapping_in_a_sweep_file_is_one_clear_line(tmp_path, capsys)
 
 
 def test_every_catalogue_sweep_loads_at_the_quick_budget_and_is_marked_quick(tmp_path):
-    from iclscale.analysis.ledger import budget_of
+    from iclscale.analysis.ledger_reports import budget_of
     from iclscale.catalogue import sweeps
 
     for file in sweeps():

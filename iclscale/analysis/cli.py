@@ -120,7 +120,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_ledger(args: argparse.Namespace) -> None:
 
-    from iclscale.analysis.ledger import write_ledger
+    from iclscale.analysis.ledger_files import write_ledger
 
     ledger = write_ledger(args.roots, args.out or Path(args.roots[0]) / "ledger")
     for paper, counts in ledger.counts.items():
