@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
+import os
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -35,10 +37,12 @@ ENTRY_POINT_GROUP = "iclscale.papers"
 class Paper:
     name: str  # short and unique: the folder's or the distribution's name
     citation: str  # how reports and the ledger name it, e.g. "Collins et al. 2024 [C24], seed 004"
+    tag: str  # its short name: `iclscale reproduce C24`, the ledger's paper column
     studies: tuple[str, ...]  # its studies' names (the declarations define them)
     declarations: str  # module with DECLARATIONS
     laws: str  # module with PAPER_LAWS (iclscale.paper_laws)
     sweeps: Path  # folder of its sweep files
+    seed: str = ""  # a built-in paper's text is shared/seeds/<seed>_*.txt ("004"); "" for an installed one
 
     def load_declarations(self) -> tuple:
         return tuple(importlib.import_module(self.declarations).DECLARATIONS)
@@ -54,6 +58,17 @@ class Paper:
     def sweep_files(self) -> list[Path]:
         """Its sweep files, sorted by name."""
         return sorted(self.sweeps.glob("*.yaml"))
+
+    @property
+    def quotes_file(self) -> Path:
+        """quotes.yaml beside its laws module (claim id: the paper's own words), found without importing the laws."""
+        spec = importlib.util.find_spec(self.laws)
+        origin = Path(spec.origin) if spec and spec.origin else self.sweeps.parent / "laws" / "__init__.py"
+        return origin.parent / "quotes.yaml"
+
+    def quotes(self) -> dict[str, str]:
+        """Claim id -> the paper's own words, whitespace folded ({} without a quotes.yaml)."""
+        return _quotes(str(self.quotes_file))
 
 
 @functools.cache
@@ -90,6 +105,42 @@ def smoke_configs() -> dict[str, Smoke]:
     """Every installed study's smoke config (its paper's PaperLaws), by study: what the trainer's contract tests and
     benchmarks/device_check.py train, so that a new paper is covered without editing a list."""
     return {study: paper.load_laws().smoke[study] for paper in papers() for study in paper.studies}
+
+
+def by_citation() -> list[Paper]:
+    """The papers in the order reports and the ledger list them: by citation."""
+    return sorted(papers(), key=lambda p: p.citation)
+
+
+def find_papers(names: list[str]) -> list[Paper]:
+    """Papers by tag (C24 or [C24]), seed (004 or "seed 004"), a study's name, its name or its citation, each
+    once, in the order asked; UserError naming the known ones otherwise."""
+    known = by_citation()
+    chosen: list[Paper] = []
+    for name in names:
+        key = name.strip().lower().removeprefix("seed").strip()
+        match = [p for p in known if _answers_to(p, name, key)]
+        if not match:
+            choices = "; ".join(f"{p.tag} (seed {p.seed}, studies {', '.join(p.studies)})" for p in known)
+            raise UserError(f"unknown paper {name!r}; papers: {choices}")
+        chosen += [p for p in match if p not in chosen]
+    return chosen
+
+
+def _answers_to(paper: Paper, name: str, key: str) -> bool:
+    names = (paper.tag.lower(), paper.seed, paper.citation.lower(), paper.name.lower())
+    return key in names or name in paper.studies or key.strip("[]") == paper.tag.lower()
+
+
+@functools.cache
+def _quotes(path: str) -> dict[str, str]:
+    import yaml
+
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as stream:
+        data = yaml.safe_load(stream) or {}
+    return {str(key): " ".join(str(value).split()) for key, value in data.items()}
 
 
 REPOSITORY = Path(__file__).resolve().parents[1]

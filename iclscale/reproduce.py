@@ -3,7 +3,7 @@ write each sweep's report and the claims ledger (iclscale.analysis.ledger).
 
     iclscale reproduce C24 --out results/C24 --budget quick
 
-The sweeps are the paper's catalogue sweep files (iclscale.paper.sweep_files) whose study is one of the paper's
+The sweeps are the paper's catalogue sweep files (iclscale.catalogue) whose study is one of the paper's
 studies (a paper may have several, e.g. a trained model and an oracle that measures its optimum without
 training). Each runs through `iclscale.sweeps.run.run_sweep`, as `iclscale sweep run
 FILE --out ROOT/<name> KEY=VALUE...` would, so the store's resume holds: re-running the same command trains
@@ -11,17 +11,11 @@ only what is missing, and Ctrl-C or a kill loses nothing finished. One at a time
 cheapest first (by planned model-steps: configs × steps, times the trials of a search and the bisection rounds of
 a threshold search, an estimate), so that results come early; several at a time (`--jobs N`, inline: one process
 per sweep), longest first (`longest_first`), so that the last to finish is not a long one started late. One
-overall progress line and an ETA across sweeps (see Overall).
+overall progress line and an ETA across sweeps (iclscale.sweeps.schedule: the estimate, the order, the ETA).
 
 Budgets. `full` is the catalogue as written. `quick` previews a paper in minutes by one stated rule
-(`quick_overrides`): at most 3 seeds (the file's first three: the fewest with which the analysis still resamples
-seeds for its intervals, so quick intervals are of the same kind as full ones), at most 4 Optuna trials per search,
-and a quarter of each config's training steps (QUICK_STEPS_DIVISOR; rounded up), through the sweeps' own overrides
-(`seeds=3`, `search.trials=4`, `steps=...` or `cases=[...]`), and at most QUICK_EVAL_PROMPTS test prompts per eval
-point where a file states more (`eval_prompts=256`: once training is a quarter as long, LM25's and LW23's time is
-mostly their test sets, 1024–2048 prompts at each of up to 77 eval points); a sweep file whose cost lies elsewhere
-adds its own (`quick: {mc_tasks: 256, w_points: 31}`: C24's oracle, which trains nothing; `quick: {n_test: 600,
-record: {log: 150}}`: Y24's Figure 1, whose 300 records of 3000 test sequences outweigh its quarter of training).
+(iclscale.sweeps.budget, which the ledger reads back): at most 3 seeds, 4 search trials and 256 test prompts per
+eval point, a quarter of the steps, and a sweep file's own `quick:` overrides where its cost lies elsewhere.
 Grids and the laws are the catalogue's, but a quick verdict judges models trained a quarter as long on fewer test
 prompts: a time T read where the catalogue trains longer is censored (so more "inconclusive"), a law read at the end
 of training reads an earlier state, and an error rate has a standard error up to 1/(2·√256) ≈ 0.03 per config. The
@@ -35,22 +29,15 @@ another --out).
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from iclscale.errors import UserError
+from iclscale.sweeps.budget import BUDGETS, quick_overrides, steps_of
+from iclscale.sweeps.schedule import Overall, Planned, estimate, longest_first, si
 
-QUICK_SEEDS = (
-    3  # the analysis resamples seeds only where it has 3 per x (iclscale.analysis.fits): fewer gives other intervals
-)
-QUICK_TRIALS = 4
-QUICK_STEPS_DIVISOR = 4  # with 3 seeds, what brings each paper's sweeps to minutes on 2 cores (docs/commands.md)
-QUICK_EVAL_PROMPTS = 256  # test prompts per eval point: where LM25's and LW23's time goes once training is short
-BUDGETS = ("quick", "full")
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # as `sweep run` exits on SIGTERM (iclscale.sweeps.run)
 
@@ -68,7 +55,7 @@ def add_command(commands) -> None:
     parser.add_argument("--out", metavar="ROOT", help="results root: ROOT/<sweep name> per sweep (default results)")
     parser.add_argument(
         "--budget",
-        choices=("quick", "full"),
+        choices=BUDGETS,
         default="full",
         help="full: the catalogue as written; quick: at most 3 seeds, 4 search trials, 256 test prompts and a quarter "
         "of the steps per sweep (a preview; verdicts marked quick; its own --out)",
@@ -94,78 +81,21 @@ class HelpWithPapers(argparse.Action):
         super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
 
     def __call__(self, parser, namespace, values, option_string=None):
-        from iclscale.analysis.ledger import papers
+        from iclscale.paper import by_citation
 
-        listed = "; ".join(f"{p.tag} (seed {p.seed}; studies {', '.join(p.studies)})" for p in papers())
+        listed = "; ".join(f"{p.tag} (seed {p.seed}; studies {', '.join(p.studies)})" for p in by_citation())
         parser.epilog = f"PAPER is one of: {listed}."
         parser.print_help()
         parser.exit()
 
 
-def quick_overrides(raw: dict) -> list[str]:
-    """The overrides of `--budget quick` for a sweep file's mapping: at most QUICK_SEEDS seeds, QUICK_TRIALS search
-    trials, the file's own `quick:` overrides, at most QUICK_EVAL_PROMPTS test prompts per eval point, and a
-    QUICK_STEPS_DIVISOR-th of the steps (neither for a threshold search; no steps for a search over steps or a file
-    whose `quick:` sets them)."""
-    raw_seeds = raw.get("seeds", 1)
-    search = raw.get("search") if isinstance(raw.get("search"), dict) else {}
-    overrides = []
-    if isinstance(raw_seeds, list) and len(raw_seeds) > QUICK_SEEDS:
-        overrides.append(f"seeds=[{', '.join(map(str, raw_seeds[:QUICK_SEEDS]))}]")
-    elif isinstance(raw_seeds, int) and raw_seeds > QUICK_SEEDS:
-        overrides.append(f"seeds={QUICK_SEEDS}")
-    trials = search.get("trials")
-    if trials and trials > QUICK_TRIALS:
-        overrides.append(f"search.trials={QUICK_TRIALS}")
-    import json  # JSON is YAML's flow form: how a value is written into an override
-
-    own = raw.get("quick") if isinstance(raw.get("quick"), dict) else {}
-    overrides += [f"{key}={json.dumps(value)}" for key, value in own.items()]
-    if raw.get("threshold"):
-        return overrides
-    from iclscale.analysis.ledger import eval_prompts_of
-
-    prompts = eval_prompts_of(raw)
-    if prompts and prompts > QUICK_EVAL_PROMPTS and "eval_prompts" not in own:
-        overrides.append(f"eval_prompts={QUICK_EVAL_PROMPTS}")
-    if "steps" in (search.get("params") or {}) or "steps" in own:
-        return overrides
-    fixed = raw.get("fixed") if isinstance(raw.get("fixed"), dict) else {}
-    if isinstance(fixed.get("steps"), int) and fixed["steps"] > 1:
-        overrides.append(f"steps={quick_steps(fixed['steps'])}")
-    cases = raw.get("cases") if isinstance(raw.get("cases"), list) else []
-    if any(isinstance(c, dict) and isinstance(c.get("steps"), int) and c["steps"] > 1 for c in cases):
-        shortened = [{**c, "steps": quick_steps(c["steps"])} if "steps" in c else c for c in cases]
-        overrides.append(f"cases={json.dumps(shortened)}")
-    return overrides
-
-
-def quick_steps(steps: int) -> int:
-    return -(-steps // QUICK_STEPS_DIVISOR)
-
-
-@dataclass
-class Planned:
-    """One sweep of the reproduction: the loaded sweep, where it goes, and its estimated work."""
-
-    path: str
-    sweep: object  # iclscale.sweeps.spec.Sweep
-    out: Path
-    total: int  # estimated model-steps of the whole sweep
-    left: int  # estimated model-steps still to train
-    overrides: tuple[str, ...] = ()  # the budget's
-
-
 def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
     """Load every sweep file with the budget's overrides and estimate its work; cheapest first."""
-    import yaml
-
     from iclscale.sweeps.spec import load_sweep
 
     planned = []
     for path in paths:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        overrides = quick_overrides(raw) if budget == "quick" else []
+        overrides = quick_overrides(load_sweep(path)) if budget == "quick" else []
         sweep = load_sweep(path, overrides)
         out = root / sweep.name
         check_same_steps(sweep, out, budget)
@@ -176,7 +106,6 @@ def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
 
 def check_same_steps(sweep, out: Path, budget: str) -> None:
     """Refuse to add runs of other lengths to a results directory: a quick root and a full root are separate."""
-    from iclscale.analysis.ledger import steps_of
     from iclscale.sweeps.store import Location, read_frozen_sweep
 
     location = Location(out)
@@ -189,76 +118,55 @@ def check_same_steps(sweep, out: Path, budget: str) -> None:
         )
 
 
-def estimate(sweep, out: Path) -> tuple[int, int]:
-    """(total, left) model-steps: the grid's plan; a search's plan times its trials (left: the trials not stored);
-    a threshold search's cells times the bisection rounds its range and resolution need (an estimate: warm starts
-    need fewer), all of it left while any search is open. Used to order the sweeps and for the ETA only."""
-    from iclscale.sweeps.plan import make_plan
-    from iclscale.sweeps.store import Location, stored_keys
-
-    location = Location(out)
-    stored = stored_keys(location) if location.exists() else {}
-    plan = make_plan(sweep, stored)
-    total, left = plan.total_model_steps, plan.model_steps
-    if sweep.search:  # the plan is one trial per grid point; each point runs `trials`
-        from iclscale.sweeps.search_trials import load_states
-
-        trials = int(sweep.search.get("trials", 1))
-        states = load_states(sweep, location) if stored else []
-        done = sum(min(state.stored, trials) for state in states) / (trials * max(len(states), 1))
-        total = plan.total_model_steps * trials
-        left = round(total * (1 - done))
-    if sweep.threshold:
-        rounds = bisection_rounds(sweep.threshold)
-        total = plan.total_model_steps * rounds
-        from iclscale.sweeps.threshold import has_open_search
-
-        left = total if has_open_search(sweep, location) else 0
-    return total, left
-
-
-def bisection_rounds(threshold) -> int:
-    """Trainings per search: bisection to the resolution (log scale: bracketing first, then geometric)."""
-    low, high = float(threshold.low), float(threshold.high)
-    resolution = float(threshold.resolution)
-    if threshold.scale == "log" and low > 0:
-        return 2 + max(1, math.ceil(math.log2(max(math.log(high / low) / math.log1p(resolution), 2))))
-    return 1 + max(1, math.ceil(math.log2(max((high - low) / resolution, 2))))
-
-
-def longest_first(planned: list[Planned], seconds: dict[str, float]) -> list[Planned]:
-    """The order when several sweeps run at a time: longest first (Graham's LPT rule, within 4/3 of the shortest
-    finish; R. L. Graham, SIAM J. Appl. Math. 17 (1969) 416), so that no long sweep is left running alone at the
-    end. A sweep's length is its time in the committed full run (`full_run_seconds`): model-steps alone misjudge
-    the sweeps whose time is evaluation (C24's oracle trains nothing and is its longest); sweeps without one follow,
-    most model-steps first, and sweeps with nothing left go last."""
-    return sorted(planned, key=lambda p: (not p.left, p.sweep.name not in seconds, -seconds.get(p.sweep.name, 0),
-                                          -p.left, p.sweep.name))  # fmt: skip
-
-
 def full_run_seconds() -> dict[str, float]:
     """Each catalogue sweep's training time in the committed full run (docs/results/claims.json), by sweep name;
-    empty where the repository's docs are not installed."""
+    empty where the repository's docs are not installed. Read here, by the command, and passed to the schedule."""
     import json
 
-    from iclscale.analysis.ledger import REPO
+    from iclscale.paper import REPOSITORY
 
     try:
-        sweeps = json.loads((REPO / "docs" / "results" / "claims.json").read_text(encoding="utf-8"))["sweeps"]
+        sweeps = json.loads((REPOSITORY / "docs" / "results" / "claims.json").read_text(encoding="utf-8"))["sweeps"]
         return {s["sweep"]: float(s["train_time_s"]) for s in sweeps if s.get("train_time_s")}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
 
 
 def paper_sweep_files(paper_studies: set[str]) -> list[str]:
-    from iclscale.analysis.ledger import REPO, sweep_files
+    """The catalogue's sweep files of these studies (iclscale.catalogue)."""
+    from iclscale.catalogue import sweeps_of_studies
 
-    return [str(REPO / f.path) for f in sweep_files() if f.study in paper_studies]
+    return [sweep.path for sweep in sweeps_of_studies(paper_studies)]
 
 
 def reproduce(args: argparse.Namespace) -> int:
-    from iclscale.analysis.ledger import find_papers, papers
+    from iclscale.paper import by_citation, find_papers
 
+    check_arguments(args)
+    chosen = by_citation() if args.all else find_papers(args.papers)
+    root = results_root(args.out)
+    earlier = full_run_seconds()  # the committed full run's times: the order and the ETA take them as given
+    planned, jobs = schedule(args, chosen, root, earlier)
+    # each sweep prints as `sweep run` does: its plan, its progress (a heartbeat at least every 30 s in a log), its
+    # counts; between sweeps, the overall line
+    failed: list[str] = []
+    code = run_all(planned, args, jobs, Overall(planned, jobs, earlier), root, chosen, failed)
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # Ctrl-C or SIGTERM stops the whole reproduce
+        return code
+    from iclscale.analysis.ledger_files import write_ledger
+
+    ledger = write_ledger([str(root)], root / "ledger")
+    for paper in chosen:
+        counts = ledger.counts[paper.citation]
+        print(f"{paper.tag}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
+    print(f"wrote the reports under {root}/*/report and the ledger {ledger.index}")
+    if failed:
+        raise UserError(f"reproduce: {len(failed)} sweeps could not run: {', '.join(failed)} (messages above)")
+    return 0
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """One clear line for a choice of papers or of options that do not go together."""
     if args.all and args.papers:
         raise UserError(f"reproduce: --all and papers ({' '.join(args.papers)}): give one, not both")
     if not args.all and not args.papers:
@@ -271,28 +179,38 @@ def reproduce(args: argparse.Namespace) -> int:
         raise UserError(
             f"--jobs {args.jobs}: give a count of 1 or more, with --executor inline (Ray runs packs in parallel itself)"
         )
-    chosen = papers() if args.all else find_papers(args.papers)
-    if args.out is not None and not args.out.strip():
+
+
+def results_root(out: str | None) -> Path:
+    if out is not None and not out.strip():
         raise UserError("--out: an empty value; give a results root (default results)")
-    root = Path(args.out or "results")
+    root = Path(out or "results")
     if root.exists() and not root.is_dir():
         raise UserError(f"--out {root}: a file, not a directory; choose another --out")
+    return root
+
+
+def schedule(args: argparse.Namespace, chosen: list, root: Path, earlier: dict[str, float]) -> tuple[list, int]:
+    """The papers' sweeps planned at the budget, in the order they run, and how many run at a time; says so."""
     studies = {s for p in chosen for s in p.studies}
     planned = plan_sweeps(paper_sweep_files(studies), args.budget, root)
     jobs = (args.jobs or os.cpu_count() or 1) if args.executor == "inline" else 1
-    full_seconds = full_run_seconds()
     if jobs > 1:
-        planned = longest_first(planned, full_seconds)
+        planned = longest_first(planned, earlier)
     tags = " ".join(p.tag for p in chosen)
     total = sum(p.total for p in planned)
     print(
         f"reproduce {tags} ({args.budget} budget): {len(planned)} sweeps into {root}, "
-        f"{_si(sum(p.left for p in planned))} of {_si(total)} model-steps (estimated) to train; "
+        f"{si(sum(p.left for p in planned))} of {si(total)} model-steps (estimated) to train; "
         + (f"{jobs} at a time, longest first" if jobs > 1 else "cheapest first"),
         flush=True,
     )
-    # each sweep prints as `sweep run` does: its plan, its progress (a heartbeat at least every 30 s in a log), its
-    # counts; between sweeps, the overall line
+    return planned, jobs
+
+
+def run_all(planned, args, jobs: int, progress: Overall, root: Path, chosen: list, failed: list[str]) -> int:
+    """Run the sweeps (in turn, or `jobs` at a time in processes), log the invocation in the root however it ends,
+    and shut down the Ray this process started. Returns 0, or the exit status that stopped it (130, 143)."""
     run_args = argparse.Namespace(
         executor=args.executor, address=args.address, device=args.device, retries=2, quiet=False, verbose=False,
         keep_ray=True, dashboard=args.dashboard,
@@ -301,31 +219,18 @@ def reproduce(args: argparse.Namespace) -> int:
         from iclscale.trainer.runtime import single_threaded_by_default
 
         single_threaded_by_default()
-    failed: list[str] = []
-    progress = Overall(planned, jobs, full_seconds)
     started, code = time.time(), 0
     try:
         if jobs > 1:
             code = run_in_processes(planned, run_args, jobs, progress, root, failed)
         else:
             code = run_in_turn(planned, run_args, progress, failed)
-        if code in (EXIT_INTERRUPTED, EXIT_TERMINATED):  # Ctrl-C or SIGTERM stops the whole reproduce
-            return code
+        return code
     finally:
         log_invocation(root, chosen, args.budget, started, code, len(planned))
         ray = sys.modules.get("ray")
         if args.address is None and ray is not None and ray.is_initialized():
             ray.shutdown()
-    from iclscale.analysis.ledger import write_ledger
-
-    ledger = write_ledger([str(root)], root / "ledger")
-    for paper in chosen:
-        counts = ledger.counts[paper.name]
-        print(f"{paper.tag}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
-    print(f"wrote the reports under {root}/*/report and the ledger {ledger.index}")
-    if failed:
-        raise UserError(f"reproduce: {len(failed)} sweeps could not run: {', '.join(failed)} (messages above)")
-    return 0
 
 
 def run_in_turn(planned: list[Planned], run_args, progress: Overall, failed: list[str]) -> int:
@@ -359,7 +264,7 @@ def log_invocation(root: Path, chosen: list, budget: str, started: float, code: 
     import json
     import os
 
-    from iclscale.analysis.ledger import REPRODUCE_LOG
+    from iclscale.analysis.ledger_reports import REPRODUCE_LOG
     from iclscale.sweeps.store import git_commit
 
     ended = {0: "finished", EXIT_INTERRUPTED: "interrupted", EXIT_TERMINATED: "terminated"}.get(code, "failed")
@@ -378,100 +283,6 @@ def log_invocation(root: Path, chosen: list, budget: str, started: float, code: 
     root.mkdir(parents=True, exist_ok=True)
     with open(root / REPRODUCE_LOG, "a", encoding="utf-8") as stream:
         stream.write(json.dumps(line) + "\n")
-
-
-class Overall:
-    """The one progress line across sweeps: sweeps done, estimated model-steps done, elapsed, and an ETA.
-
-    The ETA predicts each sweep left from those finished in this session. Where the committed full run timed a
-    sweep (`full_run_seconds`), its prediction is that time scaled by the finished sweeps' ratio of this session's
-    time to the full run's (a ratio of sums): it sees evaluation, which model-steps do not. Otherwise a sweep's
-    time is a fixed cost (planning, compiling, compacting: seconds) plus a cost per model-step, both fitted,
-    non-negative least squares (scipy.optimize.nnls), to the finished sweeps that trained — one model-step rate
-    would overstate the small sweeps a hundredfold. The sweeps left then go, in their order, to the first of `jobs`
-    slots to come free, each running sweep holding its slot for its prediction less what it has run (list
-    scheduling); the ETA is when the last ends. "?" until there is enough to predict from."""
-
-    def __init__(self, planned: list[Planned], jobs: int = 1, full_seconds: dict[str, float] | None = None):
-        self.planned = planned
-        self.jobs = jobs
-        self.full_seconds = full_seconds or {}
-        self.left = sum(p.left for p in planned)
-        self.trained = 0
-        self.done = 0
-        self.start = self.sweep_start = time.monotonic()
-        self.timed: list[tuple[int, float]] = []  # (model-steps, seconds) of each finished sweep that trained
-        self.against_full: list[tuple[float, float]] = []  # (seconds here, seconds in the full run) of each finished
-
-    def finished(self, item: Planned, seconds: float) -> None:
-        if item.left:
-            self.timed.append((item.left, seconds))
-            if item.sweep.name in self.full_seconds:
-                self.against_full.append((seconds, self.full_seconds[item.sweep.name]))
-        self.trained += item.left
-        self.done += 1
-
-    def predictor(self):
-        """A sweep's predicted seconds from what has finished, or None for a sweep it cannot predict yet."""
-        ratio = None
-        if self.against_full:
-            here, full = map(sum, zip(*self.against_full, strict=True))
-            ratio = here / full
-        fit = None
-        if len({steps for steps, _ in self.timed}) >= 2:  # one size: the fixed and per-step cost are not separable
-            import numpy as np
-            from scipy.optimize import nnls
-
-            steps, seconds = np.array(self.timed, dtype=float).T
-            scale = steps.mean()  # columns of like size, so that nnls is well conditioned
-            (fixed, per_step), _ = nnls(np.column_stack([np.ones_like(steps), steps / scale]), seconds)
-            fit = (fixed, per_step / scale)
-
-        def predict(item: Planned) -> float | None:
-            if not item.left:
-                return 0.0
-            if ratio is not None and item.sweep.name in self.full_seconds:
-                return ratio * self.full_seconds[item.sweep.name]
-            return None if fit is None else fit[0] + fit[1] * item.left
-
-        return predict
-
-    def eta(self, waiting: list[Planned], running: list[tuple[Planned, float]] = ()) -> str:
-        """Time left while the sweeps `running` (each with the seconds it has run) run and `waiting` wait."""
-        import heapq
-
-        if not any(p.left for p in waiting) and not any(p.left for p, _ in running):
-            return "0:00"
-        predict = self.predictor()
-        held = [predict(item) for item, _ in running]
-        queued = [predict(item) for item in waiting]
-        if None in held or None in queued:
-            return "?"
-        slots = [max(cost - ran, 0.0) for cost, (_, ran) in zip(held, running, strict=True)]
-        slots += [0.0] * max(self.jobs - len(slots), 0)
-        heapq.heapify(slots)
-        for cost in queued:
-            heapq.heappush(slots, heapq.heappop(slots) + cost)
-        return _duration(max(slots))
-
-    def show(self, index: int, running: list[tuple[Planned, float]] | None = None) -> None:
-        """The line as sweep `index` starts (one at a time), or, several at a time, with the sweeps `running` (and
-        the seconds each has run) while those from `index` on wait."""
-        self.sweep_start = time.monotonic()
-        n = len(self.planned)
-        if running is not None:
-            head = f"{self.done}/{n} sweeps done"
-            if running:
-                head += f", running {', '.join(item.sweep.name for item, _ in running)}"
-        elif index < n:
-            head = f"sweep {index + 1}/{n} {self.planned[index].sweep.name}"
-        else:
-            head = f"{n}/{n} sweeps done"
-        print(
-            f"reproduce: {head} · {_si(self.trained)}/{_si(self.left)} model-steps · "
-            f"elapsed {_duration(self.sweep_start - self.start)} · ETA {self.eta(self.planned[index:], running or [])}",
-            flush=True,
-        )
 
 
 def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Overall, root: Path, failed: list[str]):
@@ -501,10 +312,7 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
         while waiting or running:
             while waiting and len(running) < jobs and not stopped:
                 index, item = waiting.pop(0)
-                args = (item.path, item.overrides, str(item.out), vars(run_args), str(logs / f"{item.sweep.name}.log"))
-                process = context.Process(target=_sweep_in_child, args=args, name=item.sweep.name)
-                process.start()
-                running[process] = (index, item, time.monotonic())
+                running[_start_child(context, item, run_args, logs)] = (index, item, time.monotonic())
             if stopped:
                 waiting.clear()  # the sweeps already running finish storing; none starts
             if (time.monotonic() - last_line >= 30 or not last_line) and not stopped:
@@ -513,29 +321,12 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
                 progress.show(next_index, [(item, now - began) for _, item, began in running.values()])
                 last_line = now
             for process in [p for p in running if not p.is_alive()]:
-                index, item, began = running.pop(process)
-                code = process.exitcode
-                summary = _last_line(logs / f"{item.sweep.name}.log")
-                if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or (code is not None and code < 0):
-                    stopped.append(EXIT_TERMINATED if code != EXIT_INTERRUPTED else EXIT_INTERRUPTED)
-                elif code == 0:
-                    progress.finished(item, time.monotonic() - began)
-                    print(summary, flush=True)
-                else:
-                    print(f"reproduce: sweep {item.sweep.name}: {summary}", file=sys.stderr, flush=True)
-                    failed.append(item.sweep.name)
-                    progress.done += 1
+                _reaped(process, running.pop(process), logs, progress, failed, stopped)
                 last_line = 0.0
             time.sleep(0.5)
     except KeyboardInterrupt:  # from a terminal the children had the same Ctrl-C; otherwise it is passed on
         stopped.append(EXIT_INTERRUPTED)
-        deadline = time.monotonic() + 5
-        while any(p.is_alive() for p in running) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        for process in running:
-            if process.is_alive():
-                os.kill(process.pid, signal.SIGINT)
-            process.join()
+        _interrupt_children(list(running))
     finally:
         signal.signal(signal.SIGTERM, previous)
     if stopped:
@@ -547,6 +338,45 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
         return stopped[0]
     progress.show(len(planned), [])
     return 0
+
+
+def _start_child(context, item: Planned, run_args, logs: Path):
+    """One sweep's process, started: `sweep run` with its output in ROOT/logs/<sweep>.log."""
+    args = (item.path, item.overrides, str(item.out), vars(run_args), str(logs / f"{item.sweep.name}.log"))
+    process = context.Process(target=_sweep_in_child, args=args, name=item.sweep.name)
+    process.start()
+    return process
+
+
+def _reaped(process, started: tuple, logs: Path, progress: Overall, failed: list[str], stopped: list[int]) -> None:
+    """A sweep's process has ended: stopped by a signal (the reproduce stops), finished (its summary line), or
+    failed (named, counted done)."""
+    _, item, began = started
+    code = process.exitcode
+    summary = _last_line(logs / f"{item.sweep.name}.log")
+    if code in (EXIT_INTERRUPTED, EXIT_TERMINATED) or (code is not None and code < 0):
+        stopped.append(EXIT_TERMINATED if code != EXIT_INTERRUPTED else EXIT_INTERRUPTED)
+    elif code == 0:
+        progress.finished(item, time.monotonic() - began)
+        print(summary, flush=True)
+    else:
+        print(f"reproduce: sweep {item.sweep.name}: {summary}", file=sys.stderr, flush=True)
+        failed.append(item.sweep.name)
+        progress.done += 1
+
+
+def _interrupt_children(processes: list) -> None:
+    """After Ctrl-C: 5 s for the children to stop on the terminal's own signal, then SIGINT to those still running
+    (a Ctrl-C not from a terminal reached only this process); each is joined."""
+    import signal
+
+    deadline = time.monotonic() + 5
+    while any(p.is_alive() for p in processes) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for process in processes:
+        if process.is_alive():
+            os.kill(process.pid, signal.SIGINT)
+        process.join()
 
 
 def _sweep_in_child(path: str, overrides: tuple[str, ...], out: str, run_args: dict, log: str) -> None:
@@ -578,16 +408,3 @@ def _last_line(log: Path) -> str:
     except OSError:
         return "(no output)"
     return lines[-1] if lines else "(no output)"
-
-
-def _si(x: float) -> str:
-    for limit, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if x >= limit:
-            return f"{x / limit:.1f}{suffix}"
-    return f"{x:.0f}"
-
-
-def _duration(seconds: float) -> str:
-    seconds = int(seconds + 0.5)
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from iclscale.analysis.ledger import papers, quotes
+from iclscale.paper import by_citation as papers
 
 ROOT = Path(__file__).resolve().parents[1]
 # ../shared/seeds beside the repository (in CI); a git worktree of it sits one level deeper, so the nearest
@@ -64,11 +64,11 @@ def test_a_quote_with_an_ellipsis_is_found_part_by_part_in_order():
 
 
 def test_every_claim_has_a_short_quote():
-    missing = [f"{p.tag} {c.label}" for p in papers() for c in p.package.claims if not quotes(p).get(c.label)]
+    missing = [f"{p.tag} {c.label}" for p in papers() for c in p.load_laws().claims if not p.quotes().get(c.label)]
     assert missing == [], f"claims without the paper's words: {', '.join(missing)}"
-    long = [f"{p.tag} {k}" for p in papers() for k, q in quotes(p).items() if len(q) > QUOTE_LIMIT]
+    long = [f"{p.tag} {k}" for p in papers() for k, q in p.quotes().items() if len(q) > QUOTE_LIMIT]
     assert long == [], f"quotes over {QUOTE_LIMIT} characters: {', '.join(long)}"
-    stray = [f"{p.tag} {k}" for p in papers() for k in quotes(p) if k not in {c.label for c in p.package.claims}]
+    stray = [f"{p.tag} {k}" for p in papers() for k in p.quotes() if k not in {c.label for c in p.load_laws().claims}]
     assert stray == [], f"quotes of no claim: {', '.join(stray)}"
 
 
@@ -77,9 +77,9 @@ def test_every_quote_is_found_in_its_paper():
     checked, not_found = 0, []
     for paper in papers():
         text = paper_text(paper.seed)
-        for label, quote in quotes(paper).items():
+        for label, quote in paper.quotes().items():
             checked += 1
             if not found_in(quote, text):
                 not_found.append(f"{paper.tag} {label}: {quote[:80]!r}")
     assert not_found == [], f"{len(not_found)} of {checked} quotes not found in the paper: " + "; ".join(not_found)
-    assert checked == sum(len(p.package.claims) for p in papers())
+    assert checked == sum(len(p.load_laws().claims) for p in papers())

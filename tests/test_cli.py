@@ -183,8 +183,8 @@ def test_every_subcommand_help_opens_with_a_one_line_description(capsys):
 
 
 def test_reproduce_help_lists_the_papers_of_the_catalogue(capsys):
-    from iclscale.analysis.ledger import papers
     from iclscale.cli import main
+    from iclscale.paper import by_citation as papers
 
     with pytest.raises(SystemExit) as ended:
         main(["reproduce", "--help"])

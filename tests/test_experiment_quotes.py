@@ -7,12 +7,12 @@ import pytest
 from test_claim_quotes import QUOTE_LIMIT, SEEDS, found_in, normalised, paper_text
 
 from iclscale.analysis.laws import get_law
-from iclscale.analysis.ledger import papers
+from iclscale.paper import by_citation as papers
 from iclscale.paper import find_sweep
 
 
 def experiments():
-    return [(paper, claim, claim.experiment) for paper in papers() for claim in paper.package.claims
+    return [(paper, claim, claim.experiment) for paper in papers() for claim in paper.load_laws().claims
             if claim.experiment is not None]  # fmt: skip
 
 
@@ -24,7 +24,7 @@ def test_a_quote_not_in_the_text_is_not_found():
 
 def test_every_claim_tied_to_a_figure_or_table_of_these_papers_names_its_experiment():
     # the claims whose source names a figure or a table, in the papers whose experiments are written (issue 35)
-    missing = [f"{p.tag} {c.label}" for p in papers() if p.tag in ("LM25", "C24") for c in p.package.claims
+    missing = [f"{p.tag} {c.label}" for p in papers() if p.tag in ("LM25", "C24") for c in p.load_laws().claims
                if ("Fig" in c.source or "Table" in c.source) and c.experiment is None]  # fmt: skip
     assert missing == []
 

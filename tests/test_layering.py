@@ -6,6 +6,7 @@ One import name, `iclscale`, and one direction:
     iclscale.paper, iclscale.paper_laws    neutral: import nothing of the project but each other
     iclscale.trainer                       the packed trainer; finds studies through iclscale.paper
     iclscale.sweeps                        sweep files, plans, executors, the store; runs the trainer
+    iclscale.catalogue                     every paper's sweep files, parsed once (by iclscale.sweeps.spec)
     iclscale.analysis                      reads the store, judges laws; never the trainer, never torch
     iclscale.papers.<paper>                a paper's studies (trainer side) and laws (analysis side)
     iclscale.cli, iclscale.reproduce       the command line, which composes them all (`reproduce`: sweeps, then the
@@ -32,8 +33,15 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "iclscale"
 PAPERS = PACKAGE / "papers"
 COMMAND_LINE = ("iclscale.cli", "iclscale.reproduce")
-FRAMEWORK = ("iclscale.trainer", "iclscale.sweeps", "iclscale.analysis", "iclscale.paper", "iclscale.paper_laws",
-             "iclscale.errors")  # fmt: skip
+FRAMEWORK = (
+    "iclscale.trainer",
+    "iclscale.sweeps",
+    "iclscale.analysis",
+    "iclscale.paper",
+    "iclscale.paper_laws",
+    "iclscale.catalogue",
+    "iclscale.errors",
+)
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -101,6 +109,15 @@ def test_the_trainer_imports_neither_sweeps_nor_analysis_nor_the_command_line():
 
 def test_sweeps_import_neither_analysis_nor_the_command_line():
     assert imports_from(("iclscale.sweeps",), ("iclscale.analysis", *COMMAND_LINE)) == []
+
+
+def test_the_catalogue_sits_on_the_papers_and_the_sweep_files_parser_and_only_above_them():
+    """iclscale.catalogue indexes the papers' sweep files through iclscale.paper and the one parser
+    (iclscale.sweeps.spec); the trainer and the sweeps never import it (the analysis and the command line do)."""
+    allowed = ("iclscale.paper", "iclscale.errors", "iclscale.sweeps.spec")
+    found = imports_from(("iclscale.catalogue",), ("iclscale",))
+    assert [line for line in found if not within(line.split(" imports ")[1], allowed)] == []
+    assert imports_from(("iclscale.trainer", "iclscale.sweeps", "iclscale.paper"), ("iclscale.catalogue",)) == []
 
 
 def test_analysis_imports_neither_the_trainer_nor_torch():

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from iclscale.analysis import ledger
+from iclscale.analysis import ledger, ledger_files, ledger_page, ledger_reports
 from iclscale.analysis.ledger import (
     CONSISTENT,
     INCONCLUSIVE,
@@ -16,15 +16,15 @@ from iclscale.analysis.ledger import (
     NO_LAW,
     NOT_RUN,
     OUTSIDE,
-    SweepResult,
     claim_verdict,
-    papers,
 )
+from iclscale.analysis.ledger_reports import SweepResult
 from iclscale.cli import main
+from iclscale.paper import by_citation as papers
 from iclscale.paper import find_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
-N_CLAIMS = sum(len(p.package.claims) for p in papers())
+N_CLAIMS = sum(len(p.load_laws().claims) for p in papers())
 
 
 @pytest.fixture(scope="module")
@@ -114,20 +114,20 @@ def test_the_report_is_rewritten_only_when_the_store_changed(demo_root, demo_led
     out, _ = demo_ledger
     fits = demo_root / "demo/report/fits.csv"
     written = fits.stat().st_mtime_ns
-    ledger.write_ledger([str(demo_root)], out)
+    ledger_files.write_ledger([str(demo_root)], out)
     assert fits.stat().st_mtime_ns == written  # the same store: its report is read, not rewritten
     (demo_root / "demo/sweep.yaml").write_text((demo_root / "demo/sweep.yaml").read_text() + "\n")
-    ledger.write_ledger([str(demo_root)], out)
+    ledger_files.write_ledger([str(demo_root)], out)
     assert fits.stat().st_mtime_ns > written
 
 
 def test_the_report_is_rewritten_when_the_analysis_code_changed(demo_root, demo_ledger, monkeypatch):
     out, _ = demo_ledger
     fits = demo_root / "demo/report/fits.csv"
-    ledger.write_ledger([str(demo_root)], out)
+    ledger_files.write_ledger([str(demo_root)], out)
     written = fits.stat().st_mtime_ns
-    monkeypatch.setattr(ledger, "analysis_digest", lambda: "other analysis code")
-    ledger.write_ledger([str(demo_root)], out)
+    monkeypatch.setattr(ledger_reports, "analysis_digest", lambda: "other analysis code")
+    ledger_files.write_ledger([str(demo_root)], out)
     assert fits.stat().st_mtime_ns > written
 
 
@@ -145,7 +145,7 @@ def test_the_csv_and_the_offline_page(demo_ledger):
     out, data = demo_ledger
     with open(out / "claims.csv", newline="", encoding="utf-8") as stream:
         rows = list(csv.DictReader(stream))
-    assert len(rows) == N_CLAIMS and rows[0].keys() == set(ledger.CSV_COLUMNS)
+    assert len(rows) == N_CLAIMS and rows[0].keys() == set(ledger_files.CSV_COLUMNS)
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "<script src" not in page and "http://" not in page and "https://" not in page  # nothing to fetch
     assert page.count('<tr class="claim"') == N_CLAIMS
@@ -171,7 +171,7 @@ def _planted(root: Path, verdict: str, finished: str) -> SweepResult:
 
 def test_several_roots_give_the_latest_verdict_and_its_history(tmp_path):
     paper = next(p for p in papers() if p.tag == "C24")
-    claim = next(c for c in paper.package.claims if c.label == "C1")
+    claim = next(c for c in paper.load_laws().claims if c.label == "C1")
     old, new = tmp_path / "old", tmp_path / "new"
     per_root = [(new, [_planted(new, INCONSISTENT, "2026-02-01T00:00:00")]),
                 (old, [_planted(old, CONSISTENT, "2026-01-01T00:00:00")])]  # fmt: skip
@@ -185,7 +185,7 @@ def test_the_papers_experiment_is_judged_beside_the_theorem_and_never_counts_as_
     """L24's claim L1: the theorem's law reads the in-regime sweep; Fig. 6's run at the paper's settings is judged as
     the paper's experiment (every point), in its own column; an experiment row never enters the theorem's verdict."""
     paper = next(p for p in papers() if p.tag == "L24")
-    claim = next(c for c in paper.package.claims if c.label == "L1")
+    claim = next(c for c in paper.load_laws().claims if c.label == "L1")
     root = tmp_path / "root"
     theorem = _planted(root, OUTSIDE, "2026-01-01T00:00:00")
     theorem.name, theorem.study = "nonlinear_icl_law_T_vs_alpha", "nonlinear_icl"
@@ -204,16 +204,16 @@ def test_the_papers_experiment_is_judged_beside_the_theorem_and_never_counts_as_
         "nonlinear_icl.T_vs_alpha_fig6"
     ]
     assert "linear in" in experiment["quote"]
-    row = ledger.csv_row({**entry, "paper": paper.name})
+    row = ledger_files.csv_row({**entry, "paper": paper.citation})
     assert row["experiment"].startswith("consistent (Fig. 6 (right), nonlinear_icl_fig6_right_T)")
-    assert "the paper's experiment (Fig. 6 (right)): consistent" in ledger._claim_row(entry)
+    assert "the paper's experiment (Fig. 6 (right)): consistent" in ledger_page._claim_row(entry)
 
 
 def test_a_claim_not_consistent_and_not_diagnosed_gets_the_runs_own_account(tmp_path):
     """Every claim that is not consistent carries a diagnosis: the catalogue's, or one generated from the run and
     marked so (outside: how far the constants are, from c*)."""
     paper = next(p for p in papers() if p.tag == "L24")
-    claim = next(c for c in paper.package.claims if c.label == "L4")  # no diagnosis in the catalogue
+    claim = next(c for c in paper.load_laws().claims if c.label == "L4")  # no diagnosis in the catalogue
     assert not claim.diagnoses
     root = tmp_path / "root"
     planted = _planted(root, OUTSIDE, "2026-01-01T00:00:00")
@@ -238,7 +238,7 @@ def test_a_missing_root_is_one_clear_line(tmp_path, capsys):
 
 def test_a_claim_with_a_law_not_fitted_is_not_consistent(tmp_path):
     paper = next(p for p in papers() if p.tag == "LW23")
-    claim = next(c for c in paper.package.claims if c.label == "S1")  # three laws: T vs M, λ_*, η
+    claim = next(c for c in paper.load_laws().claims if c.label == "S1")  # three laws: T vs M, λ_*, η
     root = tmp_path / "root"
     planted = _planted(root, CONSISTENT, "2026-01-01T00:00:00")
     planted.fits = [{**planted.fits[0], "law": "feature_selector.T_vs_M"}]
@@ -263,10 +263,10 @@ def test_stale_reports_are_rewritten_in_parallel_and_a_broken_one_is_named(demo_
     for name in ("a", "broken"):  # two stale reports: two processes where there are two cores
         shutil.copytree(demo_root / "demo", root / name, ignore=shutil.ignore_patterns("report"))
     (root / "broken/sweep.yaml").write_text("study: [not, a, sweep\n")
-    directories = ledger.results_directories(root)
-    assert not any(ledger.report_is_fresh(d) for d in directories)
-    errors = ledger.refresh_reports(directories)
+    directories = ledger_reports.results_directories(root)
+    assert not any(ledger_reports.report_is_fresh(d) for d in directories)
+    errors = ledger_reports.refresh_reports(directories)
     assert list(errors) == [root / "broken"] and errors[root / "broken"]  # its one line, the others written
-    assert ledger.report_is_fresh(root / "a")
+    assert ledger_reports.report_is_fresh(root / "a")
     assert (root / "a/report/fits.csv").read_text() == (demo_root / "demo/report/fits.csv").read_text()
-    assert ledger.refresh_reports(directories).keys() == {root / "broken"}  # the fresh ones are not rewritten
+    assert ledger_reports.refresh_reports(directories).keys() == {root / "broken"}  # the fresh ones are not rewritten

@@ -9,55 +9,8 @@ import yaml
 
 from iclscale import reproduce
 from iclscale.cli import main
-from iclscale.reproduce import QUICK_EVAL_PROMPTS, QUICK_SEEDS, quick_overrides
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def test_the_quick_rule_shrinks_seeds_trials_and_steps():
-    assert QUICK_SEEDS == 3  # the fewest seeds per x that the fits resample
-    assert quick_overrides({"seeds": 5, "fixed": {"steps": 350}}) == ["seeds=3", "steps=88"]
-    searched = {"seeds": [3, 7, 9, 11], "search": {"trials": 12, "params": {"lr": {"low": 0.1, "high": 1}}}}
-    assert quick_overrides(searched) == ["seeds=[3, 7, 9]", "search.trials=4"]
-    assert quick_overrides({"seeds": 3, "search": {"trials": 3}, "fixed": {"steps": 0}}) == []
-    cases = {"cases": [{"lr": 0.1, "steps": 1000}, {"lr": 0.3}]}
-    assert quick_overrides(cases) == ['cases=[{"lr": 0.1, "steps": 250}, {"lr": 0.3}]']
-    # a threshold search's steps are part of what it measures; a search over steps tunes them itself
-    assert quick_overrides({"seeds": 4, "fixed": {"steps": 96}, "threshold": {"axis": "batch_size"}}) == ["seeds=3"]
-    tuned = {"fixed": {"steps": 500}, "search": {"trials": 10, "params": {"steps": {"choices": [500, 1000]}}}}
-    assert quick_overrides(tuned) == ["search.trials=4"]
-    # a file's own `quick:` overrides, where its cost lies elsewhere; one that sets the steps replaces the rule's
-    assert quick_overrides({"fixed": {"steps": 500}, "quick": {"eval_prompts": 256}}) == [
-        "eval_prompts=256",
-        "steps=125",
-    ]
-    assert quick_overrides({"fixed": {"steps": 500}, "quick": {"steps": 100}}) == ["steps=100"]
-    # at most QUICK_EVAL_PROMPTS test prompts where the file states more; a threshold search keeps its test set
-    assert QUICK_EVAL_PROMPTS == 256
-    assert quick_overrides({"fixed": {"steps": 8}, "eval": {"eval_prompts": 2048}}) == ["eval_prompts=256", "steps=2"]
-    assert quick_overrides({"eval": {"eval_prompts": 256, "alpha": [0.1, 0.2]}}) == []
-    assert quick_overrides({"seeds": 9, "threshold": {"axis": "B"}, "eval": {"eval_prompts": 2048}}) == ["seeds=3"]
-    assert quick_overrides({"eval": {"eval_prompts": 2048}, "quick": {"eval_prompts": 512}}) == ["eval_prompts=512"]
-
-
-def test_a_bad_quick_mapping_in_a_sweep_file_is_one_clear_line(tmp_path, capsys):
-    path = Path(tiny_sweep(tmp_path, "tiny_bad", [0.5]))
-    path.write_text(path.read_text(encoding="utf-8") + "quick: [eval_prompts]\n", encoding="utf-8")
-    assert main(["sweep", "plan", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "quick: expected a mapping of overrides" in err
-
-
-def test_every_catalogue_sweep_loads_at_the_quick_budget_and_is_marked_quick(tmp_path):
-    from iclscale.analysis.ledger import FULL, QUICK, budget_of, sweep_files
-
-    for file in sweep_files():
-        path = ROOT / file.path
-        full, quick = (reproduce.plan_sweeps([str(path)], budget, tmp_path)[0] for budget in ("full", "quick"))
-        assert quick.total <= full.total, file.name
-        assert budget_of(full.sweep.resolved()) == FULL, file.name
-        expected = QUICK if quick.sweep.resolved()["overrides"] else FULL  # a sweep quick leaves as it is: full
-        assert budget_of(quick.sweep.resolved()) == expected, file.name
 
 
 def test_a_quick_root_is_not_continued_at_the_full_budget(tmp_path, monkeypatch, capsys):
@@ -147,13 +100,13 @@ def test_a_wrong_paper_choice_is_one_clear_line(argv, capsys):
 def planned_sweeps(steps: list[int]) -> list:
     from types import SimpleNamespace
 
-    from iclscale.reproduce import Planned
+    from iclscale.sweeps.schedule import Planned
 
     return [Planned("f", SimpleNamespace(name=f"s{i}"), Path("."), n, n) for i, n in enumerate(steps)]
 
 
 def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
-    from iclscale.reproduce import Overall
+    from iclscale.sweeps.schedule import Overall
 
     planned = planned_sweeps([800, 800, 3000, 60000])
     progress = Overall(planned)
@@ -166,7 +119,7 @@ def test_the_eta_fits_a_fixed_cost_per_sweep_and_a_cost_per_model_step():
 
 
 def test_several_at_a_time_the_eta_counts_the_running_sweeps_and_the_slots():
-    from iclscale.reproduce import Overall
+    from iclscale.sweeps.schedule import Overall
 
     planned = planned_sweeps([1000, 2000, 60000, 4000, 4000])
     progress = Overall(planned, jobs=2)
@@ -180,11 +133,11 @@ def test_several_at_a_time_the_eta_counts_the_running_sweeps_and_the_slots():
 
 
 def test_the_eta_scales_the_full_run_times_where_it_has_them():
-    from iclscale.reproduce import Overall
+    from iclscale.sweeps.schedule import Overall
 
     planned = planned_sweeps([100, 90000, 5000, 300])
     full = {"s0": 400.0, "s1": 200.0, "s2": 600.0}  # s0's time is evaluation: model-steps would not see it
-    progress = Overall(planned, jobs=1, full_seconds=full)
+    progress = Overall(planned, jobs=1, earlier_seconds=full)
     assert progress.eta(planned[1:3]) == "?"  # nothing finished yet
     progress.finished(planned[0], 100.0)  # a quarter of its full-run time
     assert progress.eta(planned[1:3]) == "3:20"  # (200 + 600) / 4
@@ -195,7 +148,7 @@ def test_the_eta_scales_the_full_run_times_where_it_has_them():
 
 
 def test_several_at_a_time_the_longest_sweep_starts_first():
-    from iclscale.reproduce import longest_first
+    from iclscale.sweeps.schedule import longest_first
 
     planned = planned_sweeps([100, 90000, 5000, 0, 300])  # s3 has nothing left to train
     seconds = {"s0": 400.0, "s1": 120.0, "s3": 900.0}  # their times in the full run: s0's is its evaluation
@@ -204,11 +157,11 @@ def test_several_at_a_time_the_longest_sweep_starts_first():
 
 
 def test_the_committed_full_run_times_every_catalogue_sweep():
-    from iclscale.analysis.ledger import sweep_files
+    from iclscale.catalogue import shown_path, sweeps
     from iclscale.reproduce import full_run_seconds
 
     seconds = full_run_seconds()
-    missing = {f.path for f in sweep_files() if f.name not in seconds}  # the order of `--jobs` rests on them
+    missing = {shown_path(f) for f in sweeps() if f.name not in seconds}  # the order of `--jobs` rests on them
     assert all(s > 0 for s in seconds.values())
     # a sweep file added after the committed full run has no time yet (it is scheduled after the timed ones)
     import json

@@ -46,7 +46,8 @@ def test_the_report_and_the_ledger_print_the_same_rule():
 
 
 def test_the_ledger_page_folds_the_fit_rule_under_the_claim_rule():
-    from iclscale.analysis.ledger import CLAIM_RULE, render_page, verdict_rule_text
+    from iclscale.analysis.ledger import CLAIM_RULE, verdict_rule_text
+    from iclscale.analysis.ledger_page import render_page
 
     committed = json.loads((DOCS.parent / "results" / "claims.json").read_text(encoding="utf-8"))
     page = html.unescape(render_page({**committed, "verdict_rule": verdict_rule_text()}))

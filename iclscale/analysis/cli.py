@@ -120,7 +120,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 def cmd_ledger(args: argparse.Namespace) -> None:
 
-    from iclscale.analysis.ledger import write_ledger
+    from iclscale.analysis.ledger_files import write_ledger
 
     ledger = write_ledger(args.roots, args.out or Path(args.roots[0]) / "ledger")
     for paper, counts in ledger.counts.items():
@@ -169,19 +169,9 @@ def cmd_laws(args: argparse.Namespace) -> None:
 
 def sweep_files_by_law() -> dict[str, list[str]]:
     """The catalogue's sweep files (every paper's) that name each law in their `laws:` list."""
-    import yaml
+    from iclscale.catalogue import files_by_law
 
-    from iclscale.paper import shown, sweep_files
-
-    found: dict[str, list[str]] = {}
-    for path in sweep_files():
-        try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError, UnicodeDecodeError):
-            continue
-        for name in raw.get("laws") or [] if isinstance(raw, dict) else []:
-            found.setdefault(str(name), []).append(shown(path))
-    return found
+    return files_by_law()
 
 
 def _files_line(law, files: dict[str, list[str]]) -> str:

@@ -17,9 +17,11 @@ BEGIN, END = "<!-- diagnoses: {} -->", "<!-- /diagnoses: {} -->"  # markers arou
 COUNTS_BLOCK = "counts"
 
 
-def paper_key(paper: str) -> str:
-    """The short name of a paper in the README's markers: its seed, e.g. 'seed 001'."""
-    return paper.rsplit(", ", 1)[-1]
+def paper_key(citation: str) -> str:
+    """The short name of the paper of this citation in the README's markers: its seed, e.g. 'seed 001' (its tag for
+    a paper with no seed)."""
+    paper = next(p for p in papers() if p.citation == citation)
+    return f"seed {paper.seed}" if paper.seed else paper.tag
 
 
 def claims_of(paper: str) -> tuple[Claim, ...]:

@@ -16,7 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from iclscale.analysis.ledger import VERDICTS, claims_csv, render_page
+from iclscale.analysis.ledger import VERDICTS
+from iclscale.analysis.ledger_files import claims_csv
+from iclscale.analysis.ledger_page import render_page
 
 HEADER = "<!-- Generated from claims.json by `python -m iclscale.analysis.result_pages DIR`: do not edit by hand. -->"
 SHOWN_ESTIMATES = 4  # per claim on a page; claims.json has them all

@@ -18,8 +18,8 @@ A sweep file is YAML:
     threshold: {...}             # optional threshold search along one axis (iclscale.sweeps.threshold_spec)
 
 Every mistake is refused with one message naming the file, the line and column, the key and what
-is allowed, before anything runs. Each top-level key has one validator (`VALIDATORS`, in the order
-they run); the YAML itself is read with limits by `iclscale.sweeps.yamlsafe`. A sweep's size is capped
+is allowed, before anything runs. Each top-level key has one validator (iclscale.sweeps.spec_keys.VALIDATORS,
+in the order they run); the YAML itself is read with limits by `iclscale.sweeps.yamlsafe`. A sweep's size is capped
 (`Limits`: configs and eval points, counted before anything is expanded); `--max-configs` and
 `--max-eval-points` and `--max-records` raise the caps.
 """
@@ -27,20 +27,19 @@ they run); the YAML itself is read with limits by `iclscale.sweeps.yamlsafe`. A 
 from __future__ import annotations
 
 import itertools
-import math
 import os
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from iclscale.errors import UserError, shorten, unknown_name
 from iclscale.sweeps.limits import Limits, check_size
-from iclscale.sweeps.threshold_spec import ThresholdSpec, parse_threshold
+from iclscale.sweeps.spec_keys import DEFAULTS, VALIDATORS, Resources, check_given_once, key_text, study_of
+from iclscale.sweeps.threshold_spec import ThresholdSpec
 from iclscale.sweeps.yamlsafe import MAX_BYTES, Marks, load_yaml
-from iclscale.trainer.params import Config, EvalPoint, RecordSchedule, coerce_seed
-from iclscale.trainer.registry import StudyInfo, study_info
+from iclscale.trainer.params import Config, EvalPoint, RecordSchedule
+from iclscale.trainer.registry import StudyInfo
 
 TOP_LEVEL_KEYS = (
     "name",
@@ -61,19 +60,6 @@ TOP_LEVEL_KEYS = (
 )
 # written into the frozen sweep.yaml, ignored when it is read back (checksums: iclscale.sweeps.store's mark)
 FROZEN_ONLY_KEYS = ("params", "overrides", "checksums")
-RESOURCE_KEYS = ("cpu", "gpu", "pack_size")
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
-NAME_MAX = 100  # a name becomes a directory name (results/<name>)
-PACK_SIZE_MAX = 10**7
-
-
-@dataclass(frozen=True)
-class Resources:
-    cpu: float = 1.0
-    gpu: float = 0.0
-    pack_size: int | str = "auto"
-    """Configs per pack (per Ray trial), or "auto": one pack per shape group, split so that every worker has
-    one; the trainer then trains a pack in parts if it does not fit in the device's memory."""
 
 
 @dataclass
@@ -96,6 +82,9 @@ class Sweep:
     threshold: ThresholdSpec | None = None
     overrides: list[str] = field(default_factory=list)
     """`key=value` overrides given on the command line (recorded in the frozen sweep.yaml)."""
+    quick: dict[str, Any] = field(default_factory=dict)
+    """Its `quick:` block: the overrides (key: value) `--budget quick` adds where its cost lies elsewhere than seeds,
+    trials and steps (iclscale.sweeps.budget); not part of the frozen sweep."""
     limits: Limits = field(default_factory=Limits, repr=False)
 
     def configs(self) -> list[Config]:
@@ -257,20 +246,17 @@ def parse_frozen(raw: Mapping[str, Any], path: str) -> Sweep:
     )
 
 
-Validator = Callable[["Sweep", Any, str], None]
-
-
 def parse_sweep(
     raw: Mapping[str, Any], path: str, limits: Limits | None = None, overrides: list[str] | None = None
 ) -> Sweep:
     where = f"sweep file {path}"
     unknown = [k for k in raw if k not in TOP_LEVEL_KEYS]
     if unknown:
-        raise UserError(f"{where}: {_key_text(unknown[0])}: {unknown_name('key', unknown[0], TOP_LEVEL_KEYS)}")
+        raise UserError(f"{where}: {key_text(unknown[0])}: {unknown_name('key', unknown[0], TOP_LEVEL_KEYS)}")
     for required in ("name", "study"):
         if required not in raw:
             raise UserError(f"{where}: missing key {required!r}")
-    sweep = Sweep(path=path, name="", study=_study(raw["study"], f"{where}: study"), overrides=overrides or [])
+    sweep = Sweep(path=path, name="", study=study_of(raw["study"], f"{where}: study"), overrides=overrides or [])
     if "record" in raw and "record_every" in raw:
         raise UserError(f"{where}: record_every: give record or record_every, not both")
     if raw.get("search") is not None and raw.get("threshold") is not None:
@@ -278,7 +264,7 @@ def parse_sweep(
     sweep.limits = limits or Limits()
     for key, validate in VALIDATORS.items():
         validate(sweep, raw.get(key, DEFAULTS.get(key)), f"{where}: {key}")
-    _check_given_once(sweep, where)
+    check_given_once(sweep, where)
     check_size(sweep, sweep.limits, where)
     if sweep.threshold is None:  # a threshold search checks its cells at both ends of its range
         configs = sweep.configs()  # validates every combination (cross-param checks) before anything runs
@@ -321,218 +307,3 @@ def check_freezable(sweep: Sweep, where: str) -> None:
         load_yaml(text, where)
     except UserError as error:
         raise UserError(f"{where}: its frozen form would not read back ({error})") from None
-
-
-def _study(value: Any, where: str) -> StudyInfo:
-    if not isinstance(value, str):
-        raise UserError(f"{where}: must be a study name, got {shorten(value)}")
-    try:
-        return study_info(value)
-    except UserError as error:
-        raise UserError(f"{where}: {error}") from None
-
-
-def _name(sweep: Sweep, value: Any, where: str) -> None:
-    if not isinstance(value, str) or len(value) > NAME_MAX or not NAME_PATTERN.fullmatch(value):
-        raise UserError(
-            f"{where}: must be at most {NAME_MAX} letters, digits, '_', '.' or '-' (it names the results "
-            f"directory), got {shorten(value)}"
-        )
-    sweep.name = value
-
-
-def _description(sweep: Sweep, value: Any, where: str) -> None:
-    if not isinstance(value, str):
-        raise UserError(f"{where}: must be text, got {shorten(value)}")
-    sweep.description = value
-
-
-def _fixed(sweep: Sweep, value: Any, where: str) -> None:
-    sweep.fixed = _params(sweep.study, value, where, ("shape", "train"), scalar=True)
-
-
-def _grid(sweep: Sweep, value: Any, where: str) -> None:
-    sweep.grid = _params(sweep.study, value, where, ("shape", "train"), scalar=False)
-
-
-def _cases(sweep: Sweep, value: Any, where: str) -> None:
-    if value is None:
-        return
-    if not isinstance(value, list) or not value:
-        raise UserError(f"{where}: expected a non-empty list of mappings (one per case), got {shorten(value)}")
-    for i, case in enumerate(value):
-        if not isinstance(case, dict) or not case:
-            raise UserError(f"{where}[{i}]: a case is a non-empty mapping of params to values, got {shorten(case)}")
-    sweep.cases = [
-        _params(sweep.study, c, f"{where}[{i}]", ("shape", "train"), scalar=True) for i, c in enumerate(value)
-    ]
-
-
-def _eval(sweep: Sweep, value: Any, where: str) -> None:
-    sweep.eval = _params(sweep.study, value, where, ("eval",), scalar=None)
-
-
-def _seeds(sweep: Sweep, value: Any, where: str) -> None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 1:
-            raise UserError(f"{where}: a seed count must be at least 1, got {value}")
-        cap = sweep.limits.max_configs
-        if value > cap:
-            raise UserError(
-                f"{where}: {value:,} seeds is past the cap of {cap:,} configs; raise it with --max-configs N"
-            )
-        sweep.seeds = list(range(value))
-        return
-    if isinstance(value, list) and value:
-        seeds = [coerce_seed(v, where) for v in value]
-        if len(set(seeds)) != len(seeds):
-            raise UserError(f"{where}: a seed appears twice in {shorten(value)}")
-        sweep.seeds = seeds
-        return
-    raise UserError(f"{where}: expected a count (e.g. 10) or a non-empty list of seeds, got {shorten(value)}")
-
-
-def _record_every(sweep: Sweep, value: Any, where: str) -> None:
-    """Shorthand for record: {every: K}."""
-    if value is not None:
-        sweep.record = RecordSchedule(every=_positive_int(value, where))
-
-
-def _record(sweep: Sweep, value: Any, where: str) -> None:
-    """When to record metrics: {every: K}, {log: N} log-spaced, or {steps: [...]} (iclscale.trainer.params)."""
-    if value is not None:
-        sweep.record = RecordSchedule.parse(value, where)
-
-
-def _laws(sweep: Sweep, value: Any, where: str) -> None:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise UserError(f"{where}: expected a list of law names, got {shorten(value)}")
-    if len(set(value)) != len(value):
-        seen: set[str] = set()
-        twice = next(v for v in value if v in seen or seen.add(v))
-        raise UserError(f"{where}: law {shorten(twice)} is listed twice")
-    sweep.laws = list(value)
-
-
-def _quick(sweep: Sweep, value: Any, where: str) -> None:
-    """What `iclscale reproduce --budget quick` overrides in this file besides its seeds, trials and steps (where
-    its cost lies elsewhere, e.g. `eval_prompts: 256`): KEY: VALUE pairs, checked as overrides when applied."""
-    if value is not None and (not isinstance(value, dict) or not all(isinstance(k, str) for k in value)):
-        raise UserError(f"{where}: expected a mapping of overrides (e.g. eval_prompts: 256), got {shorten(value)}")
-
-
-def _resources(sweep: Sweep, value: Any, where: str) -> None:
-    """Per-pack resources: finite, cpu > 0, gpu >= 0. Whether a cluster can ever offer them is
-    checked once it is reached (iclscale.sweeps.ray_executor.check_resources)."""
-    if not isinstance(value, dict):
-        raise UserError(f"{where}: expected a mapping with keys {', '.join(RESOURCE_KEYS)}, got {shorten(value)}")
-    unknown = [k for k in value if k not in RESOURCE_KEYS]
-    if unknown:
-        raise UserError(f"{where}.{_key_text(unknown[0])}: {unknown_name('key', unknown[0], RESOURCE_KEYS)}")
-    default = Resources()
-    amounts = {}
-    for key in ("cpu", "gpu"):
-        amount = value.get(key, getattr(default, key))
-        if not _finite_number(amount) or amount < 0 or (key == "cpu" and amount == 0):
-            wanted = "> 0" if key == "cpu" else ">= 0"
-            raise UserError(f"{where}.{key}: expected a finite number {wanted}, got {shorten(amount)}")
-        amounts[key] = float(amount)
-    pack_size = value.get("pack_size", default.pack_size)
-    if pack_size != "auto":
-        if isinstance(pack_size, bool) or not isinstance(pack_size, int) or pack_size < 1:
-            raise UserError(f"{where}.pack_size: expected a positive integer or auto, got {shorten(pack_size)}")
-        if pack_size > PACK_SIZE_MAX:
-            raise UserError(f"{where}.pack_size: at most {PACK_SIZE_MAX:,} configs per pack, got {pack_size:,}")
-    sweep.resources = Resources(amounts["cpu"], amounts["gpu"], pack_size)
-
-
-def _threshold(sweep: Sweep, value: Any, where: str) -> None:
-    """The threshold search (iclscale.sweeps.threshold_spec); after fixed, grid, cases and eval, which it checks
-    against."""
-    if value is not None:
-        sweep.threshold = parse_threshold(sweep, value, where)
-
-
-def _nothing(sweep: Sweep, value: Any, where: str) -> None:
-    """study and search are read outside the loop (the study first, search last)."""
-
-
-DEFAULTS: dict[str, Any] = {"description": "", "seeds": 1, "laws": [], "resources": {}}
-VALIDATORS: dict[str, Validator] = {
-    "study": _nothing,
-    "name": _name,
-    "description": _description,
-    "fixed": _fixed,
-    "grid": _grid,
-    "cases": _cases,
-    "eval": _eval,
-    "seeds": _seeds,
-    "record_every": _record_every,
-    "record": _record,
-    "laws": _laws,
-    "resources": _resources,
-    "search": _nothing,
-    "threshold": _threshold,
-    "quick": _quick,
-}
-
-
-_ROLE_HINT = {"eval": "put it under eval", "shape": "put it under fixed or grid", "train": "put it under fixed or grid"}
-
-
-def _params(info: StudyInfo, block: Any, where: str, roles: tuple[str, ...], scalar: bool | None) -> dict[str, Any]:
-    """Validate a mapping of params. scalar=True: single values; False: non-empty lists; None: either."""
-    if block is None:
-        return {}
-    if not isinstance(block, dict):
-        raise UserError(f"{where}: expected a mapping of param names to values, got {shorten(block)}")
-    out: dict[str, Any] = {}
-    for name, value in block.items():
-        p = info.param(name if isinstance(name, str) else shorten(name), f"{where}.{_key_text(name)}")
-        if p.role not in roles:
-            article = "an" if p.role == "eval" else "a"
-            raise UserError(
-                f"{where}.{name}: {name} is {article} {p.role}-role param of {info.name}; {_ROLE_HINT[p.role]}"
-            )
-        key = f"{where}.{name}"
-        if scalar is True or (scalar is None and not isinstance(value, list)):
-            if isinstance(value, list):
-                raise UserError(f"{key}: expected one value ({p.allowed()}); put lists under grid")
-            out[name] = [p.coerce(value, key)] if scalar is None else p.coerce(value, key)
-            continue
-        if not isinstance(value, list):
-            raise UserError(f"{key}: a grid axis must be a list of values ({p.allowed()}); use fixed for one value")
-        if not value:
-            raise UserError(f"{key}: empty axis; give at least one value ({p.allowed()})")
-        values = [p.coerce(v, key) for v in value]
-        if len(set(map(repr, values))) != len(values):
-            raise UserError(f"{key}: a value appears twice in {shorten(value)}")
-        out[name] = values
-    return out
-
-
-def _check_given_once(sweep: Sweep, where: str) -> None:
-    places = {"fixed": set(sweep.fixed), "grid": set(sweep.grid), "cases": set().union(*map(set, sweep.cases))}
-    for (a, names_a), (b, names_b) in itertools.combinations(places.items(), 2):
-        both = sorted(names_a & names_b)
-        if both:
-            raise UserError(f"{where}: param {both[0]!r} is given twice, in {a} and in {b}; give it in one place")
-
-
-def _positive_int(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise UserError(f"{where}: expected a positive integer, got {shorten(value)}")
-    return value
-
-
-def _key_text(key: Any) -> str:
-    return key if isinstance(key, str) and len(key) <= 60 else shorten(key, 40)
-
-
-def _finite_number(value: Any) -> bool:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    try:
-        return math.isfinite(float(value))
-    except OverflowError:
-        return False

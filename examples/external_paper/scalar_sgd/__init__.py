@@ -20,6 +20,7 @@ from iclscale.paper import Paper
 PAPER = Paper(
     name="scalar_sgd",
     citation="Scalar SGD (iclscale's worked example) [SGD]",
+    tag="SGD",
     studies=("scalar_sgd",),
     declarations="scalar_sgd.declaration",
     laws="scalar_sgd.laws",

@@ -14,6 +14,8 @@ from iclscale.paper import Paper
 PAPER = Paper(
     name="cooccurrence",
     citation="Yang et al. 2024 [Y24], seed 003",
+    tag="Y24",
+    seed="003",
     studies=("cooccurrence",),
     declarations="iclscale.papers.cooccurrence.declaration",
     laws="iclscale.papers.cooccurrence.laws",

@@ -17,6 +17,8 @@ from iclscale.paper import Paper
 PAPER = Paper(
     name="feature_selector",
     citation="Li, Wang et al. 2023 [LW23], seed 001",
+    tag="LW23",
+    seed="001",
     studies=("feature_selector",),
     declarations="iclscale.papers.feature_selector.declaration",
     laws="iclscale.papers.feature_selector.laws",

@@ -17,6 +17,8 @@ from iclscale.paper import Paper
 PAPER = Paper(
     name="mamba_outliers",
     citation="Li, Lu et al. 2025 [LM25], seed 002",
+    tag="LM25",
+    seed="002",
     studies=("mamba_outliers",),
     declarations="iclscale.papers.mamba_outliers.declaration",
     laws="iclscale.papers.mamba_outliers.laws",

@@ -17,6 +17,8 @@ from iclscale.paper import Paper
 PAPER = Paper(
     name="nonlinear_icl",
     citation="Li et al. 2024 [L24], seed 000",
+    tag="L24",
+    seed="000",
     studies=("nonlinear_icl", "nonlinear_icl_gpt2"),
     declarations="iclscale.papers.nonlinear_icl.declaration",
     laws="iclscale.papers.nonlinear_icl.laws",

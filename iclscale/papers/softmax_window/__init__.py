@@ -13,6 +13,8 @@ from iclscale.paper import Paper
 PAPER = Paper(
     name="softmax_window",
     citation="Collins et al. 2024 [C24], seed 004",
+    tag="C24",
+    seed="004",
     studies=("softmax_window", "softmax_window_oracle"),
     declarations="iclscale.papers.softmax_window.declaration",
     laws="iclscale.papers.softmax_window.laws",
