@@ -19,7 +19,7 @@ def laws_module(monkeypatch, name: str, **globals_) -> Paper:
     module = types.ModuleType(name)
     module.__dict__.update(globals_)
     monkeypatch.setitem(sys.modules, name, module)
-    return Paper("toy_paper", "Toy 2026 [T26], seed 999", ("toy",), "toy.declaration", name, Path("."))
+    return Paper("toy_paper", "Toy 2026 [T26], seed 999", "T26", ("toy",), "toy.declaration", name, Path("."), "999")
 
 
 def test_a_paper_reads_through_its_record(monkeypatch):
