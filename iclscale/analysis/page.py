@@ -98,6 +98,9 @@ details.fold { margin: 1em 0; } details.fold > summary { cursor: pointer; font-s
 .note { color: #555; font-size: 0.9em; }
 code { background: #f6f6f6; padding: 0 0.2em; }
 .outside { background: #e4e4e4; font-weight: bold; }
+section.headlines { font-size: 1.1em; border-left: 4px solid #888; padding: 0.2em 1em; margin: 1em 0; }
+section.headlines ul { margin: 0.3em 0; padding-left: 1.2em; } section.headlines li { margin: 0.3em 0; }
+section.headlines a { color: inherit; text-decoration: none; } section.headlines a:hover { text-decoration: underline; }
 """
 
 
@@ -105,6 +108,8 @@ def render_html(
     results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "", notes=(), key_metrics=()
 ) -> str:
     """`key_metrics`: the metrics the laws measure; their training curves are shown open, the rest folded."""
+    from iclscale.analysis.headlines import headlines_html
+
     embeds = []
     key_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and t[6:] in set(key_metrics)]
     other_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and (t, c) not in key_curves]
@@ -118,6 +123,7 @@ def render_html(
         f"<script>{_bundle(vl_version)}</script>",
         "</head><body>",
         f"<h1>Sweep <code>{e(results.name)}</code> — study <code>{e(results.study)}</code></h1>",
+        headlines_html(fits),  # first: one sentence per law, its figure below in its section
         _overview(results),
         *(f"<p class='note'>{e(note)}</p>" for note in notes),
         _contents(fits, sections, key_curves, other_curves, probes),
