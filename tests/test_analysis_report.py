@@ -136,6 +136,29 @@ def test_the_report_opens_with_one_headline_per_law_made_from_its_fits_row(demo_
         assert text.startswith("C1, Thm 3.4: ‖M‖₂")  # the claim's source, the paper's symbol
 
 
+def test_each_law_section_shows_its_figure_then_the_caption_then_the_details(demo_report):
+    """As in a paper: the chart first, a caption under it counting the points fitted and those outside the theorem's
+    conditions (the fits.csv row's numbers), then the verdict's evidence."""
+    out, _ = demo_report
+    page = (out / "index.html").read_text()
+    with open(out / "fits.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    sections = re.split(r'(?=<h3 id="law-\d+">)', page.split('<h2 id="laws">', 1)[1])[1:]
+    assert len(sections) == len(rows)
+    for section, row in zip(sections, rows, strict=True):
+        section = section.split("<h2", 1)[0].split("<h3", 2)
+        section = "<h3" + section[1]
+        order = [section.find(tag) for tag in ('<figure class="law-figure">', '<div id="chart-', "<figcaption>",
+                                               "</figcaption></figure>", "<details")]  # fmt: skip
+        assert -1 not in order and order == sorted(order), order
+        figcaption = html.unescape(section.split("<figcaption>", 1)[1].split("</figcaption>", 1)[0])
+        assert f"{row['n_points']} points at {row['n_levels']} x values fitted" in figcaption
+        outside = int(row["n_outside_conditions"])
+        if outside:
+            assert f"{outside} points outside the theorem's conditions, drawn hollow and grey" in figcaption
+        assert figcaption.startswith("‖M‖₂ — final M_spectral_norm against Λ")  # the paper's symbols
+
+
 def test_a_report_without_pngs_draws_the_same_charts_and_the_same_fits(demo_store, demo_report, tmp_path):
     from iclscale.analysis.report import write_report
 

@@ -256,3 +256,37 @@ def test_a_law_with_no_finite_point_still_renders(kind):
     fit = LawFit(**{**fit.__dict__, "points": empty})
     spec = law_charts.law_chart(fit).to_dict()
     assert vl_convert.vegalite_to_png(spec)[:4] == b"\x89PNG"
+
+
+def test_the_caption_says_what_is_drawn_the_fit_the_band_and_the_points_outside():
+    outside = _points().assign(censored=False, left_censored=False).iloc[:4]
+    fit = _fits()["power law"]
+    counts = {"n_points": 11, "n_levels": 4, "n_censored": 1, "n_outside": 4, "n_excluded": 5}
+    more = {"outside_points": outside, "binding": "m ≥ M1²", "interval_method": "OLS t-interval (t, df)"}
+    fit = LawFit(**{**fit.__dict__, **counts, **more})
+    text = law_charts.caption(fit)
+    assert text.startswith("final test_error against n, on log–log axes")
+    assert "Solid line: the fitted exponent 0.5 [0.1, 0.9] (OLS t-interval)." in text
+    assert "The theory's exponent -1 (test), dashed: its exponent" in text
+    assert "11 points at 4 x values fitted, 1 censored (triangles at their bound)." in text
+    assert (
+        "4 points outside the theorem's conditions, drawn hollow and grey, not fitted; binding condition: m ≥ M1²."
+        in text
+    )
+    assert "1 runs not ok (diverged or failed) left out." in text
+    bound = law_charts.caption(_fits()["bound"])
+    assert "black: the mean over seeds ± 1 s.d. at each x" in bound and "Dashed: the prediction -1 (test)." in bound
+    assert "outside the theorem's conditions" not in bound
+
+
+@pytest.mark.parametrize("kind", ["power law", "bound", "trend", "linear", "comparison", "earlier onset"])
+def test_the_y_axis_names_the_measured_quantity_by_the_papers_symbol(kind):
+    fit = _fits()[kind]
+    law = Law(**{**fit.law.__dict__, "measure": FinalValue("test_error", symbol="ε_test")})
+    spec = law_charts.law_chart(LawFit(**{**fit.__dict__, "law": law})).to_dict()
+    titles = {
+        str(layer["encoding"]["y"].get("title"))
+        for layer in _marks(spec)
+        if "title" in layer.get("encoding", {}).get("y", {})
+    }
+    assert any(t.startswith("ε_test") for t in titles), titles

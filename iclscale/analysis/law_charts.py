@@ -40,6 +40,69 @@ def law_chart(fit: LawFit) -> alt.TopLevelMixin | None:
     return CHARTS.get(fit.law.kind.name, bound_chart)(fit)
 
 
+def y_title(law) -> str:
+    """The y axis: the paper's symbol of the measured quantity with what it is (`‖M‖₂ — final M_spectral_norm`),
+    or what it is where the law's measure gives no symbol."""
+    symbol = law.measure.symbol
+    return f"{symbol} — {law.measure.describe()}" if symbol else law.measure.describe()
+
+
+DRAWN = {  # how each kind of chart draws its points (the caption's first sentence)
+    "power law": "on log–log axes, each black point the geometric mean over seeds ± 1 s.d. of log y; below, the log "
+    "residuals of the fit and the local exponents between neighbouring x against the theory's band",
+    "bound": "black: the mean over seeds ± 1 s.d. at each x; grey: single seeds",
+    "trend": "black: the mean over seeds ± 1 s.d., joined in x order (the trend Spearman's ρ summarises); grey: single "
+    "seeds",
+    "linear": "black: the mean over seeds ± 1 s.d.; grey: single seeds",
+    "threshold": "the seed-mean at each x with its 95% bootstrap interval, coloured by the side of ε it lies on; "
+    "grey: single seeds; y on a symlog scale",
+    "comparison": "the mean over seeds ± 1 s.d. per compared setting",
+    "flat region": "black: the mean over seeds ± 1 s.d., joined in x order; grey: single seeds",
+    "earlier onset": "the mean over seeds ± 1 s.d. per variant, each variant's onset a dotted rule",
+    "diagonal minimum": "the mean error of each (pretraining, test) cell over the diagonal's, log₁₀, the least per "
+    "column marked",
+}
+
+
+def caption(fit: LawFit) -> str:
+    """The caption under the law's chart: what is plotted and how, the fitted line, the prediction drawn, how many
+    points and which lie outside the theorem's conditions (drawn hollow and grey, never fitted)."""
+    from iclscale.analysis.page import num
+
+    law = fit.law
+    against = f" against {fit.x_title or law.x_symbol}" if law.x else ""
+    parts = [f"{y_title(law)}{against}, {DRAWN.get(law.kind.name, DRAWN['bound'])}."]
+    interval = f"[{num(fit.ci_low)}, {num(fit.ci_high)}]"
+    if law.kind.name == "power law" and math.isfinite(fit.estimate):
+        method = fit.interval_method.split(" (")[0]
+        parts.append(f"Solid line: the fitted exponent {num(fit.estimate)} {interval} ({method}).")
+    elif law.kind.name == "linear" and math.isfinite(fit.details.get("slope", math.nan)):
+        parts.append(f"Line: the fitted slope {num(fit.details['slope'])} {interval}.")
+    elif math.isfinite(fit.estimate):
+        parts.append(f"{fit.statistic or 'The statistic'}: {num(fit.estimate)} {interval}.")
+    if fit.prediction is not None:
+        hypothesis = fit.prediction.primary
+        band = hypothesis.band
+        if law.kind.name == "power law":
+            drawn = "shaded: its band" if band.low != band.high else "dashed: its exponent"
+            parts.append(f"The theory's exponent {band.describe()} ({hypothesis.source}), {drawn}, anchored at the "
+                         "fitted points' centre (the theory gives exponents, not prefactors).")  # fmt: skip
+        elif law.kind.name in ("bound", "threshold"):
+            parts.append(f"Dashed: the prediction {band.describe()} ({hypothesis.source}).")
+        else:
+            parts.append(f"Predicted: {band.describe()} ({hypothesis.source}).")
+    censored = f", {fit.n_censored} censored (triangles at their bound)" if fit.n_censored else ""
+    parts.append(f"{fit.n_points} points at {fit.n_levels} x values fitted{censored}.")
+    if fit.n_outside:
+        binding = f"; binding condition: {fit.binding}" if fit.binding else ""
+        parts.append(f"{fit.n_outside} points outside the theorem's conditions, drawn hollow and grey, not "
+                     f"fitted{binding}.")  # fmt: skip
+    not_ok = fit.n_excluded - fit.n_outside
+    if not_ok > 0:
+        parts.append(f"{not_ok} runs not ok (diverged or failed) left out.")
+    return " ".join(parts)
+
+
 def _title(fit: LawFit, text: str, note: str = "") -> dict:
     """The chart's title, its subtitle the group and verdict, the note and the censored points' count."""
     from iclscale.analysis.censored_marks import censored_caption
@@ -90,10 +153,9 @@ def bound_chart(fit: LawFit) -> alt.TopLevelMixin:
         x_enc = alt.X("x:Q", scale=scale, title=fit.x_title or law.x_symbol)
     else:
         x_enc = alt.X("x:N", title=fit.x_title or law.x_symbol or None)
-    y_title = law.measure.describe()
     layers = [
         _single_seeds(points, x_enc),
-        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title), y2="high:Q"),
+        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title(law)), y2="high:Q"),
         alt.Chart(summary).mark_point(filled=True, color="black").encode(x=x_enc, y="mean:Q"),
         *censored_layer(points, x_enc),
     ]
@@ -122,9 +184,7 @@ def trend_chart(fit: LawFit) -> alt.TopLevelMixin:
     x_enc = alt.X("x:Q", scale=alt.Scale(type="log", padding=12), title=fit.x_title or law.x_symbol)
     layers = [
         _single_seeds(fit.points, x_enc),
-        alt.Chart(summary)
-        .mark_rule(color="black")
-        .encode(x=x_enc, y=alt.Y("low:Q", title=law.measure.describe()), y2="high:Q"),
+        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title(law)), y2="high:Q"),
         alt.Chart(summary).mark_line(point=True, color="black").encode(x=x_enc, y="mean:Q"),
         *censored_layer(fit.points, x_enc),
     ]
@@ -151,9 +211,8 @@ def comparison_chart(fit: LawFit) -> alt.TopLevelMixin:
         else alt.X("setting:N", title=param)
     )
     colour = alt.Color("setting:N", title=param, legend=alt.Legend(orient="bottom"))
-    y_title = law.measure.describe()
     layers = [
-        alt.Chart(stats).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", title=y_title), y2="high:Q", color=colour),
+        alt.Chart(stats).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", title=y_title(law)), y2="high:Q", color=colour),
         (
             alt.Chart(stats).mark_line(point=True) if numeric else alt.Chart(stats).mark_point(filled=True, size=60)
         ).encode(x=x_enc, y="mean:Q", color=colour, tooltip=["setting:N", "x:Q", "mean:Q", "std:Q"]),
@@ -182,7 +241,7 @@ def earlier_onset_chart(fit: LawFit) -> alt.TopLevelMixin:
     layers = [
         alt.Chart(stats)
         .mark_rule(opacity=0.6)
-        .encode(x=x_enc, y=alt.Y("low:Q", title=law.measure.describe()), y2="high:Q", color=colour),
+        .encode(x=x_enc, y=alt.Y("low:Q", title=y_title(law)), y2="high:Q", color=colour),
         alt.Chart(stats).mark_line(point=True).encode(x=x_enc, y="mean:Q", color=colour),
         *censored_layer(points, x_enc, colour=colour),
     ]
@@ -224,9 +283,9 @@ def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
     )
     y_scale = alt.Scale(type="symlog", constant=max(epsilon / 10, 1e-6) if math.isfinite(epsilon) else 1e-3)
     x_enc = alt.X("x:Q", title=fit.x_title or law.x_symbol, scale=alt.Scale(padding=12, zero=False))
-    y_title = f"{law.measure.label} (seed-mean, 95% interval)"
+    y_text = f"{law.measure.symbol or law.measure.label} (seed-mean, 95% interval)"
     layers = [
-        _single_seeds(fit.points, x_enc, alt.Y("value:Q", scale=y_scale, title=y_title)),
+        _single_seeds(fit.points, x_enc, alt.Y("value:Q", scale=y_scale, title=y_text)),
         *censored_layer(fit.points, x_enc, y_scale=y_scale),
         alt.Chart(table).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale), y2="high:Q", color="agrees:N"),
         alt.Chart(table)
@@ -272,7 +331,7 @@ def _linear_seed_layers(fit: LawFit, mean_as_line: bool):
         _single_seeds(fit.points, x_enc),
         alt.Chart(summary)
         .mark_rule(color="black")
-        .encode(x=x_enc, y=alt.Y("low:Q", title=fit.law.measure.label), y2="high:Q"),
+        .encode(x=x_enc, y=alt.Y("low:Q", title=y_title(fit.law)), y2="high:Q"),
         means.encode(x=x_enc, y="mean:Q"),
         *censored_layer(fit.points, x_enc),
     ]

@@ -98,6 +98,8 @@ details.fold { margin: 1em 0; } details.fold > summary { cursor: pointer; font-s
 .note { color: #555; font-size: 0.9em; }
 code { background: #f6f6f6; padding: 0 0.2em; }
 .outside { background: #e4e4e4; font-weight: bold; }
+figure.law-figure { margin: 0.5em 0 1em 0; } figure.law-figure .chart { margin-bottom: 0.3em; }
+figure.law-figure figcaption { font-size: 0.92em; color: #333; max-width: 1060px; }
 section.headlines { font-size: 1.1em; border-left: 4px solid #888; padding: 0.2em 1em; margin: 1em 0; }
 section.headlines ul { margin: 0.3em 0; padding-left: 1.2em; } section.headlines li { margin: 0.3em 0; }
 section.headlines a { color: inherit; text-decoration: none; } section.headlines a:hover { text-decoration: underline; }
@@ -299,12 +301,15 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
         items.append(("combination", fit.combination_text()))
     rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in items)
     reason = brief_reason(fit.verdict.reason, verdict=verdict)
-    return (  # the chart first, as a paper's figure, then the evidence behind its verdict
+    from iclscale.analysis.law_charts import caption
+
+    return (  # the chart first, as a paper's figure, its caption under it, then the evidence behind its verdict
         f'<h3 id="law-{index}">{e(law.name)} — {e(fit.group_label)}{e(judged_as(fit))} '
         f'<span class="{fit.verdict.verdict}">{e(verdict)}</span></h3>'
+        f'<figure class="law-figure">{chart_div(chart, embeds)}'
+        f"<figcaption>{e(caption(fit))}</figcaption></figure>"
         f'<p class="verdict-line">{e(law.claim)} — <strong>{e(verdict)}</strong>: {e(reason)}</p>'
-        + chart_div(chart, embeds)
-        + f"<details open><summary>the fit, the prediction and the evidence</summary><table>{rows}</table></details>"
+        f"<details open><summary>the fit, the prediction and the evidence</summary><table>{rows}</table></details>"
     )
 
 

@@ -43,7 +43,9 @@ def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
     from iclscale.analysis.seed_summary import seed_summary
 
     law = fit.law
-    x_title, y_title = fit.x_title or law.x_symbol, law.measure.label
+    symbol = law.measure.symbol
+    x_title = fit.x_title or law.x_symbol
+    y_title = f"{symbol} ({law.measure.label})" if symbol else law.measure.label
     marks = _marks(fit)
     xs = marks["x"][np.isfinite(marks["x"]) & (marks["x"] > 0)]
     domain = [float(xs.min()), float(xs.max())] if len(xs) else alt.Undefined  # shared by the three panels
