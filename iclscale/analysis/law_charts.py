@@ -1,8 +1,11 @@
 """Altair charts of laws, one builder per kind (`law_chart` picks it). Every chart is drawn from data
 aggregated here (means over seeds, at most a few hundred rows).
 
+Every mark a chart draws is named in its panel's legend (iclscale.analysis.chart_keys), and every kind draws the
+points outside the theorem's conditions hollow and grey (measured, never fitted, never dropped).
+
 Power laws: log–log points (geometric mean over seeds ± one standard deviation of log y), points outside the
-theorem's conditions in grey, the fitted line (and the drop-censored one where they differ), the theory's band
+theorem's conditions hollow, the fitted line (and the drop-censored one where they differ), the theory's band
 or slope anchored at the data's centre (the theory gives exponents, not prefactors), the paper's other forms,
 the residuals and the local exponents along x.
 Axes carry the param's symbol and meaning where the frozen sweep gives them. Every kind draws censored points
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from iclscale.analysis.chart_keys import MEANS, SEEDS, Keyed, apart, outside_layer
 from iclscale.analysis.seed_summary import seed_summary
 
 if TYPE_CHECKING:
@@ -118,13 +122,41 @@ def _title(fit: LawFit, text: str, note: str = "") -> dict:
     }
 
 
-def _single_seeds(points: pd.DataFrame, x_enc, y_enc=None) -> alt.Chart:
+def _single_seeds(keyed: Keyed, points: pd.DataFrame, x_enc, y_enc=None) -> None:
     """The measured single seeds as small grey points (the censored ones are drawn as bounds instead)."""
     import altair as alt
 
     measured = points[~points["censored"].astype(bool)]
     y_enc = y_enc if y_enc is not None else alt.Y("value:Q")
-    return alt.Chart(measured).mark_point(color="#999999", size=12, opacity=0.6).encode(x=x_enc, y=y_enc)
+    keyed.add(alt.Chart(measured).mark_point(size=12, opacity=0.6).encode(x=x_enc, y=y_enc), SEEDS, "#999999")
+
+
+def _means(keyed: Keyed, summary: pd.DataFrame, x_enc, title: str, as_line: bool = False, size=None) -> None:
+    """Seed means ± one s.d. in black, one legend entry for both."""
+    import altair as alt
+
+    rule = alt.Chart(summary).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", title=title), y2="high:Q")
+    keyed.add(rule, MEANS, "black")
+    chart = alt.Chart(summary)
+    means = chart.mark_line(point=True) if as_line else chart.mark_point(filled=True, size=size or 50)
+    keyed.add(means.encode(x=x_enc, y="mean:Q"), MEANS, "black")
+
+
+def _outside(fit: LawFit, x=None) -> pd.DataFrame | None:
+    """The points outside the theorem's conditions, their x the chart's (`x`: a constant for a law without one)."""
+    outside = fit.outside_points
+    if outside is None or not len(outside):
+        return None
+    return outside.assign(x=x) if x is not None else outside
+
+
+def _layered(layers: list) -> alt.LayerChart:
+    """The layers over one x and y; the groups `apart` made each on its own colour scale."""
+    import altair as alt
+
+    nested = any(isinstance(layer, alt.LayerChart) for layer in layers)
+    chart = alt.layer(*layers)
+    return chart.resolve_scale(color="independent", fill="independent", stroke="independent") if nested else chart
 
 
 def power_law_chart(fit: LawFit) -> alt.TopLevelMixin:
@@ -146,30 +178,28 @@ def bound_chart(fit: LawFit) -> alt.TopLevelMixin:
 
     law = fit.law
     points = fit.points.assign(x=fit.points["x"] if law.x else "all")
+    outside = _outside(fit, None if law.x else "all")
     numeric = law.x is not None and pd.api.types.is_numeric_dtype(points["x"])
     summary = seed_summary(points, log=False)
     if numeric:
-        scale = alt.Scale(type="log" if (points["x"] > 0).all() else "linear", padding=12)
+        every_x = pd.concat([points["x"], *([outside["x"]] if outside is not None else [])])
+        scale = alt.Scale(type="log" if (every_x > 0).all() else "linear", padding=12)
         x_enc = alt.X("x:Q", scale=scale, title=fit.x_title or law.x_symbol)
     else:
         x_enc = alt.X("x:N", title=fit.x_title or law.x_symbol or None)
-    layers = [
-        _single_seeds(points, x_enc),
-        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title(law)), y2="high:Q"),
-        alt.Chart(summary).mark_point(filled=True, color="black").encode(x=x_enc, y="mean:Q"),
-        *censored_layer(points, x_enc),
-    ]
+    keyed = Keyed()
+    _single_seeds(keyed, points, x_enc)
+    _means(keyed, summary, x_enc, y_title(law))
+    outside_layer(keyed, outside, x_enc, alt.Y("value:Q"))
     if fit.prediction is not None:
         band = fit.prediction.primary.band
-        edges = [v for v in (band.low, band.high) if math.isfinite(v)]
-        rules = pd.DataFrame({"bound": edges, "label": [f"predicted edge {v:.3g}" for v in edges]})
-        layers.append(
-            alt.Chart(rules)
-            .mark_rule(strokeDash=[4, 3])
-            .encode(y="bound:Q", color=alt.Color("label:N", legend=alt.Legend(orient="bottom", title=None)))
-        )
+        edges = sorted({v for v in (band.low, band.high) if math.isfinite(v)})  # a point: one edge
+        labels = {f"predicted edge {v:.3g}": c for v, c in zip(edges, ("#4575b4", "#d73027"), strict=False)}
+        rules = pd.DataFrame({"bound": edges, "key": list(labels)})
+        keyed.add(alt.Chart(rules).mark_rule(strokeDash=[4, 3]).encode(y="bound:Q"), labels)
+    layers = [*keyed.layers(), *censored_layer(points, x_enc)]
     note = "black: mean ± 1 s.d. over seeds; grey: single seeds"
-    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+    return _layered(layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
 def trend_chart(fit: LawFit) -> alt.TopLevelMixin:
@@ -182,14 +212,13 @@ def trend_chart(fit: LawFit) -> alt.TopLevelMixin:
     law = fit.law
     summary = seed_summary(fit.points, log=False)
     x_enc = alt.X("x:Q", scale=alt.Scale(type="log", padding=12), title=fit.x_title or law.x_symbol)
-    layers = [
-        _single_seeds(fit.points, x_enc),
-        alt.Chart(summary).mark_rule(color="black").encode(x=x_enc, y=alt.Y("low:Q", title=y_title(law)), y2="high:Q"),
-        alt.Chart(summary).mark_line(point=True, color="black").encode(x=x_enc, y="mean:Q"),
-        *censored_layer(fit.points, x_enc),
-    ]
+    keyed = Keyed()
+    _single_seeds(keyed, fit.points, x_enc)
+    _means(keyed, summary, x_enc, y_title(law), as_line=True)
+    outside_layer(keyed, _outside(fit), x_enc, alt.Y("value:Q"))
+    layers = [*keyed.layers(), *censored_layer(fit.points, x_enc)]
     note = f"Spearman ρ = {fit.estimate:.3g} [{fit.ci_low:.3g}, {fit.ci_high:.3g}]; black: mean ± 1 s.d. over seeds"
-    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+    return _layered(layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
 def comparison_chart(fit: LawFit) -> alt.TopLevelMixin:
@@ -218,10 +247,14 @@ def comparison_chart(fit: LawFit) -> alt.TopLevelMixin:
         ).encode(x=x_enc, y="mean:Q", color=colour, tooltip=["setting:N", "x:Q", "mean:Q", "std:Q"]),
         *censored_layer(points, x_enc, colour=colour),
     ]
+    keyed = Keyed()
+    outside = _outside(fit)
+    if outside is not None and param in outside:
+        outside_layer(keyed, outside.assign(setting=outside[param].astype(str)), x_enc, alt.Y("value:Q"))
     note = f"mean ± 1 s.d. over seeds; the claim is about {fit.details['subject']}"
     if "censored" in fit.details:
         note += f"; censored settings, in the means at their bound: {fit.details['censored']}"
-    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+    return _layered(apart(layers, keyed)).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
 def earlier_onset_chart(fit: LawFit) -> alt.TopLevelMixin:
@@ -248,8 +281,10 @@ def earlier_onset_chart(fit: LawFit) -> alt.TopLevelMixin:
     onsets = [{"x": v, "variant": k} for k, v in fit.details["onsets"].items() if math.isfinite(v)]
     if onsets:
         layers.append(alt.Chart(pd.DataFrame(onsets)).mark_rule(strokeDash=[1, 2]).encode(x="x:Q", color=colour))
+    keyed = Keyed()
+    outside_layer(keyed, _outside(fit), x_enc, alt.Y("value:Q"))
     note = "mean ± 1 s.d. over seeds; dotted: where each variant starts to cost (iclscale.analysis.levels.cost_onset)"
-    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+    return _layered(apart(layers, keyed)).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
 def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
@@ -284,8 +319,10 @@ def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
     y_scale = alt.Scale(type="symlog", constant=max(epsilon / 10, 1e-6) if math.isfinite(epsilon) else 1e-3)
     x_enc = alt.X("x:Q", title=fit.x_title or law.x_symbol, scale=alt.Scale(padding=12, zero=False))
     y_text = f"{law.measure.symbol or law.measure.label} (seed-mean, 95% interval)"
+    keyed = Keyed()
+    _single_seeds(keyed, fit.points, x_enc, alt.Y("value:Q", scale=y_scale, title=y_text))
+    outside_layer(keyed, _outside(fit), x_enc, alt.Y("value:Q", scale=y_scale))
     layers = [
-        _single_seeds(fit.points, x_enc, alt.Y("value:Q", scale=y_scale, title=y_text)),
         *censored_layer(fit.points, x_enc, y_scale=y_scale),
         alt.Chart(table).mark_rule().encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale), y2="high:Q", color="agrees:N"),
         alt.Chart(table)
@@ -298,44 +335,31 @@ def threshold_chart(fit: LawFit) -> alt.TopLevelMixin:
         ),
     ]
     if math.isfinite(epsilon):
-        rule = pd.DataFrame({"y": [epsilon], "label": [f"ε = {epsilon:g}"]})
-        layers.append(
-            alt.Chart(rule).mark_rule(strokeDash=[4, 3], color="#4575b4").encode(y="y:Q", tooltip=["label:N"])
-        )
+        rule = alt.Chart(pd.DataFrame({"y": [epsilon]})).mark_rule(strokeDash=[4, 3]).encode(y="y:Q")
+        keyed.add(rule, f"ε = {epsilon:g}", "#4575b4")
     if fit.prediction is not None and math.isfinite(fit.prediction.primary.band.low):
         x0 = fit.prediction.primary.band.low
-        rule = pd.DataFrame({"x": [x0], "label": [f"predicted threshold {x0:g}"]})
-        layers.append(
-            alt.Chart(rule).mark_rule(strokeDash=[2, 2], color="#d73027").encode(x="x:Q", tooltip=["label:N"])
-        )
+        rule = alt.Chart(pd.DataFrame({"x": [x0]})).mark_rule(strokeDash=[2, 2]).encode(x="x:Q")
+        keyed.add(rule, f"predicted threshold {x0:g}", "#d73027")
     x0 = fit.prediction.primary.band.low if fit.prediction is not None else None
     note = f"dashed: ε and the predicted threshold; grey: single seeds; claim: {law.kind.claim_text(law, x0)}"
-    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+    return _layered(apart(layers, keyed)).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
 
 
 def _linear_seed_layers(fit: LawFit, mean_as_line: bool):
-    """Single seeds (grey), seed means ± one s.d. (black) and censored points at their bound on linear axes:
-    (summary, x encoding, layers)."""
+    """Single seeds (grey), seed means ± one s.d. (black), points outside the conditions (hollow) and censored
+    points at their bound on linear axes: (summary, x encoding, the keyed layers, the censored layers)."""
     import altair as alt
 
     from iclscale.analysis.censored_marks import censored_layer
 
     summary = seed_summary(fit.points, log=False)
     x_enc = alt.X("x:Q", title=fit.x_title or fit.law.x_symbol, scale=alt.Scale(padding=12))
-    chart = alt.Chart(summary)
-    if mean_as_line:
-        means = chart.mark_line(point=True, color="black")
-    else:
-        means = chart.mark_point(filled=True, color="black", size=30)
-    layers = [
-        _single_seeds(fit.points, x_enc),
-        alt.Chart(summary)
-        .mark_rule(color="black")
-        .encode(x=x_enc, y=alt.Y("low:Q", title=y_title(fit.law)), y2="high:Q"),
-        means.encode(x=x_enc, y="mean:Q"),
-        *censored_layer(fit.points, x_enc),
-    ]
-    return summary, x_enc, layers
+    keyed = Keyed()
+    _single_seeds(keyed, fit.points, x_enc)
+    _means(keyed, summary, x_enc, y_title(fit.law), as_line=mean_as_line, size=30)
+    outside_layer(keyed, _outside(fit), x_enc, alt.Y("value:Q"))
+    return summary, x_enc, keyed, censored_layer(fit.points, x_enc)
 
 
 def linear_chart(fit: LawFit) -> alt.TopLevelMixin:
@@ -344,14 +368,16 @@ def linear_chart(fit: LawFit) -> alt.TopLevelMixin:
     import pandas as pd
 
     law = fit.law
-    summary, x_enc, layers = _linear_seed_layers(fit, mean_as_line=False)
+    summary, x_enc, keyed, censored = _linear_seed_layers(fit, mean_as_line=False)
     slope, intercept = fit.details.get("slope", math.nan), fit.details.get("intercept", math.nan)
     if math.isfinite(slope) and math.isfinite(intercept) and len(summary):
         xs = np.linspace(float(summary["x"].min()), float(summary["x"].max()), 20)
-        line = pd.DataFrame({"x": xs, "y": intercept + slope * xs})
-        layers.append(alt.Chart(line).mark_line(color="#4575b4").encode(x=x_enc, y="y:Q"))
+        line = alt.Chart(pd.DataFrame({"x": xs, "y": intercept + slope * xs})).mark_line().encode(x=x_enc, y="y:Q")
+        keyed.add(line, f"fitted line, slope {slope:.3g}", "#4575b4")
     note = f"points: mean ± 1 s.d. over seeds; line: fitted slope {slope:.3g} (R² {fit.r2:.3g})"
-    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+    return _layered([*keyed.layers(), *censored]).properties(
+        width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note)
+    )
 
 
 def flat_region_chart(fit: LawFit) -> alt.TopLevelMixin:
@@ -360,21 +386,20 @@ def flat_region_chart(fit: LawFit) -> alt.TopLevelMixin:
     import pandas as pd
 
     law = fit.law
-    _summary, _x_enc, layers = _linear_seed_layers(fit, mean_as_line=True)
-    marks = []
+    _summary, _x_enc, keyed, censored = _linear_seed_layers(fit, mean_as_line=True)
+    marks = {}
     edge, onset = fit.details.get("edge", math.nan), fit.details.get("onset", math.nan)
     if math.isfinite(edge):
-        marks.append({"x": edge, "label": f"edge {edge:.3g}"})
+        marks[f"edge {edge:.3g}"] = (edge, "#4575b4")
     if math.isfinite(onset):
-        marks.append({"x": onset, "label": f"onset {onset:g}"})
+        marks[f"onset {onset:g}"] = (onset, "#d73027")
     if marks:
-        layers.append(
-            alt.Chart(pd.DataFrame(marks))
-            .mark_rule(strokeDash=[4, 3])
-            .encode(x="x:Q", color=alt.Color("label:N", title=None, legend=alt.Legend(orient="bottom")))
-        )
+        rules = pd.DataFrame({"x": [x for x, _ in marks.values()], "key": list(marks)})
+        keyed.add(alt.Chart(rules).mark_rule(strokeDash=[4, 3]).encode(x="x:Q"), {k: c for k, (_, c) in marks.items()})
     note = "mean ± 1 s.d. over seeds; edge: the data-given end of the free region; onset: the first x that costs"
-    return alt.layer(*layers).properties(width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note))
+    return _layered([*keyed.layers(), *censored]).properties(
+        width=WIDTH, height=HEIGHT, title=_title(fit, law.name, note)
+    )
 
 
 def diagonal_chart(fit: LawFit) -> alt.TopLevelMixin:
