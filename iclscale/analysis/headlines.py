@@ -2,7 +2,7 @@
 never typed: where the claim comes from, what was measured in the paper's symbols, the estimate and its
 interval, the prediction and the verdict, with the short reason of an outside or inconclusive one, e.g.
 
-    C1, [C24] Thm 3.4: ‖M‖₂ ∝ Λ^0.383 [0.371, 0.394], inside the band [0.167, 0.667]: consistent
+    C1, Thm 3.4: ‖M‖₂ ∝ Λ^γ [lo, hi], inside the band [a, b]: consistent   (γ, lo, hi: the fit's; a, b: the theory's)
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def y_symbol(law: Law) -> str:
 
 
 def measured(fit: LawFit) -> str:
-    """The estimate and its interval in the paper's terms: `‖M‖₂ ∝ Λ^0.383 [0.371, 0.394]` for a power law."""
+    """The estimate and its interval in the paper's terms: `‖M‖₂ ∝ Λ^γ [lo, hi]` for a power law."""
     from iclscale.analysis.page import num
 
     if not math.isfinite(fit.estimate):
@@ -60,7 +60,7 @@ def measured(fit: LawFit) -> str:
 
 
 def predicted(fit: LawFit) -> str:
-    """The prediction and where the interval lies against it: `inside the band [0.167, 0.667]`."""
+    """The prediction and where the interval lies against it: `inside the band [a, b]`."""
     if fit.prediction is None:
         return "no prediction for this group"
     band = fit.prediction.primary.band
