@@ -2,6 +2,7 @@
 index.html, fits.csv, PNGs, no torch in the report's process, and rendering in headless Chromium."""
 
 import csv
+import html
 import importlib.util
 import json
 import math
@@ -97,6 +98,65 @@ def test_report_writes_index_fits_and_every_png(demo_report):
     assert not re.search(r"<(script|link|img)[^>]+(src|href)=\"(https?:)?//", page)
     assert "vegaEmbed(" in page
     assert re.search(r'<td class="(consistent|inconsistent|inconclusive|outside)"', page)  # the verdict, highlighted
+
+
+def test_the_report_opens_with_one_headline_per_law_made_from_its_fits_row(demo_report):
+    """Right after the title, before anything else about the laws: a sentence per fit whose estimate, interval and
+    band are the fits.csv row's, whose verdict is the row's, and which links to the law's section."""
+    out, _ = demo_report
+    page = (out / "index.html").read_text()
+    after_title = page.split("</h1>", 1)[1].lstrip()
+    assert after_title.startswith('<section id="headlines"'), after_title[:200]
+    block = after_title.split("</section>", 1)[0]
+    with open(out / "fits.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    lines = re.findall(
+        r'<li class="[^"]*" data-law="([^"]+)" data-group="([^"]*)"><a href="#law-(\d+)">([^<]+)</a>', block
+    )
+    assert len(lines) == len(rows) >= 1
+    for law, group, index, text in lines:
+        text = html.unescape(text)
+        (row,) = [r for r in rows if r["law"] == law and r["group"] == html.unescape(group)]
+        columns = ["theory_low", "theory_high"]
+        pattern = r"the band \[(\S+), (\S+)\]"
+        if row["exponent"] and math.isfinite(float(row["exponent"])):
+            columns[:0], pattern = ["exponent", "ci_low", "ci_high"], r"\^(\S+) \[(\S+), (\S+)\], \w+ " + pattern
+        else:  # 40 steps: every point outside (see above)
+            assert "no estimate inside the theorem's conditions" in text
+        numbers = re.search(pattern, text)
+        assert numbers, text
+        for found, column in zip(numbers.groups(), columns, strict=True):
+            assert float(found) == pytest.approx(float(row[column]), rel=5e-3, abs=1e-12), (column, text)
+        verdict = "outside" if row["verdict"] == "outside" else row["verdict"]
+        assert re.search(rf"\]: {verdict}(:|$)", text), text
+        if row["verdict"] in ("outside", "inconclusive"):
+            assert text.split(f": {verdict}: ", 1)[1]  # with its short reason
+        section = re.search(rf'<h3 id="law-{index}">([^<]+)', page)
+        assert section and law in html.unescape(section.group(1))
+        assert text.startswith("C1, Thm 3.4: ‖M‖₂")  # the claim's source, the paper's symbol
+
+
+def test_each_law_section_shows_its_figure_then_the_caption_then_the_details(demo_report):
+    """As in a paper: the chart first, a caption under it counting the points fitted and those outside the theorem's
+    conditions (the fits.csv row's numbers), then the verdict's evidence."""
+    out, _ = demo_report
+    page = (out / "index.html").read_text()
+    with open(out / "fits.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    sections = re.split(r'(?=<h3 id="law-\d+">)', page.split('<h2 id="laws">', 1)[1])[1:]
+    assert len(sections) == len(rows)
+    for section, row in zip(sections, rows, strict=True):
+        section = section.split("<h2", 1)[0].split("<h3", 2)
+        section = "<h3" + section[1]
+        order = [section.find(tag) for tag in ('<figure class="law-figure">', '<div id="chart-', "<figcaption>",
+                                               "</figcaption></figure>", "<details")]  # fmt: skip
+        assert -1 not in order and order == sorted(order), order
+        figcaption = html.unescape(section.split("<figcaption>", 1)[1].split("</figcaption>", 1)[0])
+        assert f"{row['n_points']} points at {row['n_levels']} x values fitted" in figcaption
+        outside = int(row["n_outside_conditions"])
+        if outside:
+            assert f"{outside} points outside the theorem's conditions, drawn hollow and grey" in figcaption
+        assert figcaption.startswith("‖M‖₂ — final M_spectral_norm against Λ")  # the paper's symbols
 
 
 def test_a_report_without_pngs_draws_the_same_charts_and_the_same_fits(demo_store, demo_report, tmp_path):

@@ -129,16 +129,17 @@ def _marks(spec) -> list[dict]:
     datasets = spec.get("datasets", {})
     found = []
 
-    def walk(node):
+    def walk(node, inherited=None):  # a nested layer's data may sit on its parent
         if isinstance(node, dict):
+            name = (node.get("data") or {}).get("name") or inherited
             if "mark" in node:
-                name = (node.get("data") or {}).get("name")
                 found.append({**node, "rows": datasets.get(name, [])})
-            for value in node.values():
-                walk(value)
+            for key, value in node.items():
+                if key != "datasets":  # rows, not layers
+                    walk(value, name)
         elif isinstance(node, list):
             for value in node:
-                walk(value)
+                walk(value, inherited)
 
     walk(spec)
     return found
@@ -256,3 +257,100 @@ def test_a_law_with_no_finite_point_still_renders(kind):
     fit = LawFit(**{**fit.__dict__, "points": empty})
     spec = law_charts.law_chart(fit).to_dict()
     assert vl_convert.vegalite_to_png(spec)[:4] == b"\x89PNG"
+
+
+def test_the_caption_says_what_is_drawn_the_fit_the_band_and_the_points_outside():
+    outside = _points().assign(censored=False, left_censored=False).iloc[:4]
+    fit = _fits()["power law"]
+    counts = {"n_points": 11, "n_levels": 4, "n_censored": 1, "n_outside": 4, "n_excluded": 5}
+    more = {"outside_points": outside, "binding": "m ≥ M1²", "interval_method": "OLS t-interval (t, df)"}
+    fit = LawFit(**{**fit.__dict__, **counts, **more})
+    text = law_charts.caption(fit)
+    assert text.startswith("final test_error against n, on log–log axes")
+    assert "Solid line: the fitted exponent 0.5 [0.1, 0.9] (OLS t-interval)." in text
+    assert "The theory's exponent -1 (test), dashed: its exponent" in text
+    assert "11 points at 4 x values fitted, 1 censored (triangles at their bound)." in text
+    assert (
+        "4 points outside the theorem's conditions, drawn hollow and grey, not fitted; binding condition: m ≥ M1²."
+        in text
+    )
+    assert "1 runs not ok (diverged or failed) left out." in text
+    bound = law_charts.caption(_fits()["bound"])
+    assert "black: the mean over seeds ± 1 s.d. at each x" in bound and "Dashed: the prediction -1 (test)." in bound
+    assert "outside the theorem's conditions" not in bound
+
+
+@pytest.mark.parametrize("kind", ["power law", "bound", "trend", "linear", "comparison", "earlier onset"])
+def test_the_y_axis_names_the_measured_quantity_by_the_papers_symbol(kind):
+    fit = _fits()[kind]
+    law = Law(**{**fit.law.__dict__, "measure": FinalValue("test_error", symbol="ε_test")})
+    spec = law_charts.law_chart(LawFit(**{**fit.__dict__, "law": law})).to_dict()
+    titles = {
+        str(layer["encoding"]["y"].get("title"))
+        for layer in _marks(spec)
+        if "title" in layer.get("encoding", {}).get("y", {})
+    }
+    assert any(t.startswith("ε_test") for t in titles), titles
+
+
+LEGEND_CHANNELS = ("color", "fill", "stroke", "shape")
+
+
+def _panels(spec) -> list[dict]:
+    """The chart's panels: the vconcat's parts (a power law's data, residuals and local exponents), else itself."""
+    return [{**panel, "datasets": spec.get("datasets", {})} for panel in spec.get("vconcat") or [spec]]
+
+
+def _legend_labels(channel: dict, rows: list[dict]) -> set[str]:
+    domain = (channel.get("scale") or {}).get("domain")
+    return set(domain) if domain else {str(row.get(channel["field"])) for row in rows}
+
+
+def _with_outside(kind: str) -> LawFit:
+    """The kind's planted fit with three seeds outside the theorem's conditions at x = 16 (beyond the fitted x)."""
+    fit = _fits()[kind]
+    extra = {"attention": "softmax"} if kind == "comparison" else {"R": "random"} if kind == "earlier onset" else {}
+    outside = pd.DataFrame([{"x": 16.0, "seed": s, "value": 0.05 * (1 + 0.1 * s), **extra} for s in SEEDS])
+    outside = outside.assign(censored=False, left_censored=False)
+    return LawFit(**{**fit.__dict__, "outside_points": outside, "n_outside": 3, "n_excluded": 3})
+
+
+@pytest.mark.parametrize("kind", list(_fits()))
+def test_every_mark_drawn_on_a_panel_is_named_in_that_panels_legend(kind):
+    """Each layer (but a text label) carries a channel with a legend, and a keyed layer's own label is among that
+    legend's entries: nothing is drawn that the legend does not name (fit line, band, seeds, means, censored and
+    outside points, predicted edges, residuals, local exponents)."""
+    fit = _with_outside(kind) if kind != "diagonal minimum" else _fits()[kind]
+    spec = law_charts.law_chart(fit).to_dict()
+    for panel in _panels(spec):
+        layers = [layer for layer in _marks(panel) if (layer["mark"] if isinstance(layer["mark"], str)
+                                                        else layer["mark"]["type"]) != "text"]  # fmt: skip
+        assert layers
+        for layer in layers:
+            encoding = layer.get("encoding") or {}
+            shown = [encoding[c] for c in LEGEND_CHANNELS if "field" in encoding.get(c, {})
+                     and encoding[c].get("legend", {}) is not None]  # fmt: skip
+            assert shown, f"{kind}: a {layer['mark']} layer has no legend entry: {encoding}"
+            for step in layer.get("transform", []):
+                if step.get("as") == "key":  # a constant label: it must be an entry of the legend
+                    label = json.loads(step["calculate"])
+                    assert any(label in _legend_labels(c, layer["rows"]) for c in shown), (kind, label)
+
+
+@pytest.mark.parametrize("kind", [k for k in _fits() if k != "diagonal minimum"])
+def test_points_outside_the_theorems_conditions_are_drawn_hollow_with_their_legend_entry(kind):
+    fit = _with_outside(kind)
+    spec = law_charts.law_chart(fit).to_dict()
+    main = _panels(spec)[0]
+    drawn = [layer for layer in _marks(main) if any(row.get("x") == 16.0 for row in layer["rows"])]
+    assert drawn, f"{kind}: the points outside the conditions are not drawn"
+    text = json.dumps(main, ensure_ascii=False)
+    assert "outside the theorem's conditions" in text
+    for layer in drawn:
+        mark = layer["mark"] if isinstance(layer["mark"], dict) else {"type": layer["mark"]}
+        fill = layer.get("encoding", {}).get("fill", {}).get("scale", {})
+        fills = dict(zip(fill.get("domain", []), fill.get("range", []), strict=True))
+        hollow = mark.get("filled") is False or fills.get("outside the theorem's conditions (not fitted)") == "white"
+        assert hollow, (kind, mark)
+    plain = _fits()[kind]
+    assert "outside the theorem's conditions" not in json.dumps(law_charts.law_chart(plain).to_dict())

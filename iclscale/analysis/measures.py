@@ -8,7 +8,7 @@ the function to a results directory. Every measure returns a table with the rows
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -93,6 +93,8 @@ class Measure:
     """What a law measures. `per_run` returns the runs rows given, with `value` and `censored`."""
 
     metric: str
+    # the quantity as the paper writes it (‖M‖₂, T): headlines and chart axes name it; "" gives the label
+    symbol: str = field(default="", kw_only=True)
 
     threshold = None  # measures with a threshold (ε) are refitted at other ε for the sensitivity
     aggregates_runs = False  # one value per group of runs (e.g. along a grid axis), not one per run

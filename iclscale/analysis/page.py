@@ -98,13 +98,28 @@ details.fold { margin: 1em 0; } details.fold > summary { cursor: pointer; font-s
 .note { color: #555; font-size: 0.9em; }
 code { background: #f6f6f6; padding: 0 0.2em; }
 .outside { background: #e4e4e4; font-weight: bold; }
+figure.law-figure { margin: 0.5em 0 1em 0; } figure.law-figure .chart { margin-bottom: 0.3em; }
+figure.law-figure figcaption { font-size: 0.92em; color: #333; max-width: 1060px; }
+section.headlines { font-size: 1.1em; border-left: 4px solid #888; padding: 0.2em 1em; margin: 1em 0; }
+section.headlines ul { margin: 0.3em 0; padding-left: 1.2em; } section.headlines li { margin: 0.3em 0; }
+section.headlines a { color: inherit; text-decoration: none; } section.headlines a:hover { text-decoration: underline; }
 """
 
 
 def render_html(
-    results: Results, fits, law_sections, sweep_charts, sections=(), vl_version: str = "", notes=(), key_metrics=()
+    results: Results,
+    fits,
+    law_sections,
+    sweep_charts,
+    sections=(),
+    vl_version: str = "",
+    notes=(),
+    key_metrics=(),
+    headlines: str = "",
 ) -> str:
-    """`key_metrics`: the metrics the laws measure; their training curves are shown open, the rest folded."""
+    """`law_sections`: (fit, chart, caption) per law; `headlines`: the block the page opens with
+    (iclscale.analysis.headlines); `key_metrics`: the metrics the laws measure, whose training curves are shown open,
+    the rest folded."""
     embeds = []
     key_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and t[6:] in set(key_metrics)]
     other_curves = [(t, c) for t, c in sweep_charts if t.startswith("curve ") and (t, c) not in key_curves]
@@ -118,6 +133,7 @@ def render_html(
         f"<script>{_bundle(vl_version)}</script>",
         "</head><body>",
         f"<h1>Sweep <code>{e(results.name)}</code> — study <code>{e(results.study)}</code></h1>",
+        headlines,  # first: one sentence per law, its figure below in its section
         _overview(results),
         *(f"<p class='note'>{e(note)}</p>" for note in notes),
         _contents(fits, sections, key_curves, other_curves, probes),
@@ -131,8 +147,8 @@ def render_html(
         _summary_table(fits),
         _verdict_rule_html(),
     ]
-    for index, (fit, chart) in enumerate(law_sections):
-        parts.append(_law_section(fit, chart, index, embeds))
+    for index, (fit, chart, caption) in enumerate(law_sections):
+        parts.append(_law_section(fit, chart, caption, index, embeds))
     for number, section in enumerate(sections):
         if not section.first:
             parts.append(_section_html(section, number, embeds))
@@ -256,7 +272,7 @@ def _verdict_rule_html() -> str:
     )
 
 
-def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str]) -> str:
+def _law_section(fit: LawFit, chart: dict | None, caption: str, index: int, embeds: list[str]) -> str:
     law = fit.law
     verdict = VERDICT_TEXT.get(fit.verdict.verdict, fit.verdict.verdict)
     items = [
@@ -293,12 +309,13 @@ def _law_section(fit: LawFit, chart: dict | None, index: int, embeds: list[str])
         items.append(("combination", fit.combination_text()))
     rows = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in items)
     reason = brief_reason(fit.verdict.reason, verdict=verdict)
-    return (  # the chart first, as a paper's figure, then the evidence behind its verdict
+    return (  # the chart first, as a paper's figure, its caption under it, then the evidence behind its verdict
         f'<h3 id="law-{index}">{e(law.name)} — {e(fit.group_label)}{e(judged_as(fit))} '
         f'<span class="{fit.verdict.verdict}">{e(verdict)}</span></h3>'
+        f'<figure class="law-figure">{chart_div(chart, embeds)}'
+        f"<figcaption>{e(caption)}</figcaption></figure>"
         f'<p class="verdict-line">{e(law.claim)} — <strong>{e(verdict)}</strong>: {e(reason)}</p>'
-        + chart_div(chart, embeds)
-        + f"<details open><summary>the fit, the prediction and the evidence</summary><table>{rows}</table></details>"
+        f"<details open><summary>the fit, the prediction and the evidence</summary><table>{rows}</table></details>"
     )
 
 

@@ -3,13 +3,14 @@
 1. The data and the curves: seed means (geometric) ± one s.d. of log y in black; censored points (inside the
    conditions or not) as red triangles at their bound, labelled as every law chart labels them
    (iclscale.analysis.censored_marks: pointing up, the true value is larger; down, smaller); the measured
-   points outside the theorem's conditions in grey (never fitted); the fitted line (the censored fit where
+   points outside the theorem's conditions hollow and grey (never fitted); the fitted line (the censored fit where
    points are censored, the drop-censored fit dashed beside it); the theory's band (shaded) or slopes anchored
    at the centre of the fitted points (the theory gives exponents, not prefactors); the paper's other forms
    (y = c0 + c1·x^q).
 2. The log residuals of the least-squares fit.
 3. The local exponents (slopes between neighbouring x values of the means; over every point, those outside
    the conditions included, where there are such) against the theory's band: a power law is a flat row.
+Each panel's legend names every mark drawn on it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 
 WIDTH, HEIGHT = 1060, 400  # full width on the report page
 LEGEND = {"orient": "bottom", "columns": 1, "labelLimit": 500, "title": None}
+INDEPENDENT = {channel: "independent" for channel in ("color", "shape", "fill", "stroke")}
+HOLLOW = "white"
 OBSERVED, CENSORED_UP, CENSORED_DOWN, OUTSIDE = (
     "seed mean ± 1 s.d.",
     censored_marks.ABOVE,
@@ -43,7 +46,9 @@ def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
     from iclscale.analysis.seed_summary import seed_summary
 
     law = fit.law
-    x_title, y_title = fit.x_title or law.x_symbol, law.measure.label
+    symbol = law.measure.symbol
+    x_title = fit.x_title or law.x_symbol
+    y_title = f"{symbol} ({law.measure.label})" if symbol else law.measure.label
     marks = _marks(fit)
     xs = marks["x"][np.isfinite(marks["x"]) & (marks["x"] > 0)]
     domain = [float(xs.min()), float(xs.max())] if len(xs) else alt.Undefined  # shared by the three panels
@@ -71,28 +76,31 @@ def power_law_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
     present = [k for k in shapes if (marks["mark"] == k).any()]
     if not present:  # no point to draw (every run failed, say): an empty legend scale gives an invalid SVG
         return _no_points_chart(fit, title)
+    # the points and their error bars share one legend (shape, fill and stroke over one field merge); the points
+    # outside the conditions are hollow (white fill): measured, drawn, never fitted
+    fills = [HOLLOW if k == OUTSIDE else colours[k] for k in present]
+    by_mark = {
+        "shape": alt.Shape("mark:N", scale=alt.Scale(domain=present, range=[shapes[k] for k in present]),
+                           legend=alt.Legend(**LEGEND)),
+        "fill": alt.Fill("mark:N", scale=alt.Scale(domain=present, range=fills), legend=alt.Legend(**LEGEND)),
+        "stroke": alt.Stroke("mark:N", scale=alt.Scale(domain=present, range=[colours[k] for k in present]),
+                             legend=alt.Legend(**LEGEND)),
+    }  # fmt: skip
     layers.append(
-        alt.Chart(marks[marks["mark"] == OBSERVED])
-        .mark_rule(color="black")
-        .encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale, title=y_title), y2="high:Q")
-    )
-    layers.append(
-        alt.Chart(marks)
-        .mark_point(size=40, filled=True)
-        .encode(
-            x=x_enc,
-            y=alt.Y("mean:Q", scale=y_scale, title=y_title),
-            shape=alt.Shape("mark:N", scale=alt.Scale(domain=present, range=[shapes[k] for k in present]),
-                            legend=alt.Legend(**LEGEND)),  # the same legend as colour's: one, merged
-            color=alt.Color("mark:N", scale=alt.Scale(domain=present, range=[colours[k] for k in present]),
-                            legend=alt.Legend(**LEGEND)),
-            tooltip=["x:Q", "mean:Q", "seeds:Q", "mark:N"],
+        alt.layer(
+            alt.Chart(marks[marks["mark"] == OBSERVED])
+            .mark_rule()
+            .encode(x=x_enc, y=alt.Y("low:Q", scale=y_scale, title=y_title), y2="high:Q", stroke=by_mark["stroke"]),
+            alt.Chart(marks)
+            .mark_point(size=45, filled=True, strokeWidth=1.5, opacity=1)
+            .encode(x=x_enc, y=alt.Y("mean:Q", scale=y_scale, title=y_title), **by_mark,
+                    tooltip=["x:Q", "mean:Q", "seeds:Q", "mark:N"]),
         )
     )  # fmt: skip
-    main = alt.layer(*layers).resolve_scale(color="independent", shape="independent")
+    main = alt.layer(*layers).resolve_scale(**INDEPENDENT)
     main = main.properties(width=WIDTH, height=HEIGHT, title=title)
     panels = [main, *_residual_panel(fit, x_enc), *_local_panel(fit, x_enc)]
-    return alt.vconcat(*panels).resolve_scale(color="independent", shape="independent")
+    return alt.vconcat(*panels).resolve_scale(**INDEPENDENT)  # each panel's legend under it
 
 
 def _no_points_chart(fit: LawFit, title: dict) -> alt.TopLevelMixin:
@@ -223,15 +231,14 @@ def _residual_panel(fit: LawFit, x_enc) -> list:
     result = fit.fit
     if result is None or not len(result.residuals) or not np.isfinite(result.residuals).any():
         return []
+    from iclscale.analysis.chart_keys import Keyed
+
     residuals = pd.DataFrame({"x": np.exp(result.log_x[:, 0]), "residual": result.residuals})
-    return [
-        alt.layer(
-            alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule(color="#999999").encode(y="zero:Q"),
-            alt.Chart(residuals)
-            .mark_point(color="black", size=20)
-            .encode(x=x_enc, y=alt.Y("residual:Q", title="log residual (least squares)")),
-        ).properties(width=WIDTH, height=70)
-    ]
+    keyed = Keyed()
+    keyed.add(alt.Chart(pd.DataFrame({"zero": [0.0]})).mark_rule().encode(y="zero:Q"), "zero", "#999999")
+    points = alt.Chart(residuals).mark_point(size=20).encode(x=x_enc, y=alt.Y("residual:Q", title="log residual"))
+    keyed.add(points, "log residual of a point from the least-squares fit", "black")
+    return [alt.layer(*keyed.layers()).properties(width=WIDTH, height=70)]
 
 
 def _local_panel(fit: LawFit, x_enc) -> list:
@@ -244,19 +251,16 @@ def _local_panel(fit: LawFit, x_enc) -> list:
     if local is None or len(local.slope) < 2:
         return []
     table = pd.DataFrame({"x": local.midpoints(), "slope": local.slope, "from": local.x_low, "to": local.x_high})
-    layers = []
+    from iclscale.analysis.chart_keys import Keyed
+
+    keyed = Keyed()
     if fit.prediction is not None:
         band = fit.prediction.primary.band
         low, high = (max(band.low, table["slope"].min() - 1), min(band.high, table["slope"].max() + 1))
         if low <= high:
-            layers.append(
-                alt.Chart(pd.DataFrame({"low": [low], "high": [high]}))
-                .mark_rect(opacity=0.15, color="#4575b4")
-                .encode(y="low:Q", y2="high:Q")
-            )
-    layers.append(
-        alt.Chart(table)
-        .mark_line(point=alt.OverlayMarkDef(color="black"), color="black")
-        .encode(x=x_enc, y=alt.Y("slope:Q", title=note), tooltip=["from:Q", "to:Q", "slope:Q"])
-    )
-    return [alt.layer(*layers).properties(width=WIDTH, height=90)]
+            rect = alt.Chart(pd.DataFrame({"low": [low], "high": [high]})).mark_rect(opacity=0.15)
+            keyed.add(rect.encode(y="low:Q", y2="high:Q"), f"theory band {band.describe()}", "#4575b4")
+    line = alt.Chart(table).mark_line(point=True)
+    keyed.add(line.encode(x=x_enc, y=alt.Y("slope:Q", title=note), tooltip=["from:Q", "to:Q", "slope:Q"]),
+              "local exponent between neighbouring x", "black")  # fmt: skip
+    return [alt.layer(*keyed.layers()).properties(width=WIDTH, height=90)]

@@ -129,7 +129,10 @@ def write_report(directory: str, out: str | None = None, png: bool = True) -> Re
     def add(chart, title: str) -> dict | None:
         return _add_chart(report, chart, title)
 
-    law_sections = [(fit, add(law_charts.law_chart(fit), f"law {fit.law.name} {fit.group_label}")) for fit in fits]
+    law_sections = [
+        (fit, add(law_charts.law_chart(fit), f"law {fit.law.name} {fit.group_label}"), law_charts.caption(fit))
+        for fit in fits
+    ]
     from iclscale.analysis.ladder_section import ladder_section
     from iclscale.analysis.search_section import search_section
 
@@ -140,7 +143,11 @@ def write_report(directory: str, out: str | None = None, png: bool = True) -> Re
     charts = sweep_charts.training_curve_charts(results, thresholds) + sweep_charts.probe_charts(results, thresholds)
     sweep = [(title, add(chart, title)) for title, chart in charts]
     key_metrics = {getattr(fit.law.measure, "metric", None) for fit in fits}
-    page = render_html(results, fits, law_sections, sweep, sections, _vl_version(), report.notes, key_metrics)
+    from iclscale.analysis.headlines import headlines_html
+
+    page = render_html(
+        results, fits, law_sections, sweep, sections, _vl_version(), report.notes, key_metrics, headlines_html(fits)
+    )
     report.index.write_text(page, encoding="utf-8")
     return report
 

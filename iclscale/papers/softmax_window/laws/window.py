@@ -197,7 +197,7 @@ M_NORM_VS_LAMBDA = Law(
     conditions=WINDOW_SCALE_CONDITIONS + "; M trained to convergence (the minimiser is what the theorem describes); "
     "the conditions on the params are the law's regime, those on w_KQ (proof-internal) are not checked here",
     prediction_text=WINDOW_SCALE_TEXT,
-    measure=FinalValue("M_spectral_norm"),
+    measure=FinalValue("M_spectral_norm", symbol="‖M‖₂"),
     x="Lambda",
     predict=window_scale_prediction,
     kind=PowerLaw(),
@@ -307,7 +307,7 @@ def _trend_law(name: str, x: str, rises: bool, claim: str, source: str, citation
         "empirical claim of the paper, tested as such, for every task class and covariate distribution of the sweep",
         prediction_text=f"Spearman ρ between {x} and the seed-mean of the final ‖M‖₂ {'≥ 0.5' if rises else '≤ −0.5'} "
         "(the whole interval; 0.5 not from the paper); beside it ρ = ±1 (every step)",
-        measure=FinalValue("M_spectral_norm"),
+        measure=FinalValue("M_spectral_norm", symbol="‖M‖₂"),
         x=x,
         predict=_trend_prediction(band, source, 1.0 if rises else -1.0),
         kind=Trend(),
