@@ -75,7 +75,7 @@ class Progress:
         self._count_time()
         self.running.add(pack)
         self.step_of[pack] = max(self.step_of[pack], step)
-        if compiling:
+        if compiling or step >= self.steps[pack]:  # compiling, or trained (what follows, writing it, is not training)
             self._close(pack)
         elif self.base[pack] is None:  # the pack's first report, or the first after compiling
             self.base[pack] = self.step_of[pack]

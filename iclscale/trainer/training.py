@@ -272,20 +272,22 @@ class PackTrainer:
         with self.defaults():
             state = self.start_state()
             self.params, self.opt_state, active, diverged_at, loss_sum = state
-            self.record(result, 0, active, None)
 
             def report(step: int, **event) -> None:
                 if progress is not None:
                     progress(step, self.steps, result, **event)
 
-            report(0)
             runner = self.runner(mode, planned) if self.steps else None
             fixed = self.step_inputs()
             settling = bool(self.graph_steps(graph_steps))  # graph() settles the step (compiles it) up front
             example = (*state, *fixed, torch.zeros((), dtype=torch.int64))
+            # compiled in graph() or in the loop's first step; the first record's test-set draws compile with it
             compiling = runner is not None and runner.compiles(example, settling)
-            if compiling:  # the first call compiles: in graph() (settled) or in the loop's first step
+            if compiling:
                 report(0, compiling=True)
+            self.record(result, 0, active, None)
+            if not compiling:
+                report(0)
             graph = self.graph(runner, graph_steps) if self.steps else None
             since, t, reported = 0, 0, time.monotonic()
             while t < self.steps:
