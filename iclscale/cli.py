@@ -296,8 +296,8 @@ def _train_with_progress(info, config, point, args: argparse.Namespace, device):
                             compile=args.compile)  # fmt: skip
     finally:
         progress.close()
-    if steps and result.wall_time > 1.0:
-        memoise_rate(key, steps / result.wall_time)
+    if steps and result.wall_time > 1.0:  # the rate after compiling (cached next time), where one was measured
+        memoise_rate(key, progress.rate() or steps / result.wall_time)
     return result
 
 

@@ -63,9 +63,10 @@ def run_pack(
     pack: PackPlan,
     device: str = "auto",
     node: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
 ) -> dict[str, int]:
-    """Train one pack and commit its fragment. A retried trial whose fragment is already
+    """Train one pack and commit its fragment. `progress(step, steps, compiling=False)`: the trainer's reports
+    from inside the pack (iclscale.trainer.training.Progress). A retried trial whose fragment is already
     committed does nothing, so a pack is never stored twice (a pack retrying failed rows is trained
     again: its fragment may be the failed one, rewritten under the same name)."""
     from iclscale.sweeps.rows import pack_tables
@@ -79,7 +80,7 @@ def run_pack(
         and not fragment_problem(location, fragment_name(pack), quiet=True)
     ):
         return {"configs": len(pack.configs), "skipped": 1}
-    callback = (lambda step, steps, _result: progress(step, steps)) if progress else None
+    callback = (lambda step, steps, _result, **event: progress(step, steps, **event)) if progress else None
     search = context.eval_search
     refine = {"refine": search.refine} if search is not None else {}  # an eval axis searched on the trained pack
     record, where = context.record, resolve_device(device)
@@ -116,9 +117,9 @@ def run_inline(plan: Plan, context: SweepContext, device: str = "auto", progress
         if progress is not None:
             progress.started(index)
 
-        def advance(step: int, steps: int, index=index) -> None:
+        def advance(step: int, steps: int, compiling: bool = False, index=index) -> None:
             if progress is not None:
-                progress.advanced(index, step)
+                progress.advanced(index, step, compiling)
 
         summary = run_pack(context, pack, device, progress=advance)
         if progress is not None:

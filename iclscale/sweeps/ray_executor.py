@@ -267,14 +267,7 @@ def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepCont
     pack = packs[config["pack"]]
     _exit_with_raylet()
     node = ray.util.get_node_ip_address()
-    last_report = [0.0]
-
-    def progress(step: int, steps: int) -> None:
-        now = time.monotonic()
-        if step == steps or now - last_report[0] > 2.0:  # Tune's reporting is not free; a few per minute suffice
-            tune.report({"step": step, "steps": steps, "node": node})
-            last_report[0] = now
-
+    progress = TrialReports(lambda metrics: tune.report({**metrics, "node": node}))
     try:
         summary = run_pack(context, pack, device, node=node, progress=progress)
     except OSError as error:  # the store cannot be written: stop the sweep, do not retry
@@ -284,6 +277,21 @@ def pack_trial(config: dict[str, Any], packs: list[PackPlan], context: SweepCont
         tune.report({"write_error": f"{error.filename or context.out}: {reason}", "node": node})
         return
     tune.report({"done": 1, "node": node, **summary})
+
+
+class TrialReports:
+    """A trial's progress, reported to Tune (whose reporting is not free): at most every `every` seconds, but
+    always at the last step and when the step starts or ends compiling (the driver's line says "compiling")."""
+
+    def __init__(self, report, every: float = 2.0, clock=time.monotonic):
+        self.report, self.every, self.clock = report, every, clock
+        self.last, self.compiling = None, False
+
+    def __call__(self, step: int, steps: int, compiling: bool = False) -> None:
+        now = self.clock()
+        if step == steps or compiling != self.compiling or self.last is None or now - self.last >= self.every:
+            self.report({"step": step, "steps": steps, "compiling": compiling})
+            self.last, self.compiling = now, compiling
 
 
 WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EDQUOT}
@@ -388,7 +396,7 @@ def _progress_callback(progress):
 
         def on_trial_result(self, iteration, trials, trial, result, **info):
             if "step" in result:
-                progress.advanced(trial.config["pack"], int(result["step"]))
+                progress.advanced(trial.config["pack"], int(result["step"]), bool(result.get("compiling")))
 
         def on_trial_complete(self, iteration, trials, trial, **info):
             progress.finished(trial.config["pack"])

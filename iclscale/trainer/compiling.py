@@ -207,6 +207,13 @@ class StepRunner:
                 self._failed(error)
         return self._compiled_fn or self.step
 
+    def compiles(self, args: tuple, settling: bool = False) -> bool:
+        """Whether the next call (`settled`, for `settling`) compiles the step for inputs like `args`, or loads it
+        from disk: it is to be compiled and this process has not yet done so (a progress line says "compiling")."""
+        wanted = self.mode != "off" if settling else self.decided
+        fresh = self._compiled_fn is None and id(self.step) not in _FAILED
+        return wanted and fresh and _signature(self.step, args, self.key) not in _COMPILED
+
     def _failed(self, error: Exception) -> None:
         _FAILED[id(self.step)] = failed("the training step", "training eagerly", error)
 

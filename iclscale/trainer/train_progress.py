@@ -4,7 +4,9 @@ of the wall time before a long training starts.
 
 The estimate comes from the rate the same study and shape params trained at on this machine before
 (memoised in ~/.cache/iclscale/train_rates.json after every `iclscale train`); without one, from the rate
-of the first records, said as soon as it is known.
+of the first steps, said as soon as it is known. Rates count steps after the step compiled, over the time
+since (compiling happens once per shape and is cached, so it says nothing about the steps to come); while
+it compiles the line says so.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pathlib import Path
 
 from iclscale.trainer.cachedir import ROOT as CACHE_ROOT
 from iclscale.trainer.statusline import StatusLine, duration
+
+COMPILING = "compiling (once per shape; cached)"
 
 RATES_FILE = CACHE_ROOT / "train_rates.json"
 LONG_S = 60.0  # trainings expected to take longer are announced
@@ -56,38 +60,60 @@ def memoise_rate(key: str, rate: float, path: Path = RATES_FILE) -> None:
 class TrainProgress:
     """Feeds one training's records to a status line; says early when the training will be long."""
 
-    def __init__(self, label: str, steps: int, stream=None, enabled: bool = True, rate: float | None = None):
+    def __init__(
+        self, label: str, steps: int, stream=None, enabled: bool = True, rate: float | None = None, clock=time.monotonic
+    ):
         self.label = label
         self.steps = steps
         self.stream = stream or sys.stderr
-        self.start = time.monotonic()
+        self.clock = clock
+        self.start = clock()
         self.step = 0
         self.loss = math.nan
         self.announced = False
+        self.compiling = self.compiled = False
+        self.since: tuple[float, int] | None = None  # (time, step) where the measured stretch began: after compiling
+        self.at = self.start  # the time of the last report (what `step` was counted at)
         # a short training in a log prints no status line: its result (or its one-line error) is the output
         self.status = StatusLine(self.line, self.stream, enabled=enabled, short_run_silent=True)
         if enabled and rate and steps / rate > LONG_S:
             self._announce(steps / rate, "from the rate this study and shape trained at here before")
 
-    def __call__(self, step: int, steps: int, result) -> None:
+    def __call__(self, step: int, steps: int, result, compiling: bool = False) -> None:
+        now = self.at = self.clock()
         self.step, self.steps = step, steps
         losses = result.probes.get("train_loss") if result is not None else None
         if losses:
             self.loss = float(losses[-1][0])
-        elapsed = time.monotonic() - self.start
-        if not self.announced and step and elapsed >= MEASURE_S and elapsed * steps / step > LONG_S:
-            self._announce(elapsed * steps / step, f"from its first {step} steps")
+        if compiling or self.since is None or self.compiling:  # the first report, or the step has just compiled
+            self.since = (now, step)
+        self.compiling, self.compiled = compiling, self.compiled or compiling
+        rate, measured_s = self.rate(), now - self.since[0]
+        if not self.announced and rate and measured_s >= MEASURE_S:
+            total = now - self.start + (steps - step) / rate
+            if total > LONG_S:
+                counted = step - self.since[1]
+                basis = f"from {counted} steps after compiling" if self.compiled else f"from its first {counted} steps"
+                self._announce(total, basis)
         self.status.update(milestone=step == steps)
 
+    def rate(self) -> float | None:
+        """Steps per second from the step's compilation (the first report where it did not compile) to the last
+        report, or None before two such reports."""
+        if self.since is None or self.compiling:
+            return None
+        seconds, steps = self.at - self.since[0], self.step - self.since[1]
+        return steps / seconds if seconds > 0 and steps > 0 else None
+
     def line(self) -> str:
-        elapsed = time.monotonic() - self.start
-        rate = self.step / elapsed if elapsed > 0 else 0.0
+        elapsed = self.clock() - self.start
+        rate = self.rate()
         left = self.steps - self.step
-        eta = duration(left / rate) if rate > 0 and left > 0 else ("0:00" if left <= 0 else "?")
+        eta = duration(left / rate) if rate and left > 0 else ("0:00" if left <= 0 else "?")
         loss = f"loss {self.loss:.4g}" if math.isfinite(self.loss) else "loss —"
+        speed = COMPILING if self.compiling else f"{rate or 0:.3g} steps/s"
         return (
-            f"{self.label}: step {self.step}/{self.steps} · {loss} · {rate:.3g} steps/s · "
-            f"elapsed {duration(elapsed)} · ETA {eta}"
+            f"{self.label}: step {self.step}/{self.steps} · {loss} · {speed} · elapsed {duration(elapsed)} · ETA {eta}"
         )
 
     def close(self) -> None:

@@ -32,8 +32,13 @@ from iclscale.trainer.study import Net, Pack, PackNet, Study, config_view, confi
 
 OK, DIVERGED = "ok", "diverged"
 
-Progress = Callable[[int, int, "PackResult"], None]
-"""Called after every record with (step, total steps, the result so far)."""
+Progress = Callable[..., None]
+"""Called with (step, total steps, the result so far): after every record; between records at most every
+`REPORT_S` seconds, with the steps the host has launched (no wait for the device: on CUDA the step count runs
+ahead by the launch queue, while every record copies to the host anyway); and with `compiling=True` just before
+the step compiles (once per shape and process), `compiling=False` once it has, so that rates can leave the
+compilation out."""
+REPORT_S = 1.0
 Refine = Callable[["PackResult", Callable[[Sequence[EvalPoint]], None]], None]
 """Called once a pack (or each part of it) is trained, with its result and `evaluate(points)`, which measures
 the trained models at more eval points and adds them to the result (final record only): an eval axis
@@ -187,7 +192,7 @@ def short_run(info: StudyInfo, configs: list[Config], eval_points: list[EvalPoin
 def _part_progress(progress: Progress | None, index: int, count: int) -> Progress | None:
     if progress is None:
         return None
-    return lambda step, steps, result: progress(index * steps + step, count * steps, result)
+    return lambda step, steps, result, **event: progress(index * steps + step, count * steps, result, **event)
 
 
 def _drop_padding(result: PackResult, padding: int) -> PackResult:
@@ -267,13 +272,24 @@ class PackTrainer:
         with self.defaults():
             state = self.start_state()
             self.params, self.opt_state, active, diverged_at, loss_sum = state
-            self.record(result, 0, active, None)
-            if progress is not None:
-                progress(0, self.steps, result)
+
+            def report(step: int, **event) -> None:
+                if progress is not None:
+                    progress(step, self.steps, result, **event)
+
             runner = self.runner(mode, planned) if self.steps else None
-            graph = self.graph(runner, graph_steps) if self.steps else None
             fixed = self.step_inputs()
-            since, t = 0, 0
+            settling = bool(self.graph_steps(graph_steps))  # graph() settles the step (compiles it) up front
+            example = (*state, *fixed, torch.zeros((), dtype=torch.int64))
+            # compiled in graph() or in the loop's first step; the first record's test-set draws compile with it
+            compiling = runner is not None and runner.compiles(example, settling)
+            if compiling:
+                report(0, compiling=True)
+            self.record(result, 0, active, None)
+            if not compiling:
+                report(0)
+            graph = self.graph(runner, graph_steps) if self.steps else None
+            since, t, reported = 0, 0, time.monotonic()
             while t < self.steps:
                 next_record = record_after[bisect.bisect_right(record_after, t)]
                 # the step count filled in on the device: copied from host memory it would wait for the GPU
@@ -284,13 +300,18 @@ class PackTrainer:
                 else:
                     state, done = runner(*state, *fixed, count), 1
                 since, t = since + done, t + done
+                if compiling:
+                    compiling, reported = False, time.monotonic()
+                    report(t, compiling=False)
                 if t in record_at:
                     self.params, self.opt_state, active, diverged_at, loss_sum = state
                     self.record(result, t, active, loss_sum / since)
                     state = (self.params, self.opt_state, active, diverged_at, torch.zeros_like(loss_sum))
-                    since = 0
-                    if progress is not None:
-                        progress(t, self.steps, result)
+                    since, reported = 0, time.monotonic()
+                    report(t)
+                elif progress is not None and time.monotonic() - reported >= REPORT_S:
+                    reported = time.monotonic()
+                    report(t)
             self.params, self.opt_state, active, diverged_at, _ = state
             result.compiled = runner is not None and runner.compiled
             if runner is not None:
@@ -329,12 +350,16 @@ class PackTrainer:
     def graph(self, runner: StepRunner, graph_steps: int | None) -> replay.GraphedSteps | None:
         """k steps per replayed CUDA graph (`iclscale.trainer.replay`) when asked for on CUDA; they replay the step
         as `runner` settles it now (compiled unless compile is "off")."""
-        steps = replay.graph_steps(graph_steps)
-        if not steps or self.pack.device.type != "cuda":
+        steps = self.graph_steps(graph_steps)
+        if not steps:
             return None
         state = self.start_state()
         example = (*state, *self.step_inputs(), torch.zeros((), dtype=torch.int64, device=self.pack.device))
         return replay.graphed(runner.settled(example), steps, len(state), self.pack.device)
+
+    def graph_steps(self, graph_steps: int | None) -> int:
+        """Steps per replayed CUDA graph for this pack (0: none; graphs are for CUDA only)."""
+        return replay.graph_steps(graph_steps) if self.pack.device.type == "cuda" else 0
 
     def measured_net(self, active: torch.Tensor) -> PackNet | None:
         """The parameters to measure: a diverged config is measured on its initial parameters (its records
