@@ -270,3 +270,42 @@ def test_stale_reports_are_rewritten_in_parallel_and_a_broken_one_is_named(demo_
     assert ledger_reports.report_is_fresh(root / "a")
     assert (root / "a/report/fits.csv").read_text() == (demo_root / "demo/report/fits.csv").read_text()
     assert ledger_reports.refresh_reports(directories).keys() == {root / "broken"}  # the fresh ones are not rewritten
+
+
+def test_an_earlier_ledgers_verdict_is_carried_only_for_claims_not_run_and_labelled(demo_ledger, tmp_path, capsys):
+    """`--carry-from`: a claim no root ran keeps the earlier ledger's verdict and evidence, labelled with that
+    ledger's date and commit (claims.json, the CSV, the page); a claim these roots ran is judged afresh."""
+    jsonschema = pytest.importorskip("jsonschema", reason="jsonschema is in the dev extra: pip install -e .[dev]")
+    out, data = demo_ledger
+    earlier = json.loads(json.dumps(data))
+    earlier.update(generated_at="2026-01-02T03:04:05+00:00", git_commit="0123456789abcdef")
+    not_run = next(c for c in earlier["claims"] if c["verdict"] == "not run" and c["laws"])
+    ran = next(c for c in earlier["claims"] if c["verdict"] not in ("not run", "no law"))
+    estimate = {**(ran["estimates"][0]), "law": not_run["laws"][0]["name"], "verdict": "inconsistent"}
+    not_run.update(verdict="inconsistent", estimates=[estimate], root="/old/root", git_commits=["0123456789ab"])
+    ran.update(verdict="consistent" if ran["verdict"] != "consistent" else "inconsistent")  # must not be carried
+    path = tmp_path / "earlier.json"
+    path.write_text(json.dumps(earlier), encoding="utf-8")
+    assert main(["ledger", str(out.parent), "--out", str(tmp_path / "now"), "--carry-from", str(path)]) == 0
+    now = json.loads((tmp_path / "now/claims.json").read_text(encoding="utf-8"))
+    by_key = {(c["paper_tag"], c["claim_id"]): c for c in now["claims"]}
+    carried = by_key[(not_run["paper_tag"], not_run["claim_id"])]
+    assert carried["verdict"] == "inconsistent" and carried["estimates"] == [estimate]
+    assert carried["carried"] == {"generated_at": "2026-01-02T03:04:05+00:00", "git_commit": "0123456789abcdef",
+                                  "verdict_now": "not run"}  # fmt: skip
+    fresh = by_key[(ran["paper_tag"], ran["claim_id"])]
+    original = next(c for c in data["claims"] if (c["paper_tag"], c["claim_id"]) == (ran["paper_tag"], ran["claim_id"]))
+    assert fresh["verdict"] == original["verdict"] and "carried" not in fresh
+    assert sum("carried" in c for c in now["claims"]) == 1  # the others were not run in the earlier ledger either
+    jsonschema.validate(now, json.loads((ROOT / "docs/claims.schema.json").read_text(encoding="utf-8")))
+    with open(tmp_path / "now/claims.csv", newline="", encoding="utf-8") as stream:
+        rows = {(r["paper_tag"], r["claim_id"]): r for r in csv.DictReader(stream)}
+    assert "2026-01-02" in rows[(not_run["paper_tag"], not_run["claim_id"])]["carried_from"]
+    assert "carried from the ledger of 2026-01-02" in (tmp_path / "now/index.html").read_text(encoding="utf-8")
+    capsys.readouterr()
+    (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
+    assert (
+        main(["ledger", str(out.parent), "--out", str(tmp_path / "x"), "--carry-from", str(tmp_path / "bad.json")]) == 2
+    )
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "cannot read an earlier ledger" in err[0]

@@ -35,6 +35,11 @@ def add_commands(commands) -> None:
     )
     ledger.add_argument("roots", nargs="+", metavar="ROOT", help="results roots (ROOT/<sweep>/) or sweep directories")
     ledger.add_argument("--out", metavar="DIR", help="where to write the ledger (default ROOT/ledger of the first)")
+    ledger.add_argument(
+        "--carry-from",
+        metavar="CLAIMS_JSON",
+        help="an earlier ledger's claims.json: a claim no root ran keeps its entry there, labelled as carried",
+    )
     ledger.set_defaults(handler=cmd_ledger)
 
     laws = commands.add_parser("laws", help="list every claim of each paper and the theory laws that test it")
@@ -122,7 +127,7 @@ def cmd_ledger(args: argparse.Namespace) -> None:
 
     from iclscale.analysis.ledger_files import write_ledger
 
-    ledger = write_ledger(args.roots, args.out or Path(args.roots[0]) / "ledger")
+    ledger = write_ledger(args.roots, args.out or Path(args.roots[0]) / "ledger", args.carry_from)
     for paper, counts in ledger.counts.items():
         print(f"{paper}: " + ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n))
     print(f"wrote {ledger.index}, claims.json and claims.csv ({len(ledger.claims)} claims)")

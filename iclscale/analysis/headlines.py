@@ -38,7 +38,7 @@ def claims_of_law(name: str) -> list:
     """The catalogue's claims that list the law (none for a law of no installed paper)."""
     from iclscale.analysis.catalogue import PAPERS
 
-    return [claim for _, package in PAPERS.values() for claim in package.CLAIMS if name in claim.laws]
+    return [claim for _, package in PAPERS.values() for claim in package.claims if name in claim.laws]
 
 
 def y_symbol(law: Law) -> str:

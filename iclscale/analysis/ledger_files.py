@@ -12,7 +12,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iclscale.analysis.ledger import VERDICTS, entry, estimate_text, link, sensitivity, verdict_rule_text
+from iclscale.analysis.ledger import (
+    NO_LAW,
+    NOT_RUN,
+    VERDICTS,
+    entry,
+    estimate_text,
+    link,
+    sensitivity,
+    verdict_rule_text,
+)
 from iclscale.analysis.ledger_page import render_page
 from iclscale.analysis.ledger_reports import SweepResult, check_roots, read_roots, reproduce_invocations
 from iclscale.catalogue import sweeps_of_studies
@@ -33,11 +42,14 @@ class Ledger:
         return self.out / "index.html"
 
 
-def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
-    """claims.json's content: every claim of every paper, judged on the roots."""
+def build_ledger(roots: list[str], out: str | os.PathLike, earlier: str | os.PathLike | None = None) -> dict[str, Any]:
+    """claims.json's content: every claim of every paper, judged on the roots; with `earlier` (an earlier ledger's
+    claims.json), a claim no root ran keeps that ledger's entry, labelled as carried (`carried_entries`)."""
     out_dir = Path(out).resolve()
     per_root = read_roots(roots)
     claims = [entry(p, claim, per_root, out_dir) for p in by_citation() for claim in p.load_laws().claims]
+    if earlier is not None:
+        claims = carried_entries(claims, read_earlier(earlier))
     sweeps = [sweep_entry(s, out_dir) for _, found in per_root for s in found]
     counts = {
         p.citation: {v: sum(1 for c in claims if c["paper"] == p.citation and c["verdict"] == v) for v in VERDICTS}
@@ -61,6 +73,40 @@ def build_ledger(roots: list[str], out: str | os.PathLike) -> dict[str, Any]:
         "claims": claims,
         "sweeps": sweeps,
     }
+
+
+def read_earlier(path: str | os.PathLike) -> dict[str, Any]:
+    """An earlier ledger's claims.json; UserError in one line when it is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        if data.get("schema") != SCHEMA or not isinstance(data.get("claims"), list):
+            raise ValueError(f"not an {SCHEMA} file")
+    except (OSError, ValueError, AttributeError) as error:
+        raise UserError(f"--carry-from {path}: cannot read an earlier ledger: {error}") from None
+    return data
+
+
+def carried_entries(claims: list[dict[str, Any]], earlier: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each claim that no root ran replaced by the earlier ledger's entry for it, where that one was judged: the
+    verdict of an earlier run, judged by the code of its commit, kept visible (not dropped to "not run") and
+    labelled `carried` with that ledger's date and commit, so that no reader takes it for this run's."""
+    before = {(c["paper_tag"], c["claim_id"]): c for c in earlier["claims"]}
+    source = {"generated_at": earlier.get("generated_at"), "git_commit": earlier.get("git_commit")}
+    out = []
+    for claim in claims:
+        old = before.get((claim["paper_tag"], claim["claim_id"]))
+        if claim["verdict"] != NOT_RUN or old is None or old["verdict"] in (NOT_RUN, NO_LAW):
+            out.append(claim)
+            continue
+        # the claim's text, laws and conditions are today's; its evidence is the earlier run's
+        evidence = {k: old.get(k, claim[k]) for k in CARRIED_FIELDS}
+        out.append({**claim, **evidence, "carried": {**old.get("carried", source), "verdict_now": NOT_RUN}})
+    return out
+
+
+CARRIED_FIELDS = ("verdict", "budget", "estimates", "c_star", "experiment", "diagnosis", "seeds", "configs", "root",
+                  "git_commits", "runs_finished", "reports", "history", "laws_not_run")  # fmt: skip
+"""What a carried claim takes from the earlier ledger: its run's evidence and verdict."""
 
 
 def sweep_entry(sweep: SweepResult, out: Path) -> dict[str, Any]:
@@ -126,6 +172,7 @@ CSV_COLUMNS = (
     "command",
     "reports",
     "history",
+    "carried_from",
     "paper",
 )
 
@@ -137,6 +184,12 @@ def _experiment_text(experiment: dict[str, Any] | None) -> str:
     return f"{experiment['verdict']} ({experiment['figure']}, {experiment['sweep']})" + (
         f": {estimates}" if estimates else ""
     )
+
+
+def _carried_text(carried: dict[str, Any] | None) -> str:
+    if not carried:
+        return ""
+    return f"the ledger of {carried.get('generated_at')} (commit {str(carried.get('git_commit'))[:8]}): not re-run"
 
 
 def csv_row(claim: dict[str, Any]) -> dict[str, str]:
@@ -157,6 +210,7 @@ def csv_row(claim: dict[str, Any]) -> dict[str, str]:
         "runs_finished": claim["runs_finished"]["last"] or "",
         "reports": " ".join(claim["reports"]),
         "history": "; ".join(f"{h['finished']} {h['verdict']} ({h['budget']}, {h['root']})" for h in claim["history"]),
+        "carried_from": _carried_text(claim.get("carried")),
     }
     return {key: str(flat[key]) for key in CSV_COLUMNS}
 
@@ -172,14 +226,14 @@ def claims_csv(data: dict[str, Any]) -> str:
     return stream.getvalue()
 
 
-def write_ledger(roots: list[str], out: str | os.PathLike) -> Ledger:
+def write_ledger(roots: list[str], out: str | os.PathLike, earlier: str | os.PathLike | None = None) -> Ledger:
     check_roots(roots)  # before the default out (ROOT/ledger) creates a missing root
     out_dir = Path(out)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UserError(f"--out {out_dir}: cannot create the ledger folder: {error.strerror}") from None
-    data = build_ledger(roots, out_dir)
+    data = build_ledger(roots, out_dir, earlier)
     (out_dir / "claims.json").write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out_dir / "claims.csv").write_text(claims_csv(data), encoding="utf-8", newline="")
     ledger = Ledger(out_dir, data["claims"], {p["paper"]: p["counts"] for p in data["papers"]})

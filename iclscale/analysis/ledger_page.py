@@ -165,6 +165,14 @@ def _claim_row(c: dict[str, Any]) -> str:
             for x in experiment["estimates"]
         )
     evidence = []
+    carried = c.get("carried")
+    if carried:  # an earlier ledger's verdict for a claim these roots did not run: said first, in the verdict too
+        verdict += f" — carried from the ledger of {carried.get('generated_at')}, not re-run here"
+        evidence.append(
+            f"<b>carried</b>: not re-run in these roots; the verdict and evidence are the ledger of "
+            f"{e(str(carried.get('generated_at')))} at commit <code>{e(str(carried.get('git_commit'))[:12])}</code>, "
+            "judged by that commit's code"
+        )
     if c["laws_not_run"]:
         evidence.append("<b>laws not run here</b>: " + e(", ".join(c["laws_not_run"])))
     if c["diagnosis"]:
