@@ -201,11 +201,25 @@ def schedule(args: argparse.Namespace, chosen: list, root: Path, earlier: dict[s
     total = sum(p.total for p in planned)
     print(
         f"reproduce {tags} ({args.budget} budget): {len(planned)} sweeps into {root}, "
-        f"{si(sum(p.left for p in planned))} of {si(total)} model-steps (estimated) to train; "
+        f"{si(sum(p.left for p in planned))} of {si(total)} model-steps (estimated) to train{predicted(planned)}; "
         + (f"{jobs} at a time, longest first" if jobs > 1 else "cheapest first"),
         flush=True,
     )
     return planned, jobs
+
+
+def predicted(planned: list) -> str:
+    """' (≈ 40 min …)' summed over the sweeps left, where the committed run times each one (iclscale.sweeps.cost);
+    '' where it cannot time one of them (a sum with holes would read as a promise)."""
+    from iclscale.sweeps.cost import cost_text, predicted_seconds
+    from iclscale.sweeps.run import committed_runs
+
+    earlier = committed_runs()
+    left = [p for p in planned if p.left]
+    seconds = [predicted_seconds(p.sweep.name, p.sweep.study.name, p.left, 0, earlier) for p in left]
+    if not left or None in seconds:
+        return ""
+    return f" (training {cost_text(sum(seconds))}, one sweep at a time)"
 
 
 def run_all(planned, args, jobs: int, progress: Overall, root: Path, chosen: list, failed: list[str]) -> int:

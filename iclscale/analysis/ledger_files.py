@@ -122,6 +122,7 @@ def sweep_entry(sweep: SweepResult, out: Path) -> dict[str, Any]:
         "configs": sweep.configs,
         "seeds": len(sweep.seeds),
         "train_time_s": round(sweep.train_time_s, 1),
+        "model_steps": sweep.model_steps,
         "runs_finished": {"first": sweep.first_finished or None, "last": sweep.last_finished or None},
         "git_commits": sweep.commits,
         "laws": len({row.get("law") for row in sweep.fits}),

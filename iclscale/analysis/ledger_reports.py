@@ -46,6 +46,7 @@ class SweepResult:
     budget: str
     overrides: list[str]
     train_time_s: float = 0.0  # the sum of its packs' training wall times (each pack once)
+    model_steps: int = 0  # steps × configs it stored (iclscale.sweeps.cost predicts the next run's time from it)
 
 
 def results_directories(root: Path) -> list[Path]:
@@ -178,7 +179,15 @@ def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
         budget=budget_of(frozen),
         overrides=list(frozen.get("overrides") or []),
         train_time_s=train_time(runs),
+        model_steps=model_steps(runs),
     )
+
+
+def model_steps(runs) -> int:
+    """Steps × configs stored: each config once (a config's eval points repeat its row)."""
+    if "steps" not in runs or "run_id" not in runs:
+        return 0
+    return int(runs.drop_duplicates("run_id")["steps"].fillna(0).sum())
 
 
 def train_time(runs) -> float:

@@ -123,7 +123,9 @@ def cmd_plan(args: argparse.Namespace) -> None:
         print(describe_stored(sweep, location))
         return
     plan = make_plan(sweep, stored_keys(location) if location.exists() else {}, retry_failed=args.retry_failed)
-    print(describe_plan(plan, location.uri))
+    from iclscale.sweeps.run import committed_runs
+
+    print(describe_plan(plan, location.uri, committed_runs()))
     for i, pack in enumerate(plan.packs):
         shape = {n: pack.configs[0][n] for n in sweep.study.names("shape")}
         print(f"  pack {i:>3}  {pack.pack_id}  {len(pack.configs):>5} configs  {pack.steps:>7} steps  {shape}")
@@ -160,14 +162,29 @@ def cmd_sweeps(args: argparse.Namespace) -> None:
         raise UserError(
             f"--paper: unknown paper {args.paper!r}{did_you_mean(args.paper, names)} (known: {', '.join(names)})"
         )
+    from iclscale.sweeps.run import committed_runs
+
+    earlier = committed_runs()
     for paper in chosen:
         files = paper.sweep_files()
         print(f"{paper.name}: {paper.citation} ({len(files)} sweeps in {shown(paper.sweeps)})")
         for path in files:
             sweep = load_sweep(path)
-            print(f"  {path.stem:<44} {sweep.study.name:<22} {size_text(sweep)}")
+            print(f"  {path.stem:<44} {sweep.study.name:<22} {size_text(sweep)}{cost_of(sweep, earlier)}")
             if sweep.description:
                 print(f"  {'':<44} {sweep.description}")
+
+
+def cost_of(sweep, earlier: dict) -> str:
+    """'; ≈ 4 min (…)' for a grid the committed run can time (iclscale.sweeps.cost), else ''."""
+    from iclscale.sweeps.cost import cost_text, predicted_seconds
+
+    if sweep.search is not None or sweep.threshold is not None:
+        return ""  # their work depends on what the search finds
+    configs = sweep.configs()
+    steps = sum(int(c.as_dict().get("steps", 0)) for c in configs)
+    text = cost_text(predicted_seconds(sweep.name, sweep.study.name, steps, len(configs), earlier))
+    return f"; {text}" if text else ""
 
 
 def size_text(sweep) -> str:

@@ -127,8 +127,14 @@ def pack_id(sweep: Sweep, configs: list[Config], keys: list[str], missing: set[t
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def describe_plan(plan, out: str) -> str:
+def describe_plan(plan, out: str, earlier: dict | None = None) -> str:
+    """The plan in five lines; with `earlier` (iclscale.sweeps.cost.earlier_runs), the time it is predicted to
+    take beside its model-steps."""
+    from iclscale.sweeps.cost import cost_text, predicted_seconds
+
     sweep = plan.sweep
+    to_train = sum(len(p.configs) for p in plan.packs)
+    cost = cost_text(predicted_seconds(sweep.name, sweep.study.name, plan.model_steps, to_train, earlier or {}))
     grid_points = len(plan.configs) // len(sweep.seeds)
     stored = plan.stored["ok"] + plan.stored["diverged"]
     to_run = sum(len(p.configs) for p in plan.packs)
@@ -142,7 +148,7 @@ def describe_plan(plan, out: str) -> str:
             f"stored: {stored} configs ({plan.stored['ok']} ok, {plan.stored['diverged']} diverged); "
             f"to run: {to_run} configs{_failed_text(plan.stored)}",
             f"packs to run: {len(plan.packs)} (configs per pack: {size_text}; pack_size {sweep.resources.pack_size})",
-            f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}",
+            f"model-steps to train: {plan.model_steps:,} of {plan.total_model_steps:,}" + (f"; {cost}" if cost else ""),
             f"output: {out}",
         ]
     )

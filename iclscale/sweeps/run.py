@@ -230,6 +230,14 @@ def check_results_directory(location, sweep) -> None:
     check(location, sweep.name, sweep.study.name)
 
 
+def committed_runs() -> dict:
+    """The committed full run's timed sweeps (docs/results/claims.json; iclscale.sweeps.cost), to predict times."""
+    from iclscale.paper import REPOSITORY
+    from iclscale.sweeps.cost import earlier_runs
+
+    return earlier_runs(REPOSITORY / "docs" / "results" / "claims.json")
+
+
 def _locked_run(sweep, args: argparse.Namespace, location) -> int:
     from iclscale.sweeps.compact import compact
     from iclscale.sweeps.execute import SweepContext, run_inline
@@ -253,7 +261,7 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
         stored = stored_keys(location) if location.exists() else {}
         plan = make_plan(sweep, stored, _slots(sweep, args), retry_failed(args))
         if not args.quiet:
-            print(describe_plan(plan, location.uri), flush=True)
+            print(describe_plan(plan, location.uri, committed_runs()), flush=True)
         write_frozen_sweep(location, sweep.resolved())
         if not plan.packs:
             kept = f" ({plan.stored['failed']} of them as failed)" if plan.stored["failed"] else ""

@@ -1,0 +1,72 @@
+"""What a sweep will cost before it runs: its wall time predicted from an earlier full run's (the committed
+ledger's sweep entries: docs/results/claims.json, `sweeps`), so that `iclscale sweeps`, `sweep plan` and
+`reproduce` say "≈ 12 min" before anything trains.
+
+The prediction, in order of what it can see:
+1. the same sweep timed in the earlier run: its time scaled by this plan's model-steps over that run's (a grid
+   that trains nothing, such as C24's Monte Carlo oracle, by its configs);
+2. another sweep of the same study: the study's median seconds per model-step there, times this plan's;
+3. otherwise nothing (no estimate is better than a wrong one).
+It is the earlier machine's time (the committed run: 2 cores); the line says so. Hand-written rather than the
+schedule's least-squares fit (iclscale.sweeps.schedule.Overall), which needs sweeps finished in this session.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class EarlierRun:
+    """One sweep as the earlier run timed it."""
+
+    sweep: str
+    study: str
+    seconds: float
+    model_steps: int
+    configs: int
+
+
+def earlier_runs(claims_json: Path) -> dict[str, EarlierRun]:
+    """The earlier run's timed sweeps by name; empty where the file is missing or not a ledger, or a sweep entry
+    lacks a time (ledgers before model-steps were recorded time nothing here)."""
+    try:
+        sweeps = json.loads(claims_json.read_text(encoding="utf-8"))["sweeps"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    found = {}
+    for s in sweeps:
+        if isinstance(s, dict) and s.get("train_time_s") and "model_steps" in s:
+            found[s["sweep"]] = EarlierRun(s["sweep"], s.get("study", ""), float(s["train_time_s"]),
+                                           int(s["model_steps"]), int(s.get("configs") or 0))  # fmt: skip
+    return found
+
+
+def predicted_seconds(sweep: str, study: str, model_steps: int, configs: int, earlier: dict[str, EarlierRun]):
+    """The sweep's predicted wall time in seconds (module docstring), or None."""
+    same = earlier.get(sweep)
+    if same is not None:
+        if same.model_steps > 0:
+            return same.seconds * model_steps / same.model_steps
+        if same.configs > 0:
+            return same.seconds * configs / same.configs
+    rates = [r.seconds / r.model_steps for r in earlier.values() if r.study == study and r.model_steps > 0]
+    if rates and model_steps > 0:
+        return statistics.median(rates) * model_steps
+    return None
+
+
+def cost_text(seconds: float | None) -> str:
+    """'≈ 12 min (the committed run's rate, 2 cores)', or '' without a prediction."""
+    if seconds is None:
+        return ""
+    if seconds < 90:
+        amount = f"{max(seconds, 1):.0f} s"
+    elif seconds < 5400:
+        amount = f"{seconds / 60:.0f} min"
+    else:
+        amount = f"{seconds / 3600:.1f} h"
+    return f"≈ {amount} (at the committed run's rate)"
