@@ -44,7 +44,8 @@ def citation_parsing(tree: ast.AST) -> list[str]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = ast.unparse(node.func.value)
             arguments = " ".join(ast.unparse(a) for a in node.args)
-            if "citation" in target and node.func.attr not in ("lower", "__eq__"):
+            own = target.endswith("law.citation")  # a law's own citation ("Thm 2, eq. 5"), not the paper's
+            if "citation" in target and not own and node.func.attr not in ("lower", "__eq__"):
                 found.append(ast.unparse(node))
             elif target == "re" and "citation" in arguments:
                 found.append(ast.unparse(node))
