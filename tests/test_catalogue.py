@@ -44,12 +44,13 @@ def citation_parsing(tree: ast.AST) -> list[str]:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = ast.unparse(node.func.value)
             arguments = " ".join(ast.unparse(a) for a in node.args)
-            own = target.endswith("law.citation")  # a law's own citation ("Thm 2, eq. 5"), not the paper's
-            if "citation" in target and not own and node.func.attr not in ("lower", "__eq__"):
+            if "law.citation" in target:  # a law's own citation ("Thm 2, eq. 5"), not the paper's, may be cut
+                continue
+            if "citation" in target and node.func.attr not in ("lower", "__eq__"):
                 found.append(ast.unparse(node))
             elif target == "re" and "citation" in arguments:
                 found.append(ast.unparse(node))
-        elif isinstance(node, ast.Subscript) and "citation" in ast.unparse(node.value):
+        elif isinstance(node, ast.Subscript) and "citation" in ast.unparse(node.value).replace("law.citation", ""):
             found.append(ast.unparse(node))
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if "seed (\\d" in node.value or "\\[([^\\]]" in node.value:
