@@ -442,3 +442,29 @@ def test_a_preview_shows_the_catalogues_diagnosis_as_the_catalogues():
     own = {**claim, "diagnosis": ["open (generated from this run; not yet explained): a.x on s: interval misses"]}
     assert ledger_page.the_diagnosis(own).startswith("open (generated")
 
+
+def test_laws_verdicts_prints_one_line_per_claim_and_a_bad_ledger_is_one_line(demo_ledger, tmp_path, capsys):
+    _, data = demo_ledger
+    planted = json.loads(json.dumps(data))
+    claim = next(c for c in planted["claims"] if c["paper_tag"] == "C24" and c["claim_id"] == "C1")
+    claim["verdict"] = INCONSISTENT
+    claim["estimates"] = [_fit(claim["laws"][0]["name"], CONSISTENT, group="d=1"),
+                          _fit(claim["laws"][0]["name"], INCONSISTENT, group="d=7")]  # fmt: skip
+    claim["diagnosis"] = ["open: a planted diagnosis that is long enough to be cut somewhere after its first words"]
+    (tmp_path / "ledger").mkdir()
+    (tmp_path / "ledger/claims.json").write_text(json.dumps(planted), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["laws", "--verdicts", str(tmp_path / "ledger")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 + N_CLAIMS and f"{N_CLAIMS} claims" in lines[0]
+    (line,) = [x for x in lines if x.startswith("C24   C1 ")]
+    assert "inconsistent" in line and "d=7: 0.5 [0.4, 0.6] vs band" in line and "d=1" not in line
+    assert "— the catalogue's (from its full run): open: a planted diagnosis" in line  # a custom run: labelled
+    assert "after its first words" not in line
+    not_run = next(c for c in planted["claims"] if c["verdict"] == NOT_RUN)
+    assert f"{not_run['claim_id']:<4} not run        not run in these roots" in "\n".join(lines)
+    (tmp_path / "bad.json").write_text("[1, 2]", encoding="utf-8")
+    for bad in (tmp_path / "bad.json", tmp_path / "nowhere.json"):
+        assert main(["laws", "--verdicts", str(bad)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "cannot read a claims ledger" in err[0], err
