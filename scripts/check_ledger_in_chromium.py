@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check the claims ledger page (`iclscale ledger`) in headless Chromium, offline, and take a screenshot.
 
-    python scripts/check_ledger_in_chromium.py ROOT/ledger [--screenshot ledger.png]
+    python scripts/check_ledger_in_chromium.py ROOT/ledger [--screenshot ledger.png [--claim C24-C3]]
 
 Drives Chromium as scripts/check_report_in_chromium.py does (its DevTools client; no host name resolves) and checks:
 no console error, no request that is not file:/data:, one line per claim present, and the filters working — choosing
@@ -83,6 +83,7 @@ def check_ledger(
     timeout: float = 60.0,
     paper: str = "",
     verdict: str = "",
+    claim: str = "",
 ) -> dict:
     index = (folder / "index.html").resolve()
     claims = json.loads((folder / "claims.json").read_text(encoding="utf-8"))["claims"]
@@ -107,6 +108,12 @@ def check_ledger(
         if screenshot is not None:
             tools.evaluate(choose("paper", paper))  # the screenshot shows these claims ("": all)
             tools.evaluate(choose("verdict", verdict))
+            if claim:  # unfold the claim and its laws, and scroll its line to the top
+                tools.evaluate(
+                    f"(() => {{ const c = document.getElementById({json.dumps(claim)}); if (!c) return false; "
+                    "c.open = true; c.querySelectorAll('details').forEach(d => d.open = true); "
+                    "c.scrollIntoView(); window.scrollBy(0, -40); return true; })()"
+                )
             shot = tools.call("Page.captureScreenshot", format="png")
             screenshot.write_bytes(base64.b64decode(shot["data"]))
             result["screenshot"] = str(screenshot)
@@ -115,9 +122,17 @@ def check_ledger(
         verdicts = sorted({c["verdict"] for c in claims if c["paper_tag"] == tag})
         ran = next((c for c in claims if c["estimates"]), claims[0])
         law = (ran["estimates"][0]["law"] if ran["estimates"] else ran["claim_id"]).split(".", 1)[-1]
-        cases = [(tag, "", "", None), *((tag, v, "", None) for v in verdicts), ("", "", "", None),
-                 ("", "", law, None), ("", "", f"{ran['paper_tag']} {ran['claim_id']}", None),
-                 ("", "", law.upper(), True), ("", "", "", True), ("", "", "", False)]  # fmt: skip
+        cases = [
+            (tag, "", "", None),
+            *((tag, v, "", None) for v in verdicts),
+            ("", "", "", None),
+            ("", "", law, None),
+            ("", "", f"{ran['paper_tag']} {ran['claim_id']}", None),
+            ("", "", law.upper(), True),
+            ("", "", "", True),
+            ("", "", "", False),
+            ("", "not run", "", False),  # choosing "not run" shows those claims with the box unticked
+        ]
         for paper, verdict, text, show_all in cases:
             if show_all is not None:
                 tools.evaluate(tick(show_all))
@@ -154,11 +169,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--screenshot", help="write a PNG of the page's first screen here")
     parser.add_argument("--paper", default="", help="filter the screenshot to this paper's tag (e.g. L24)")
     parser.add_argument("--verdict", default="", help="filter the screenshot to this verdict (e.g. inconsistent)")
+    parser.add_argument("--claim", default="", help="unfold this claim on the screenshot (TAG-ID, e.g. C24-C3)")
     parser.add_argument("--chromium", help="the Chromium binary")
     args = parser.parse_args(argv)
     try:
         shot = Path(args.screenshot) if args.screenshot else None
-        seen = check_ledger(Path(args.ledger), shot, args.chromium, paper=args.paper, verdict=args.verdict)
+        seen = check_ledger(
+            Path(args.ledger), shot, args.chromium, paper=args.paper, verdict=args.verdict, claim=args.claim
+        )
     except (ChromiumMissing, RuntimeError, OSError) as error:
         print(f"check_ledger_in_chromium: {error}", file=sys.stderr)
         return 2

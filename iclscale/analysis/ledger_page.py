@@ -14,7 +14,7 @@ from iclscale.analysis.ledger import FIT_RULE_HEAD, NO_LAW, NOT_RUN, OUTSIDE, VE
 from iclscale.sweeps.budget import CUSTOM, FULL, QUICK
 
 COLUMNS = (
-    "3.5em 3em 7em minmax(10em, 1fr) 9em 21% 17% 17%"  # paper, id, anchor, claim, verdict, estimate, why, diagnosis
+    "4.5em 4.5em 7em minmax(10em, 1fr) 9em 20% 17% 17%"  # paper, id, anchor, claim, verdict, estimate, why, diagnosis
 )
 
 STYLE = f"""
@@ -39,7 +39,8 @@ details.claim > summary .id::before {{ content: "▸ "; color: #246; }}
 details.claim[open] > summary .id::before {{ content: "▾ "; }}
 details.claim[open] {{ background: #fafafa; }}
 .more {{ padding: 0.3em 1em 1em 7em; font-size: 0.9em; }} .more ul {{ margin: 0.2em 0; }}
-.badge {{ display: inline-block; font-size: 0.8em; padding: 0 0.35em; border-radius: 0.3em; margin-left: 0.2em; }}
+.badge {{ display: inline-block; font-size: 0.8em; padding: 0 0.35em; border-radius: 0.3em; margin-left: 0.2em;
+  white-space: nowrap; }}
 .badge.carried {{ background: #5b3a8c; color: #fff; }} .badge.budget {{ background: #555; color: #fff; }}
 .elsewhere {{ color: #5b3a8c; font-weight: bold; }}
 """
@@ -312,8 +313,18 @@ def _fits_by_law(c: dict[str, Any], elsewhere: str) -> str:
             if law
             else f"<div class='small'><code>{e(name)}</code></div>"
         )
+        # the statistic and method said once where every fit of the law shares them (the usual case)
+        shared = {(x["statistic"], x["method"]) for x in fits}
+        common = len(shared) == 1
+        if common and fits:
+            statistic, method = next(iter(shared))
+            reading += f"<div class='small'>each fit: {e(statistic or 'estimate')}" + (
+                f" ({e(method)})</div>" if method else "</div>"
+            )
         items = "".join(
-            f'<li class="{_css(x["verdict"])}"><a href="{e(x["report"])}">{e(estimate_text(x))}</a>{elsewhere}'
+            f'<li class="{_css(x["verdict"])}"><a href="{e(x["report"])}">'
+            + e(f"{short_estimate(x)} → {x['verdict']}" if common else estimate_text(x))
+            + f"</a>{elsewhere}"
             + (f"<div class='small'>{e(first_sentence(x['reason'], 200))}</div>" if x["reason"] else "")
             + "</li>"
             for x in fits
