@@ -407,6 +407,7 @@ def test_the_search_box_filters_over_paper_claim_laws_and_verdict(demo_ledger):
     page = (out / "index.html").read_text(encoding="utf-8")
     assert '<input type="search" id="search"' in page
     assert "claim.dataset.search.includes(t)" in page and "addEventListener('input', applyFilters)" in page
+    assert "document.getElementById(decodeURIComponent(location.hash.slice(1)))" in page  # index.html#C24-C3 opens it
     claim = next(c for c in data["claims"] if c["verdict"] not in (NOT_RUN, NO_LAW))
     words = re.search(rf'id="{claim["paper_tag"]}-{claim["claim_id"]}"[^>]*data-search="([^"]*)"', page)[1]
     for field in (claim["paper_tag"], claim["claim_id"], claim["laws"][0]["name"], claim["verdict"], claim["claim"]):

@@ -68,6 +68,11 @@ function applyFilters() {
 for (const id of ['paper', 'verdict', 'show-all']) document.getElementById(id).addEventListener('change', applyFilters);
 document.getElementById('search').addEventListener('input', applyFilters);
 applyFilters();
+// index.html#C24-C3 opens that claim, shown even where the filters would hide it
+const linked = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+if (linked && linked.classList.contains('claim')) {
+  linked.open = true; linked.style.display = ''; linked.scrollIntoView();
+}
 """
 
 LINE_HEAD = (
