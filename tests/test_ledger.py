@@ -3,7 +3,9 @@ results root
 (~20 s), then `iclscale ledger`; and its verdict rule and history on planted fits."""
 
 import csv
+import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -148,7 +150,7 @@ def test_the_csv_and_the_offline_page(demo_ledger):
     assert len(rows) == N_CLAIMS and rows[0].keys() == set(ledger_files.CSV_COLUMNS)
     page = (out / "index.html").read_text(encoding="utf-8")
     assert "<script src" not in page and "http://" not in page and "https://" not in page  # nothing to fetch
-    assert page.count('<tr class="claim"') == N_CLAIMS
+    assert page.count('<details class="claim"') == N_CLAIMS
     for paper in data["papers"]:
         assert f'<option value="{paper["tag"]}">' in page
 
@@ -206,7 +208,7 @@ def test_the_papers_experiment_is_judged_beside_the_theorem_and_never_counts_as_
     assert "linear in" in experiment["quote"]
     row = ledger_files.csv_row({**entry, "paper": paper.citation})
     assert row["experiment"].startswith("consistent (Fig. 6 (right), nonlinear_icl_fig6_right_T)")
-    assert "the paper's experiment (Fig. 6 (right)): consistent" in ledger_page._claim_row(entry)
+    assert "the paper's experiment (Fig. 6 (right)): consistent" in ledger_page.claim_html(entry)
 
 
 def test_a_claim_not_consistent_and_not_diagnosed_gets_the_runs_own_account(tmp_path):
@@ -301,7 +303,10 @@ def test_an_earlier_ledgers_verdict_is_carried_only_for_claims_not_run_and_label
     with open(tmp_path / "now/claims.csv", newline="", encoding="utf-8") as stream:
         rows = {(r["paper_tag"], r["claim_id"]): r for r in csv.DictReader(stream)}
     assert "2026-01-02" in rows[(not_run["paper_tag"], not_run["claim_id"])]["carried_from"]
-    assert "carried from the ledger of 2026-01-02" in (tmp_path / "now/index.html").read_text(encoding="utf-8")
+    page = (tmp_path / "now/index.html").read_text(encoding="utf-8")
+    line = _line(page, not_run["paper_tag"], not_run["claim_id"])
+    assert "carried · 2026-01-02" in line and "(from the ledger of 2026-01-02, not this run)" in line  # on the line
+    assert sum("carried · " in _line(page, c["paper_tag"], c["claim_id"]) for c in now["claims"]) == 1
     capsys.readouterr()
     (tmp_path / "bad.json").write_text("{}", encoding="utf-8")
     assert (
@@ -309,3 +314,158 @@ def test_an_earlier_ledgers_verdict_is_carried_only_for_claims_not_run_and_label
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "cannot read an earlier ledger" in err[0]
+
+
+def _line(page: str, tag: str, claim_id: str) -> str:
+    """A claim's line on the page: its <summary>, what a reader sees before unfolding it."""
+    key = re.escape(html.escape(f"{tag}-{claim_id}"))
+    match = re.search(rf'<details class="claim" id="{key}"[^>]*>(<summary.*?</summary>)', page)
+    assert match, f"{tag} {claim_id} has no line"
+    return match[1]
+
+
+def _fit(law: str, verdict: str, reason: str = "", group: str = "") -> dict:
+    return {"law": law, "group": group, "sweep": "s", "statistic": "slope", "estimate": 0.5, "ci_low": 0.4,
+            "ci_high": 0.6, "method": "OLS", "theory": "band", "theory_low": 0.1, "theory_high": 0.2,
+            "verdict": verdict, "reason": reason, "n_points": 4, "report": f"../s/report/index.html#law-{group}",
+            "c_star": None, "binding": ""}  # fmt: skip
+
+
+def test_each_claim_is_one_line_with_the_estimate_it_rests_on_its_reason_and_diagnosis(demo_ledger):
+    out, data = demo_ledger
+    page = (out / "index.html").read_text(encoding="utf-8")
+    (claim,) = [c for c in data["claims"] if c["paper_tag"] == "C24" and c["claim_id"] == "C1"]
+    resting = next(x for x in claim["estimates"] if x["verdict"] == claim["verdict"])
+    line = _line(page, "C24", "C1")
+    assert html.escape(ledger_page.short_estimate(resting)) in line
+    assert f"<a href='{html.escape(resting['report'])}'>" in line  # the estimate links to its report's section
+    sentence = re.split(r"(?<=[.;])\s", resting["reason"])[0].rstrip(";")
+    assert html.escape(sentence[:40]) in line and html.escape(resting["reason"]) not in line.replace(sentence, "")
+    assert html.escape(claim["verdict"]) in line and "<ul" not in line and "<li" not in line  # nothing folded open
+    assert page.count("<summary class='line'>") == N_CLAIMS
+
+
+def test_the_resting_estimate_is_the_first_fit_with_the_claims_verdict():
+    fits = [_fit("a.x", CONSISTENT, group="1"), _fit("a.x", INCONSISTENT, group="2"),
+            _fit("a.y", INCONSISTENT, group="3"), _fit("a.y", OUTSIDE, group="4")]  # fmt: skip
+    claim = {"verdict": INCONSISTENT, "estimates": fits, "laws_not_run": []}
+    assert ledger_page.resting_estimate(claim) is fits[1]
+    assert ledger_page.resting_estimate({**claim, "verdict": CONSISTENT}) is fits[0]
+    assert ledger_page.resting_estimate({**claim, "verdict": OUTSIDE}) is fits[3]
+    unfitted = {**claim, "verdict": INCONCLUSIVE, "laws_not_run": ["a.z"]}  # inconclusive: a law was not fitted
+    assert ledger_page.resting_estimate(unfitted) is None
+    assert ledger_page.the_reason(unfitted) == "not every law fitted: z not run here"
+
+
+def test_the_first_sentence_stops_outside_parentheses_and_shortens_long_ones():
+    first = ledger_page.first_sentence
+    assert first("interval [0.2, 0.4] lies inside [0.1, 0.5]. The rest") == "interval [0.2, 0.4] lies inside [0.1, 0.5]"
+    assert first("only 2 x values (needs 4; see below); more") == "only 2 x values (needs 4; see below)"
+    long = "each point violates one (" + "m ≥ L²; " * 12 + "n ≥ L²); the fit"
+    assert first(long) == "each point violates one (m ≥ L²; …)"
+    assert len(first("word " * 100, 50)) == 50 and first("word " * 100, 50).endswith("…")
+
+
+def test_the_details_group_the_fits_by_law_with_counts_per_verdict(demo_ledger):
+    _, data = demo_ledger
+    claim = next(c for c in data["claims"] if c["paper_tag"] == "C24" and c["claim_id"] == "C1")
+    law = claim["laws"][0]["name"]
+    verdicts = [CONSISTENT, OUTSIDE, OUTSIDE, INCONCLUSIVE]
+    fits = [_fit(law, v, group=f"g{i}") for i, v in enumerate(verdicts)] + [_fit("other.law", CONSISTENT)]
+    planted = {**claim, "verdict": INCONCLUSIVE, "estimates": fits}
+    block = ledger_page.claim_html(planted)
+    more = block.split("</summary>", 1)[1]
+    short = law.split(".", 1)[1]
+    assert f"<summary>{short}: 4 fits — 1 consistent, 1 inconclusive, 2 outside</summary>" in more
+    assert "<summary>law: 1 fit — 1 consistent</summary>" in more  # a law outside the claim's list, after its own
+    assert more.index(f"<summary>{short}:") < more.index("<summary>law: 1 fit")
+    for i in range(4):
+        assert more.count(f"#law-g{i}") == 1  # each fit once, under its law
+    assert ledger_page.law_counts(law, []) == f"{short}: not fitted here"
+
+
+def test_a_ledger_of_previews_hides_the_claims_not_run_unless_asked(demo_ledger):
+    """The demo ledger ran one claim at a custom budget and none at full: its claims not run are hidden behind a
+    box that says how many; the same ledger at full budget shows them all."""
+    out, data = demo_ledger
+    page = (out / "index.html").read_text(encoding="utf-8")
+    idle = sum(c["verdict"] in (NOT_RUN, NO_LAW) for c in data["claims"])
+    assert ledger_page.is_preview(data) and idle == N_CLAIMS - 1
+    assert f"<input type='checkbox' id='show-all'> show the {idle} claims not run here (hidden by default" in page
+    assert page.count('data-ran="no"') == idle and page.count('data-ran="yes"') == 1
+    full = {**data, "claims": [{**c, "budget": "full"} if c["budget"] else c for c in data["claims"]]}
+    assert not ledger_page.is_preview(full)
+    assert f"<input type='checkbox' id='show-all' checked> show the {idle} claims not run here</label>" in (
+        ledger_page.render_page(full)
+    )
+    nothing_ran = {**data, "claims": [c for c in data["claims"] if c["verdict"] in (NOT_RUN, NO_LAW)]}
+    assert not ledger_page.is_preview(nothing_ran)  # a ledger of the catalogue alone shows every claim
+
+
+def test_the_search_box_filters_over_paper_claim_laws_and_verdict(demo_ledger):
+    out, data = demo_ledger
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert '<input type="search" id="search"' in page
+    assert "claim.dataset.search.includes(t)" in page and "addEventListener('input', applyFilters)" in page
+    assert "document.getElementById(decodeURIComponent(location.hash.slice(1)))" in page  # index.html#C24-C3 opens it
+    claim = next(c for c in data["claims"] if c["verdict"] not in (NOT_RUN, NO_LAW))
+    words = re.search(rf'id="{claim["paper_tag"]}-{claim["claim_id"]}"[^>]*data-search="([^"]*)"', page)[1]
+    for field in (claim["paper_tag"], claim["claim_id"], claim["laws"][0]["name"], claim["verdict"], claim["claim"]):
+        assert html.escape(field.lower()) in words, field
+
+
+def test_the_page_works_in_chromium_search_and_show_all_included(demo_ledger, tmp_path):
+    """The filters, the search box and the show-all box driven in headless Chromium (scripts/
+    check_ledger_in_chromium.py); skipped where no Chromium is installed."""
+    import shutil
+    import sys
+
+    if not (shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")):
+        pytest.skip("no Chromium")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from check_ledger_in_chromium import check_ledger
+
+    out, _ = demo_ledger
+    seen = check_ledger(out, tmp_path / "ledger.png")
+    assert seen["passed"], seen
+    assert seen["show_all_default"] is False  # a preview ledger: not-run claims hidden
+    searched = [f for f in seen["filters"] if f["search"]]
+    assert searched and all(f["shown"] == f["expected"] for f in searched) and any(f["shown"] for f in searched)
+    assert {f["show_all"] for f in seen["filters"]} == {True, False}
+
+
+def test_a_preview_shows_the_catalogues_diagnosis_as_the_catalogues():
+    claim = {"verdict": INCONSISTENT, "budget": "quick", "diagnosis": ["open: ‖M‖ saturates at 9.7 (full run)."]}
+    assert (
+        ledger_page.the_diagnosis(claim) == "the catalogue's (from its full run): open: ‖M‖ saturates at 9.7 (full run)"
+    )
+    assert ledger_page.the_diagnosis({**claim, "budget": "full"}) == "open: ‖M‖ saturates at 9.7 (full run)"
+    own = {**claim, "diagnosis": ["open (generated from this run; not yet explained): a.x on s: interval misses"]}
+    assert ledger_page.the_diagnosis(own).startswith("open (generated")
+
+
+def test_laws_verdicts_prints_one_line_per_claim_and_a_bad_ledger_is_one_line(demo_ledger, tmp_path, capsys):
+    _, data = demo_ledger
+    planted = json.loads(json.dumps(data))
+    claim = next(c for c in planted["claims"] if c["paper_tag"] == "C24" and c["claim_id"] == "C1")
+    claim["verdict"] = INCONSISTENT
+    claim["estimates"] = [_fit(claim["laws"][0]["name"], CONSISTENT, group="d=1"),
+                          _fit(claim["laws"][0]["name"], INCONSISTENT, group="d=7")]  # fmt: skip
+    claim["diagnosis"] = ["open: a planted diagnosis that is long enough to be cut somewhere after its first words"]
+    (tmp_path / "ledger").mkdir()
+    (tmp_path / "ledger/claims.json").write_text(json.dumps(planted), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["laws", "--verdicts", str(tmp_path / "ledger")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 + N_CLAIMS and f"{N_CLAIMS} claims" in lines[0]
+    (line,) = [x for x in lines if x.startswith("C24   C1 ")]
+    assert "inconsistent" in line and "d=7: 0.5 [0.4, 0.6] vs band" in line and "d=1" not in line
+    assert "— the catalogue's (from its full run): open: a planted diagnosis" in line  # a custom run: labelled
+    assert "after its first words" not in line
+    not_run = next(c for c in planted["claims"] if c["verdict"] == NOT_RUN)
+    assert f"{not_run['claim_id']:<4} not run        not run in these roots" in "\n".join(lines)
+    (tmp_path / "bad.json").write_text("[1, 2]", encoding="utf-8")
+    for bad in (tmp_path / "bad.json", tmp_path / "nowhere.json"):
+        assert main(["laws", "--verdicts", str(bad)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "cannot read a claims ledger" in err[0], err

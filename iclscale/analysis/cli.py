@@ -50,6 +50,14 @@ def add_commands(commands) -> None:
         help="print only why claims do not reproduce: the counts per category and paper, and the per-claim lists "
         "(the markdown blocks README.md and each paper's README hold)",
     )
+    laws.add_argument(
+        "--verdicts",
+        nargs="?",
+        const="",
+        metavar="LEDGER",
+        help="print one line per claim with its latest verdict, the estimate it rests on and the start of its "
+        "diagnosis, from a ledger (its folder or claims.json; default: the committed docs/results/claims.json)",
+    )
     laws.set_defaults(handler=cmd_laws)
 
     fit = commands.add_parser(
@@ -138,6 +146,9 @@ def cmd_laws(args: argparse.Namespace) -> None:
     from iclscale.analysis.laws import LAWS, definition_sites
     from iclscale.errors import UserError
 
+    if args.verdicts is not None:
+        print_verdicts(args.verdicts)
+        return
     if args.diagnoses:
         from iclscale.analysis.diagnoses import markdown
 
@@ -170,6 +181,33 @@ def cmd_laws(args: argparse.Namespace) -> None:
         from iclscale.analysis.diagnoses import counts_markdown
 
         print("\nWhy claims do not reproduce (diagnoses per category and paper):\n" + counts_markdown())
+
+
+def print_verdicts(where: str) -> None:
+    """`iclscale laws --verdicts [LEDGER]`: the ledger's date and commit, then one line per claim
+    (iclscale.analysis.ledger_page.verdict_line)."""
+    import json
+
+    from iclscale.analysis.ledger_files import SCHEMA
+    from iclscale.analysis.ledger_page import verdict_line
+    from iclscale.errors import UserError
+    from iclscale.paper import REPOSITORY
+
+    path = Path(where) if where else REPOSITORY / "docs" / "results" / "claims.json"
+    if path.is_dir():
+        path = path / "claims.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("claims"), list):
+            raise ValueError(f"not a claims ledger (schema {SCHEMA})")
+        lines = [verdict_line(claim) for claim in data["claims"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
+        detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        raise UserError(f"--verdicts {path}: cannot read a claims ledger: {detail}") from None
+    print(
+        f"{path}: {len(lines)} claims, judged {data.get('generated_at')} at commit {str(data.get('git_commit'))[:12]}"
+    )
+    print("\n".join(lines))
 
 
 def sweep_files_by_law() -> dict[str, list[str]]:
