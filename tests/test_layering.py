@@ -181,10 +181,7 @@ NAMES_A_STUDY = {
     "tests/conftest.py": (SW, EXAMPLE),
     "tests/test_analysis_controls.py": ({"cooccurrence", "feature_selector", *NL, *SW}, EVERY_PAPER),
     "tests/test_analysis_derived.py": ({"cooccurrence", "feature_selector", *NL, *ORACLE}, EVERY_PAPER),
-    "tests/test_analysis_laws.py": (
-        {"cooccurrence", "feature_selector", "mamba_outliers", *NL, *ORACLE},
-        "the registry across papers; softmax_window's laws as each kind's example (to split)",
-    ),
+    "tests/test_analysis_laws.py": ({"cooccurrence", *ORACLE}, "the registry, with softmax_window's laws as example"),
     "tests/test_analysis_report.py": (SW, EXAMPLE),
     "tests/test_analysis_userfit.py": (NL | SW, REAL_LAW),
     "tests/test_benchmarks_design_power.py": (NL, REAL_LAW),
