@@ -21,7 +21,7 @@ def test_the_same_sweep_scales_by_model_steps_or_by_configs_where_it_trains_noth
 
 def test_another_sweep_of_the_study_gives_its_median_rate_and_an_unknown_study_nothing():
     assert predicted_seconds("new", "softmax_window", 5_000, 5, EARLIER) == 0.02 * 5_000  # median of 0.01, 0.03
-    assert predicted_seconds("new", "cooccurrence", 5_000, 5, EARLIER) is None
+    assert predicted_seconds("new", "a_study_never_run", 5_000, 5, EARLIER) is None
     assert predicted_seconds("new", "softmax_window_oracle", 0, 5, EARLIER) is None
 
 

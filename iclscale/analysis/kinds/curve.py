@@ -22,6 +22,9 @@ profile). Why not the bootstrap over seeds this kind used before: resampling 3 t
 are too narrow, as for the linear fits, and none at all with fewer than 3 seeds per x (benchmarks/calibration.py
 measured it; docs/laws-and-verdicts.md). Censored points (a threshold never reached) are left out and counted:
 a censored non-linear fit is not implemented. `interval_method` names the interval used.
+
+Generic, though one paper's laws use it today: any f(x; θ) takes this form, and a user's own fit
+(iclscale.analysis.userfit) and the planted controls build on it.
 """
 
 from __future__ import annotations

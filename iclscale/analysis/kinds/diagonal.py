@@ -2,7 +2,10 @@
 is also a pretraining value and was measured after at least two of them, the seed-mean of the measure should
 be smallest on the diagonal (pretraining = test). Statistic: the fraction of such test values whose minimum
 is on the diagonal; interval: bootstrap over seeds (one model per pretraining value and seed, measured at
-every test value). Beside it, per test value, the best off-diagonal mean over the diagonal one."""
+every test value). Beside it, per test value, the best off-diagonal mean over the diagonal one.
+
+Generic, though one paper's laws use it today: any transfer claim (trained at one value, tested at
+another) takes this form, and the planted controls and the law charts know it by name."""
 
 from __future__ import annotations
 

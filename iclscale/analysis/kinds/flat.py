@@ -11,7 +11,10 @@ and exceeds the baseline's seed-to-seed s.d.; this tool's definition, not from a
   another (`second`, magnitude pruning). Statistic: onset(second) − onset(first), an onset beyond the grid
   counted as the grid's end (then the difference is a lower or upper bound, and the reason says so).
 
-The interval reported for an onset is the grid step that brackets it [last x below it, onset]."""
+The interval reported for an onset is the grid step that brackets it [last x below it, onset].
+
+Generic, though one paper's laws use them today: any "free up to a point" or "costs earlier" claim takes these
+forms, and the planted controls and the law charts know them by name."""
 
 from __future__ import annotations
 

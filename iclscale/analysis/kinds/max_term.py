@@ -13,6 +13,9 @@ paper) refines the shared rule's (evidence → form → band against p):
   max{} of power laws has local exponents anywhere in it (another term dominates, or the range holds the
   crossover);
 - inconsistent only if the interval misses the envelope, which no max{} of these terms can produce.
+
+Generic, though one paper's laws use it today: any law of a max{} of power terms takes this form, and the
+planted controls (iclscale.analysis.controls) plan for it by name.
 """
 
 from __future__ import annotations

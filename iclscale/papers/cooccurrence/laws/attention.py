@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from iclscale.analysis.flow_measures import AtLevel, ChangeFromStart, PhaseValue
 from iclscale.analysis.law import OTHER_READING, Law, VersusPrinted
 from iclscale.analysis.measures import FinalValue
 from iclscale.papers.cooccurrence.laws.common import PHASE2, PHASE_2_CONDITIONS, T_STAR_LOSS, theory_exponent_law
+from iclscale.papers.cooccurrence.laws.flow_measures import AtLevel, ChangeFromStart, PhaseValue
 
 C12_SOURCE = "Thm 3.3, Eq. 3 (C_12 = Θ(σ0²√m/(L σ1² m m1) + σ0²/(σ1² m m1)), up to log factors)"
 LOG_NOTE = (

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-from iclscale.analysis.flow_measures import Window
 from iclscale.analysis.kinds import PowerLaw
 from iclscale.analysis.law import (
     CONSTANTS,
@@ -21,6 +20,7 @@ from iclscale.analysis.law import (
 )
 from iclscale.analysis.measures import Measure
 from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
+from iclscale.papers.cooccurrence.laws.flow_measures import Window
 
 Y24 = "Yang et al. 2024 [Y24] (NeurIPS 2024, arXiv 2410.09605)"
 STUDY = "cooccurrence"
@@ -108,7 +108,7 @@ def _per_row(measure, results, rows):
 def initial_output_small(results, rows):
     """[Y24] Lemma D.8: max_i |F(0)(X_i)| ≤ 0.01, from the probe `max_abs_output` at step 0 (NaN, a run recorded
     without it: fails)."""
-    from iclscale.analysis.flow_measures import InitialValue
+    from iclscale.papers.cooccurrence.laws.flow_measures import InitialValue
 
     return _per_row(InitialValue("max_abs_output"), results, rows) <= INITIAL_OUTPUT_BOUND
 
@@ -116,7 +116,7 @@ def initial_output_small(results, rows):
 def readout_size_in_phase_2(results, rows):
     """[Y24] Def. F.1 / Thm E.27: the largest ‖Wᵀa‖² (probe `u_norm2`) over Phase 2 ≤ 2·σ1² m m1 = 2·c1²·m (theory
     init; a run that never reaches Phase 2 fails)."""
-    from iclscale.analysis.flow_measures import PhaseValue
+    from iclscale.papers.cooccurrence.laws.flow_measures import PhaseValue
 
     largest = _per_row(PhaseValue("u_norm2", window=PHASE2, statistic="max"), results, rows)
     scale = rows["c1"].astype(float) ** 2 * rows["m"].astype(float)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 
-from iclscale.analysis.flow_measures import FractionAfter
 from iclscale.analysis.kinds import Bound
 from iclscale.analysis.law import WEAKER, Law, VersusPrinted
 from iclscale.analysis.verdict import Band
@@ -20,6 +19,7 @@ from iclscale.papers.cooccurrence.laws.common import (
     Y24,
     constant,
 )
+from iclscale.papers.cooccurrence.laws.flow_measures import FractionAfter
 
 SETTING = ("init", "readout", "m", "m1", "c0", "c1", "lr")  # one verdict per trained setting
 INF = math.inf

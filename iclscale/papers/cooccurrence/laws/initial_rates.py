@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from iclscale.analysis.flow_measures import InitialValue
 from iclscale.analysis.kinds import Bound
 from iclscale.analysis.law import Hypothesis, Law, Prediction
 from iclscale.analysis.verdict import Band
@@ -18,6 +17,7 @@ from iclscale.papers.cooccurrence.laws.common import (
     theory_exponent_law,
     with_alternative,
 )
+from iclscale.papers.cooccurrence.laws.flow_measures import InitialValue
 
 G1_RATE_VS_M = theory_exponent_law(
     "initial_G1_rate_vs_m",

@@ -5,7 +5,6 @@ the state at T1 (Thm 3.1, E.27; C6); how little attention and the Gram matrices 
 
 from __future__ import annotations
 
-from iclscale.analysis.flow_measures import FirstTimeReaching, PhaseValue
 from iclscale.analysis.kinds import PowerLaw
 from iclscale.analysis.law import Law
 from iclscale.papers.cooccurrence.laws.common import (
@@ -17,6 +16,7 @@ from iclscale.papers.cooccurrence.laws.common import (
     exponent_band,
     theory_exponent_law,
 )
+from iclscale.papers.cooccurrence.laws.flow_measures import FirstTimeReaching, PhaseValue
 
 # our reading of Thm 3.1's T1: the first t with min y_iF_i ≥ 0
 T1 = FirstTimeReaching("min_margin", threshold=0.0, below=False)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from iclscale.analysis.flow_measures import AtLevel, LevelTimeSlope, PhaseValue, SlopeAfter
 from iclscale.analysis.kinds import Bound, PowerLaw
 from iclscale.analysis.law import OTHER_READING, Law, VersusPrinted
 from iclscale.analysis.measures import FinalValue, FinalValueScaled
@@ -26,6 +25,7 @@ from iclscale.papers.cooccurrence.laws.common import (
     theory_init,
     with_alternative,
 )
+from iclscale.papers.cooccurrence.laws.flow_measures import AtLevel, LevelTimeSlope, PhaseValue, SlopeAfter
 
 SETTING = ("init", "readout", "m", "m1", "c0", "c1", "lr")  # one verdict per trained setting
 KAPPA = SlopeAfter("loss", window=LATE_PHASE2, transform="reciprocal")

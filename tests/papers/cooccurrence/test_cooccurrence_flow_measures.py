@@ -1,4 +1,4 @@
-"""Measures in gradient-flow time (iclscale.analysis.flow_measures) on curves built by hand."""
+"""Measures in gradient-flow time (iclscale.papers.cooccurrence.laws.flow_measures) on curves built by hand."""
 
 from types import SimpleNamespace
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from iclscale.analysis.flow_measures import (
+from iclscale.papers.cooccurrence.laws.flow_measures import (
     AtLevel,
     ChangeFromStart,
     FirstTimeReaching,

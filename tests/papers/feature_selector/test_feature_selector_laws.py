@@ -278,7 +278,7 @@ def test_the_ood_laws_judge_each_reading_of_theorem_2s_patterns_apart():
 
 
 # [LW23] Thm 1's conditions as labelled conditions, and the catalogue's sweeps inside them -------------------------
-SWEEPS = Path(__file__).resolve().parents[1] / "iclscale" / "papers" / "feature_selector" / "sweeps"
+SWEEPS = Path(__file__).resolve().parents[3] / "iclscale" / "papers" / "feature_selector" / "sweeps"
 
 
 def _planned(name: str):

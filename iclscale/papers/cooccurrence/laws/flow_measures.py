@@ -1,6 +1,7 @@
 """Measures on a run's curves against a recorded time (gradient-flow time t = η·step, `gf_time`), for laws
 about training dynamics ([Y24]'s phases), where the step is the wrong clock: runs at different step sizes
-are compared at equal t.
+are compared at equal t. Here, in the paper's folder, because only [Y24]'s laws use them (a second paper that
+needs them would move them to iclscale/papers/common/).
 
 - `FirstTimeReaching`: the first recorded t at which a metric crosses a threshold (T1: min_i y_iF_i ≥ 0).
   Censored like `first_step_reaching` (never reached: right-censored at the last t; reached at the first

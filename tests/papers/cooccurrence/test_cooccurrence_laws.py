@@ -255,7 +255,7 @@ def test_every_law_sweep_lies_inside_condition_1_with_the_theory_init():
     from iclscale.papers.cooccurrence.laws.common import CONDITION_1, THEORY_SETTING
     from iclscale.sweeps.spec import load_sweep
 
-    folder = Path(__file__).resolve().parents[1] / "iclscale" / "papers" / "cooccurrence" / "sweeps"
+    folder = Path(__file__).resolve().parents[3] / "iclscale" / "papers" / "cooccurrence" / "sweeps"
     for path in sorted(folder.glob("cooccurrence_law_*.yaml")):
         planned = pd.DataFrame([dict(c.values) for c in load_sweep(path).configs()])
         assert THEORY_SETTING.on_params(planned).all(), path.name
