@@ -36,6 +36,7 @@ from iclscale.papers.common.outliers import (
     unseen_coefficients,
 )
 from iclscale.papers.common.patterns import (
+    EVAL_CHUNK_PROMPTS,
     PromptDraw,
     TaskSet,
     all_tasks,
@@ -50,9 +51,6 @@ from iclscale.papers.mamba_outliers.config import MambaOutliersConfig
 from iclscale.papers.mamba_outliers.model import OneLayer, Stack, layer_inputs
 from iclscale.papers.mamba_outliers.probes import layer_prefix, prompt_metrics, prompt_sums, weight_probes
 from iclscale.trainer.study import Batch, Net, Study
-
-EVAL_CHUNK_PROMPTS = 256
-"""Test prompts drawn and evaluated together (chunk c is draw c of the test stream, whatever the pack)."""
 
 TASK_GROUPS = ("trained", "reversed", "gap2", "other")
 

@@ -26,6 +26,7 @@ from torch.func import vmap
 
 from iclscale.papers.common.hinge import hinge, misclassified
 from iclscale.papers.common.patterns import (
+    EVAL_CHUNK_PROMPTS,
     OOD_RELEVANT,
     Prompts,
     TaskSet,
@@ -46,10 +47,6 @@ from iclscale.papers.nonlinear_icl.model import OneLayerTransformer
 from iclscale.papers.nonlinear_icl.probes import attention_probes, neuron_magnitude_table, neuron_probes
 from iclscale.papers.nonlinear_icl.pruning import neuron_magnitudes, prune, removed_neurons
 from iclscale.trainer.study import Batch, Net, Pack, PackNet, Study
-
-EVAL_CHUNK_PROMPTS = 256
-"""Test prompts drawn and evaluated together. Fixed rather than sized by the pack, so that a config's test set
-(chunk c is the draw of step c) does not depend on the pack it runs in."""
 
 FIG2_OOD = {"S1": 1.28, "odr_split": "equal", "K_ood": 5.0}
 """The out-of-domain data of [L24] Fig. 2 A–B (a = b = 0.64), used by the probes."""
