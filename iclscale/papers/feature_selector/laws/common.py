@@ -28,11 +28,9 @@ from iclscale.analysis.law import (
     HIDDEN_CONSTANT,
     MEASURED,
     Condition,
-    Hypothesis,
-    Prediction,
     Regime,
 )
-from iclscale.analysis.verdict import OVERLAP, Band, VerdictRule
+from iclscale.analysis.verdict import Band, VerdictRule
 
 LW23 = "Li, Wang et al. 2023 [LW23] (M3L workshop, NeurIPS 2023; seed 001)"
 STUDY = "feature_selector"
@@ -145,14 +143,6 @@ def theorem_1_regime(without: tuple[str, ...] = (), run_condition: Condition | N
 SELECTION = theorem_1_regime(run_condition=SELECTION_CONDITION)
 # Propositions 1–2, Lemma 3 and Thm 2 describe the model Thm 1 trains: under its conditions too
 SELECTED = theorem_1_regime(run_condition=SELECTED_CONDITION)
-
-
-def exponent_prediction(value: float, source: str, bound: Band, bound_source: str) -> Prediction:
-    """The paper's exponent as the primary hypothesis, the bound reading beside it."""
-    return Prediction(
-        Hypothesis(f"exponent {value:+.3g}", Band.point(value), source, OVERLAP),
-        (Hypothesis(f"bound reading {bound.describe()}", bound, bound_source, OVERLAP),),
-    )
 
 
 UP = Band(0.0, math.inf)
