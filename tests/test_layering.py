@@ -140,6 +140,16 @@ def test_a_papers_declarations_laws_and_package_stay_torch_free():
     assert found == []
 
 
+def test_config_classes_are_made_in_one_place():
+    """A study's config class is made from its params by iclscale.trainer.configclass (each param declared once):
+    no other module of the package makes a dataclass at run time or writes into its own globals()."""
+    maker = PACKAGE / "trainer" / "configclass.py"
+    found = [str(path.relative_to(ROOT)) for path in sorted(PACKAGE.rglob("*.py"))
+             if path != maker and re.search(r"make_dataclass\(|globals\(\)\[", path.read_text())]  # fmt: skip
+    assert found == []
+    assert "make_dataclass(" in maker.read_text()  # the check reads the right file
+
+
 def test_a_papers_laws_do_not_import_its_trainer_side():
     found = []
     for paper in paper_modules():

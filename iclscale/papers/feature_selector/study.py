@@ -39,9 +39,12 @@ from iclscale.papers.common.patterns import (
     unit_patterns,
 )
 from iclscale.papers.feature_selector import probes
-from iclscale.papers.feature_selector.config import FeatureSelectorConfig
-from iclscale.papers.feature_selector.declaration import attention_widths
+from iclscale.papers.feature_selector.declaration import FEATURE_SELECTOR, attention_widths
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Batch, Net, Study
+
+# the `c` its functions take: made from the declared params (iclscale.trainer.configclass)
+FeatureSelectorConfig = configclass.of(FEATURE_SELECTOR)
 
 
 @dataclass

@@ -47,10 +47,14 @@ from iclscale.papers.common.patterns import (
     sample_prompt_draw,
     unit_patterns,
 )
-from iclscale.papers.mamba_outliers.config import MambaOutliersConfig
+from iclscale.papers.mamba_outliers.declaration import MAMBA_OUTLIERS
 from iclscale.papers.mamba_outliers.model import OneLayer, Stack, layer_inputs
 from iclscale.papers.mamba_outliers.probes import layer_prefix, prompt_metrics, prompt_sums, weight_probes
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Batch, Net, Study
+
+# the `c` its functions take: made from the declared params (iclscale.trainer.configclass)
+MambaOutliersConfig = configclass.of(MAMBA_OUTLIERS)
 
 TASK_GROUPS = ("trained", "reversed", "gap2", "other")
 
