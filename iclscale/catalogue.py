@@ -4,7 +4,7 @@
 The papers themselves (their tags, seeds, studies and quotes) are `iclscale.paper`'s; this index sits above the
 sweep files' parser, so that the analysis (the ledger, `iclscale laws`) and the command line (`iclscale reproduce`)
 read a sweep file's facts from the one parser that checks them, never from the YAML again. A catalogue file that
-does not parse is the paper's bug: the UserError names it (tests/test_catalogue_sweeps.py holds every built-in one).
+does not parse is the paper's bug: the UserError names it (tests/test_catalogue.py holds every built-in one).
 """
 
 from __future__ import annotations

@@ -185,3 +185,17 @@ def test_axis_titles_come_from_the_params_symbol_and_meaning():
     assert results.title("n") == "n"  # no symbol or meaning in the sweep: the column name
     assert results.title("Lambda").startswith("Λ = nL²/σ²")  # the study's paper's derived variable
     assert Results("x", {"params": params, "study": "cooccurrence"}, results.runs, None).title("Lambda") == "Lambda"
+
+
+def test_exponent_prediction_judges_the_point_and_the_bound_reading_in_overlap_mode():
+    from iclscale.analysis.law import exponent_prediction
+    from iclscale.analysis.verdict import OVERLAP, Band
+
+    bound = Band(-1.0, math.inf)
+    made = exponent_prediction(-1.0, "Thm 1", bound, "Thm 1 as a bound")
+    assert (made.primary.name, made.primary.band, made.primary.mode) == ("exponent -1", Band.point(-1.0), OVERLAP)
+    (reading,) = made.alternatives
+    assert (reading.name, reading.band, reading.mode) == (f"bound reading {bound.describe()}", bound, OVERLAP)
+    named = exponent_prediction(0.5, "s", bound, "b", name="exponent 0.5", bound_name="bound reading")
+    assert (named.primary.name, named.alternatives[0].name) == ("exponent 0.5", "bound reading")
+    assert exponent_prediction(0.5, "s", bound, "b").primary.name == "exponent +0.5"

@@ -1,4 +1,4 @@
-"""Every claim of every paper carries the paper's own words (analysis/catalogue/<paper>/quotes.yaml), and each
+"""Every claim of every paper carries the paper's own words (iclscale/papers/<paper>/laws/quotes.yaml), and each
 quote is found in the paper's text (its parts in order, where "…" leaves words out): ../shared/seeds/<seed>_*.txt
 from the repository root, or the nearest ancestor's shared/seeds (skipped, saying why, where there is none). Both
 sides are normalised first: unicode (NFKC, and the UTF-8-read-as-cp1252 mojibake of one text repaired), hyphenation

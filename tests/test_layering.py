@@ -142,6 +142,16 @@ def test_a_papers_declarations_laws_and_package_stay_torch_free():
     assert found == []
 
 
+def test_config_classes_are_made_in_one_place():
+    """A study's config class is made from its params by iclscale.trainer.configclass (each param declared once):
+    no other module of the package makes a dataclass at run time or writes into its own globals()."""
+    maker = PACKAGE / "trainer" / "configclass.py"
+    found = [str(path.relative_to(ROOT)) for path in sorted(PACKAGE.rglob("*.py"))
+             if path != maker and re.search(r"make_dataclass\(|globals\(\)\[", path.read_text())]  # fmt: skip
+    assert found == []
+    assert "make_dataclass(" in maker.read_text()  # the check reads the right file
+
+
 def test_a_papers_laws_do_not_import_its_trainer_side():
     found = []
     for paper in paper_modules():
@@ -417,8 +427,9 @@ def test_the_checks_see_a_forbidden_import(tmp_path):
     "module",
     ["iclscale.analysis.laws", "iclscale.analysis.reader", "iclscale.analysis.report", "iclscale.analysis.cli"],
 )
-def test_importing_analysis_loads_neither_the_trainer_nor_torch(module):
-    code = f"import json, sys, {module}; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'torch' "
+def test_importing_analysis_loads_neither_the_trainer_nor_torch_nor_plotting(module):
+    heavy = "('torch', 'altair', 'matplotlib')"  # plotting is imported by the command that draws
+    code = f"import json, sys, {module}; print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {heavy} "
     code += "or m.startswith('iclscale.trainer'))))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -33,7 +33,7 @@ from iclscale.analysis.conditions import (  # noqa: F401
 )
 from iclscale.analysis.derived import ingredients, symbol
 from iclscale.analysis.measures import Measure
-from iclscale.analysis.verdict import INSIDE, Band, VerdictRule
+from iclscale.analysis.verdict import INSIDE, OVERLAP, Band, VerdictRule
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -60,6 +60,19 @@ class Prediction:
 
     primary: Hypothesis
     alternatives: tuple[Hypothesis, ...] = ()
+
+
+def exponent_prediction(
+    point: float, source: str, bound: Band, bound_source: str, *, name: str = "", bound_name: str = ""
+) -> Prediction:
+    """A theorem's exponent as the primary hypothesis (a point), and its bound reading beside it: a theorem that
+    gives a T that suffices bounds the exponent rather than fixing it. Both are judged in overlap mode (a point
+    has no inside). `name`, `bound_name`: the labels reports show; by default "exponent +0.5" and "bound reading
+    [a, b]"."""
+    return Prediction(
+        Hypothesis(name or f"exponent {point:+.3g}", Band.point(point), source, OVERLAP),
+        (Hypothesis(bound_name or f"bound reading {bound.describe()}", bound, bound_source, OVERLAP),),
+    )
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ sweep files give ("quick", `iclscale reproduce --budget quick`): the ledger says
 With several roots, each claim's latest verdict (the root whose runs finished last) is shown, with the verdicts
 of the other roots as its history.
 
-The paper's own words for each claim live beside the catalogue, in analysis/catalogue/<paper>/quotes.yaml (claim
+The paper's own words for each claim live beside the catalogue, in iclscale/papers/<paper>/laws/quotes.yaml (claim
 id: quote), and tests/test_claim_quotes.py finds each quote in the paper's text.
 """
 

@@ -1,6 +1,6 @@
 """`key=value` overrides on the command line, as Hydra has them: every variation without a YAML edit.
 
-    iclscale sweep run sweeps/demo.yaml seeds=5 sigma=[0.5,1,2] steps=200 pack_size=64 name=demo_small
+    iclscale sweep run demo seeds=5 sigma=[0.5,1,2] steps=200 pack_size=64 name=demo_small
 
 - a dotted path sets that key of the file: `grid.L=[0.1,1]`, `fixed.d=3`, `eval.L_test=[1,2]`,
   `resources.pack_size=64`, `seeds=5`, `name=x`, `search.trials=4`;

@@ -1,13 +1,15 @@
 """A study's config class: the typed view `c` of one config that its functions receive (iclscale.trainer.study).
 
-A paper declares it once, as a frozen dataclass with one field per shape param (its Python type), one per train
-param (`Tensor`: 0-d under vmap), then `rng: Stream` and `const: dict[str, Tensor]`, and names it in its
-`StudyInfo(config=...)`; `python -m iclscale.trainer.configclass STUDY` prints it from the declared params (its
-module has `from __future__ import annotations`: annotations are compared as written, and torch is imported for
-editors only, under TYPE_CHECKING, so that the declarations stay torch-free). Two
-checks keep it honest, both torch-free: the declaration (`check_fields`, when the StudyInfo is made) and every
-`c.<name>` a study function reads (`check_reads`, when the study is loaded), so that a misspelt attribute fails
-then, not under vmap.
+Made here from the declared params, never written by hand, so that a param is declared once (its `Param(...)`):
+a frozen dataclass with one field per shape param (its Python type), one per train param (`Tensor`: 0-d under
+vmap), then `rng: Stream` and `const: dict[str, Tensor]`; the annotations are text, so declarations stay
+torch-free. `of(info)` is the class of a study, named after its study class (`NonlinearICL` ->
+`NonlinearICLConfig`) and placed in the study's module, which binds that name for its annotations (and pickle
+finds it there): `NonlinearICLConfig = configclass.of(NONLINEAR_ICL)`. Several studies of a paper whose functions
+are shared take a common base, the fields they all have (`shared_base`, named by `StudyInfo(config_base=...)`).
+
+Loading a study checks every `c.<name>` a study function reads (`check_reads`, torch-free) against its class, so
+that a misspelt attribute fails then, not under vmap.
 """
 
 from __future__ import annotations
@@ -17,21 +19,23 @@ import dataclasses
 import functools
 import inspect
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from iclscale.errors import did_you_mean
 
 if TYPE_CHECKING:
+    from iclscale.trainer.params import Param
     from iclscale.trainer.registry import StudyInfo
 
 VIEW_FIELDS = {"rng": "Stream", "const": "dict[str, Tensor]"}
 """What every view holds besides the params: the config's random stream and its constants."""
 
 
-def expected_fields(info: StudyInfo) -> dict[str, str]:
-    """Field name -> annotation (as written) of the study's config class."""
+def fields_of(params: Iterable[Param]) -> dict[str, str]:
+    """Field name -> annotation (as text) of a config class holding these params."""
     fields = {}
-    for p in info.params:
+    for p in params:
         if p.role == "shape":
             fields[p.name] = p.type.__name__ + (" | None" if p.nullable else "")
         elif p.role == "train":
@@ -39,31 +43,61 @@ def expected_fields(info: StudyInfo) -> dict[str, str]:
     return {**fields, **VIEW_FIELDS}
 
 
-def check_fields(info: StudyInfo) -> None:
-    """The config class has exactly the fields of the declared shape and train params, with their types."""
-    assert info.config is not None
-    declared = {f.name: f.type for f in dataclasses.fields(info.config)}
-    expected = expected_fields(info)
-    if declared != expected:
-        missing = [f"{n}: {t}" for n, t in expected.items() if declared.get(n) != t]
-        extra = [f"{n}: {t}" for n, t in declared.items() if expected.get(n) != t]
+def class_name(info: StudyInfo) -> str:
+    """`NonlinearICL` -> `NonlinearICLConfig`: the config class is named after the study class."""
+    return info.implementation.rpartition(":")[2] + "Config"
+
+
+@functools.cache
+def of(info: StudyInfo) -> type:
+    """The config class of a study: one field per shape and train param, `rng` and `const` (module docstring).
+    Made once per declaration (equal declarations, e.g. one unpickled in a Ray worker, share it)."""
+    fields = fields_of(info.params)
+    bases: tuple[type, ...] = ()
+    if info.config_base is not None:
+        inherited = {f.name: f.type for f in dataclasses.fields(info.config_base)}
+        wrong = [f"{n}: {t}" for n, t in inherited.items() if fields.get(n) != t]
+        if wrong:
+            raise TypeError(
+                f"study {info.name}: its params do not give the fields of {info.config_base.__name__} "
+                f"({', '.join(wrong)})"
+            )
+        fields = {n: t for n, t in fields.items() if n not in inherited}
+        bases = (info.config_base,)
+    module = info.implementation.partition(":")[0]
+    doc = f"One config of `{info.name}` as its study functions see it (iclscale.trainer.study)."
+    return _dataclass(class_name(info), module, list(fields.items()), bases, doc)
+
+
+def shared_base(name: str, module: str, *studies: tuple[Param, ...]) -> type:
+    """A base class of several studies' config classes: the fields that every one of them has, alike (what their
+    shared functions may read), made in `module`, which binds it as `name`."""
+    each = [fields_of(params) for params in studies]
+    common = [(n, t) for n, t in each[0].items() if all(other.get(n) == t for other in each[1:])]
+    doc = "What the config of each study that shares these functions holds (iclscale.trainer.configclass)."
+    return _dataclass(name, module, common, (), doc)
+
+
+def _dataclass(name: str, module: str, fields: list[tuple[str, str]], bases: tuple[type, ...], doc: str) -> type:
+    made = dataclasses.make_dataclass(name, fields, bases=bases, frozen=True)
+    made.__module__ = module  # where pickle (a saved compiled step) finds it by name
+    made.__doc__ = doc
+    return made
+
+
+def bind(info: StudyInfo, module) -> None:
+    """Put the study's config class in its module under its name where the module has not bound it (a study that
+    annotates no `c`): pickle finds a class there by name. A module that binds another class under that name is
+    out of step with its declaration."""
+    made, name = of(info), class_name(info)
+    bound = getattr(module, name, None)
+    if bound is None:
+        setattr(module, name, made)
+    elif bound is not made:
         raise TypeError(
-            f"study {info.name}: config class {info.config.__name__} is out of step with the declared params "
-            f"(needs {', '.join(missing) or 'nothing more'}; has {', '.join(extra) or 'nothing else'}); "
-            f"print it afresh with python -m iclscale.trainer.configclass {info.name}"
+            f"study {info.name}: {module.__name__}.{name} is not the config class made from its declaration; "
+            f"bind it as {name} = configclass.of(<its StudyInfo>)"
         )
-
-
-def source(info: StudyInfo, name: str) -> str:
-    """The config class of a study, as Python source for its paper's config module."""
-    lines = [
-        "@dataclass(frozen=True)",
-        f"class {name}:",
-        f'    """One config of `{info.name}` as its study functions see it (iclscale.trainer.study)."""',
-        "",
-    ]
-    lines += [f"    {field}: {annotation}" for field, annotation in expected_fields(info).items()]
-    return "\n".join(lines) + "\n"
 
 
 def check_reads(study_class: type, config: type) -> None:
@@ -118,11 +152,3 @@ def _class_name(module, argument: ast.arg) -> str | None:
     name = str(text).rsplit(".", 1)[-1]
     bound = getattr(getattr(module, name, None), "__bound__", None)
     return bound.__name__ if isinstance(bound, type) else name
-
-
-if __name__ == "__main__":  # python -m iclscale.trainer.configclass STUDY [CLASS_NAME]
-    from iclscale.trainer.registry import study_info
-
-    study = study_info(sys.argv[1])
-    default_name = study.implementation.rpartition(":")[2] + "Config"
-    print(source(study, sys.argv[2] if len(sys.argv) > 2 else default_name), end="")

@@ -27,7 +27,7 @@ from torch.utils._pytree import tree_leaves, tree_map
 from iclscale.trainer import compiling
 from iclscale.trainer.params import EvalPoint
 from iclscale.trainer.rng import Stream
-from iclscale.trainer.study import Net, Pack, PackNet, Study, config_view, config_view_class
+from iclscale.trainer.study import Net, Pack, PackNet, Study, config_view
 
 TEST_DATA_SHARE = 0.25
 DRAW_CHUNK = 256
@@ -103,7 +103,7 @@ class Measurer:
         if self.compile == "off" or pack.device.type != "cpu" or (self.compile == "auto" and self.planned < DRAW_CHUNK):
             return pack.map(eager)
         info = pack.info
-        fn = draw_function(self.study, config_view_class(info), pack.shape, dict(point))
+        fn = draw_function(self.study, info.config, pack.shape, dict(point))
         key = ("test_data", info.name, tuple(pack.shape.items()), tuple(sorted(dict(point).items())), "cpu")
         example = chunk_inputs(pack, 0, size)
         try:

@@ -65,8 +65,9 @@ class StudyInfo:
     implementation: str
     checks: tuple[Check, ...] = ()
     metrics: tuple[Metric, ...] = ()  # every final metric's meaning (`iclscale studies NAME` lists them)
-    config: type | None = None
-    """The config class its study functions receive (iclscale.trainer.configclass); None: one made at run time."""
+    config_base: type | None = None
+    """A base of its config class that functions shared with other studies take (`configclass.shared_base`); the
+    config class itself is made from the params (`config`)."""
     eval_values: Callable[[Mapping[str, Any]], int] | None = None
     """Floats one config's evaluation at an eval point holds at once (its test set), from the params alone (shape,
     train and eval): checked against the machine before training (`iclscale.trainer.footprint.check_evaluation`),
@@ -77,8 +78,12 @@ class StudyInfo:
         duplicated = {n for n in names if names.count(n) > 1}
         if duplicated:
             raise ValueError(f"study {self.name}: params declared twice: {sorted(duplicated)}")
-        if self.config is not None:
-            configclass.check_fields(self)
+        configclass.of(self)  # a config_base the params do not give fails here, at the declaration
+
+    @property
+    def config(self) -> type:
+        """The config class its study functions receive, made from the params (iclscale.trainer.configclass)."""
+        return configclass.of(self)
 
     def param(self, name: str, where: str) -> Param:
         for p in self.params:
@@ -142,8 +147,8 @@ class StudyInfo:
                 raise
             raise UserError(f"study {self.name}: implementation {self.implementation!r}: {moved}") from None
         study_class = getattr(module, attr)
-        if self.config is not None:  # a misspelt `c.<name>` fails here, not under vmap
-            configclass.check_reads(study_class, self.config)
+        configclass.bind(self, module)
+        configclass.check_reads(study_class, self.config)  # a misspelt `c.<name>` fails here, not under vmap
         return study_class(self)
 
 

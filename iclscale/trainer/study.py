@@ -34,8 +34,6 @@ it, written (pack_size, ...). The name is the framework's own: papers keep their
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,37 +83,8 @@ class PackNet(Net):
         return vmap(lambda params, *x: functional_call(self.module, params, x))(dict(self.params), *inputs)
 
 
-@functools.cache
-def config_view_class(info: StudyInfo) -> type:
-    """The study's declared config class (iclscale.trainer.configclass), or for a study that declares none a
-    frozen dataclass made here with one field per shape/train param, plus `rng` and `const`. A made one is an
-    attribute of this module, so that pickle finds it by name (a saved compiled step refers to it)."""
-    if info.config is not None:
-        return info.config
-    fields = [(name, Any) for name in info.names("shape", "train")]
-    fields += [("rng", Stream), ("const", dict, field(default_factory=dict))]
-    view_class = dataclasses.make_dataclass(_view_class_name(info.name), fields, frozen=True)
-    view_class.__module__ = __name__
-    globals()[view_class.__name__] = view_class
-    return view_class
-
-
-def _view_class_name(study: str) -> str:
-    return "".join(part.title() for part in study.split("_")) + "Config"
-
-
-def __getattr__(name: str) -> type:
-    """A registered study's config view class, made on first use (pickle asks for it by name)."""
-    from iclscale.trainer.registry import all_studies
-
-    for info in all_studies():
-        if _view_class_name(info.name) == name:
-            return config_view_class(info)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def config_view(view_class: type, shape: Mapping[str, Any], train: Mapping[str, torch.Tensor], rng: Stream, const):
-    """One config as its study sees it (`view_class` from `config_view_class`, made outside compiled code)."""
+    """One config as its study sees it (`view_class`: the study's `info.config`, looked up outside compiled code)."""
     return view_class(**shape, **train, rng=rng, const=dict(const))
 
 
@@ -164,7 +133,7 @@ class Pack:
 
     def view_of(self, hp: Mapping[str, torch.Tensor], key: torch.Tensor, const: Mapping[str, torch.Tensor]) -> Any:
         """One config as its study sees it, from its slices of `hp`, the stream keys and `const` (under vmap)."""
-        return config_view(config_view_class(self.info), self.shape, hp, Stream(key), const)
+        return config_view(self.info.config, self.shape, hp, Stream(key), const)
 
     def map(self, fn: Callable[[Any], Any], randomness: str = "error") -> Any:
         """`fn(c)` of every config, stacked: a function written for one config, vmapped over the pack in

@@ -28,7 +28,7 @@ from iclscale.trainer.compiling import StepRunner, decide, resolve_mode
 from iclscale.trainer.measuring import Measurer, append
 from iclscale.trainer.params import Config, EvalPoint, RecordSchedule
 from iclscale.trainer.registry import StudyInfo
-from iclscale.trainer.study import Net, Pack, PackNet, Study, config_view, config_view_class
+from iclscale.trainer.study import Net, Pack, PackNet, Study, config_view
 
 OK, DIVERGED = "ok", "diverged"
 
@@ -407,7 +407,7 @@ def make_step(info: StudyInfo, study: Study, module: torch.nn.Module, shape: Map
     from iclscale.trainer.rng import Stream
 
     steps, full_batch = int(shape["steps"]), shape["optimizer"] == "gd"
-    view_class = config_view_class(info)
+    view_class = info.config
 
     def one(params, buffers, state, hp, key, const, data, active, t):
         c = config_view(view_class, shape, hp, Stream(key), const)

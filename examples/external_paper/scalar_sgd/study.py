@@ -5,10 +5,17 @@ side by side, each on its own examples, and reports their mean (one chain's (w �
 with one degree of freedom).
 """
 
+from __future__ import annotations
+
 import torch
 from torch import nn
 
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Study
+from scalar_sgd.declaration import SCALAR_SGD
+
+# `c` below: one config, a class made from the declared params; loading the study checks every `c.<name>` read
+ScalarSGDConfig = configclass.of(SCALAR_SGD)
 
 
 class Lines(nn.Module):
@@ -23,23 +30,23 @@ class Lines(nn.Module):
 
 
 class ScalarSGD(Study):
-    def module(self, c) -> nn.Module:
+    def module(self, c: ScalarSGDConfig) -> nn.Module:
         return Lines(c.chains)
 
-    def init(self, c) -> dict[str, torch.Tensor]:
+    def init(self, c: ScalarSGDConfig) -> dict[str, torch.Tensor]:
         return {"w": torch.zeros(c.chains)}  # w = 0: the initial error is −a
 
-    def batch(self, c, step):
+    def batch(self, c: ScalarSGDConfig, step):
         """B fresh examples per chain: x ~ N(0, 1), y = a·x + σ·ε (draws are a pure function of seed and step)."""
         x = c.rng.normal("x", step, (c.chains, c.batch))
         noise = c.rng.normal("noise", step, (c.chains, c.batch))
         return x, c.a * x + c.sigma * noise
 
-    def loss(self, net, batch, c) -> torch.Tensor:
+    def loss(self, net, batch, c: ScalarSGDConfig) -> torch.Tensor:
         """½ mean (w·x − y)² per chain, summed over chains (so that each chain takes its own SGD step)."""
         x, y = batch
         return 0.5 * ((net(x) - y) ** 2).mean(dim=-1).sum()
 
-    def probes(self, net, c, final: bool) -> dict[str, torch.Tensor]:
+    def probes(self, net, c: ScalarSGDConfig, final: bool) -> dict[str, torch.Tensor]:
         w = net.params["w"]
         return {"excess_risk": ((w - c.a) ** 2).mean(), "w": w.mean()}

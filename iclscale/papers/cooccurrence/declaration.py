@@ -13,7 +13,6 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from iclscale.papers.cooccurrence.config import CooccurrenceConfig
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -177,7 +176,6 @@ COOCCURRENCE = StudyInfo(
     title="A one-layer transformer learns word co-occurrence by gradient flow in two phases",
     paper=PAPER,
     implementation="iclscale.papers.cooccurrence.study:Cooccurrence",
-    config=CooccurrenceConfig,
     checks=(_check_type_counts, _check_vocabulary),
     metrics=METRICS,
     params=(

@@ -15,8 +15,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from iclscale.papers.cooccurrence.config import CooccurrenceConfig
 from iclscale.papers.cooccurrence.data import FIRST_RANDOM, random_sample, sample_sequences
+from iclscale.papers.cooccurrence.declaration import COOCCURRENCE
 from iclscale.papers.cooccurrence.model import CooccurrenceTransformer, initial_weights, signs
 from iclscale.papers.cooccurrence.probes import (
     balancing,
@@ -31,7 +31,11 @@ from iclscale.papers.cooccurrence.probes import (
     scores_and_values,
     softmax_weights,
 )
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Batch, Net, Study
+
+# the `c` its functions take: made from the declared params (iclscale.trainer.configclass)
+CooccurrenceConfig = configclass.of(COOCCURRENCE)
 
 RANDOM_SAMPLE = 61  # random tokens whose score and Gram drifts are tracked (with μ1, μ2, μ3: 64); not from the paper
 

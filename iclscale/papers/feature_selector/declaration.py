@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from iclscale.papers.feature_selector.config import FeatureSelectorConfig
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -253,7 +252,6 @@ FEATURE_SELECTOR = StudyInfo(
     title="A one-layer Transformer selects features of noisy patterns: T ∝ √M/(λ_* η), OOD on the cone of μ",
     paper=PAPER,
     implementation="iclscale.papers.feature_selector.study:FeatureSelector",
-    config=FeatureSelectorConfig,
     checks=(_check_shapes, _check_ood),
     metrics=METRICS,
     params=(

@@ -29,15 +29,22 @@ from iclscale.papers.common.noisy_patterns import (
     spare_axes,
 )
 from iclscale.papers.common.one_layer_transformer import OneLayerTransformer, attention_weights
-from iclscale.papers.common.patterns import Prompts, TaskSet, all_tasks, label_embedding, training_tasks, unit_patterns
+from iclscale.papers.common.patterns import (
+    EVAL_CHUNK_PROMPTS,
+    Prompts,
+    TaskSet,
+    all_tasks,
+    label_embedding,
+    training_tasks,
+    unit_patterns,
+)
 from iclscale.papers.feature_selector import probes
-from iclscale.papers.feature_selector.config import FeatureSelectorConfig
-from iclscale.papers.feature_selector.declaration import attention_widths
+from iclscale.papers.feature_selector.declaration import FEATURE_SELECTOR, attention_widths
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Batch, Net, Study
 
-EVAL_CHUNK_PROMPTS = 256
-"""Test prompts drawn and evaluated together. Fixed rather than sized by the pack, so that a config's test set
-(chunk c is the draw of step c) does not depend on the pack it runs in."""
+# the `c` its functions take: made from the declared params (iclscale.trainer.configclass)
+FeatureSelectorConfig = configclass.of(FEATURE_SELECTOR)
 
 
 @dataclass

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from iclscale.papers.mamba_outliers.config import MambaOutliersConfig
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -215,7 +214,6 @@ MAMBA_OUTLIERS = StudyInfo(
     title="Mamba vs a linear Transformer in context with outliers: gates, thresholds in α, iterations vs l_tr",
     paper=PAPER,
     implementation="iclscale.papers.mamba_outliers.study:MambaOutliers",
-    config=MambaOutliersConfig,
     checks=(_check,),
     metrics=METRICS,
     params=(

@@ -36,6 +36,7 @@ from iclscale.papers.common.outliers import (
     unseen_coefficients,
 )
 from iclscale.papers.common.patterns import (
+    EVAL_CHUNK_PROMPTS,
     PromptDraw,
     TaskSet,
     all_tasks,
@@ -46,13 +47,14 @@ from iclscale.papers.common.patterns import (
     sample_prompt_draw,
     unit_patterns,
 )
-from iclscale.papers.mamba_outliers.config import MambaOutliersConfig
+from iclscale.papers.mamba_outliers.declaration import MAMBA_OUTLIERS
 from iclscale.papers.mamba_outliers.model import OneLayer, Stack, layer_inputs
 from iclscale.papers.mamba_outliers.probes import layer_prefix, prompt_metrics, prompt_sums, weight_probes
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Batch, Net, Study
 
-EVAL_CHUNK_PROMPTS = 256
-"""Test prompts drawn and evaluated together (chunk c is draw c of the test stream, whatever the pack)."""
+# the `c` its functions take: made from the declared params (iclscale.trainer.configclass)
+MambaOutliersConfig = configclass.of(MAMBA_OUTLIERS)
 
 TASK_GROUPS = ("trained", "reversed", "gap2", "other")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from iclscale.papers.nonlinear_icl.config import NonlinearICLConfig, NonlinearICLGPT2Config
+from iclscale.trainer import configclass
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -264,30 +264,48 @@ def _test_set_values(values: Mapping[str, Any]) -> int:
     return values["eval_prompts"] * ((values["l_ts"] + 1) * (values["d_x"] + values["d_y"]) + 1)
 
 
+ONE_LAYER_PARAMS = (
+    *DATA_SHAPE,
+    *ONE_LAYER_SHAPE,
+    *recipe_params(
+        steps=400,
+        lr=1.0,
+        optimizer="sgd",
+        source="[L24] Alg. 1: plain SGD; T = 400 reads Fig. 2's '400 epochs' as iterations; η = 1 not from "
+        "the paper (a pilot of ours; Thm 3.3 asks η ≤ 1)",
+    ),
+    *data_train_params(1, "[L24] §5: 1 for the one-layer model"),
+    *ONE_LAYER_TRAIN,
+    *DATA_EVAL,
+    *ONE_LAYER_EVAL,
+)
+
+GPT2_PARAMS = (
+    *DATA_SHAPE,
+    *GPT2_SHAPE,
+    *recipe_params(
+        steps=2000,
+        lr=1e-4,
+        optimizer="adam",
+        source="not from the paper; Adam at 1e-4 is ours, after the Bai et al. and Wu et al. that [L24] §5 follows",
+    ),
+    *data_train_params(4, "[L24] §5: 4 for GPT-2"),
+    *DATA_EVAL,
+)
+
+PatternConfig = configclass.shared_base("PatternConfig", __name__, ONE_LAYER_PARAMS, GPT2_PARAMS)
+"""What both studies' configs hold, the data model and the recipe: the shared study functions take it."""
+
 NONLINEAR_ICL = StudyInfo(
     name="nonlinear_icl",
     title="A one-layer nonlinear Transformer learns binary ICL tasks in T ∝ α^(-2/3) and generalizes out of domain",
     paper=PAPER,
     implementation="iclscale.papers.nonlinear_icl.study:NonlinearICL",
-    config=NonlinearICLConfig,
+    config_base=PatternConfig,
     checks=(_check_data, _check_one_layer),
     metrics=ONE_LAYER_METRICS,
     eval_values=_test_set_values,
-    params=(
-        *DATA_SHAPE,
-        *ONE_LAYER_SHAPE,
-        *recipe_params(
-            steps=400,
-            lr=1.0,
-            optimizer="sgd",
-            source="[L24] Alg. 1: plain SGD; T = 400 reads Fig. 2's '400 epochs' as iterations; η = 1 not from "
-            "the paper (a pilot of ours; Thm 3.3 asks η ≤ 1)",
-        ),
-        *data_train_params(1, "[L24] §5: 1 for the one-layer model"),
-        *ONE_LAYER_TRAIN,
-        *DATA_EVAL,
-        *ONE_LAYER_EVAL,
-    ),
+    params=ONE_LAYER_PARAMS,
 )
 
 NONLINEAR_ICL_GPT2 = StudyInfo(
@@ -295,22 +313,11 @@ NONLINEAR_ICL_GPT2 = StudyInfo(
     title="A 3-layer, 2-head GPT-2 trained from scratch on the binary ICL prompts of Li et al. 2024 (Fig. 3)",
     paper=PAPER,
     implementation="iclscale.papers.nonlinear_icl.study:NonlinearICLGPT2",
-    config=NonlinearICLGPT2Config,
+    config_base=PatternConfig,
     checks=(_check_data, _check_gpt2),
     metrics=TASK_METRICS,
     eval_values=_test_set_values,
-    params=(
-        *DATA_SHAPE,
-        *GPT2_SHAPE,
-        *recipe_params(
-            steps=2000,
-            lr=1e-4,
-            optimizer="adam",
-            source="not from the paper; Adam at 1e-4 is ours, after the Bai et al. and Wu et al. that [L24] §5 follows",
-        ),
-        *data_train_params(4, "[L24] §5: 4 for GPT-2"),
-        *DATA_EVAL,
-    ),
+    params=GPT2_PARAMS,
 )
 
 DECLARATIONS = (

@@ -26,6 +26,7 @@ from torch.func import vmap
 
 from iclscale.papers.common.hinge import hinge, misclassified
 from iclscale.papers.common.patterns import (
+    EVAL_CHUNK_PROMPTS,
     OOD_RELEVANT,
     Prompts,
     TaskSet,
@@ -40,16 +41,17 @@ from iclscale.papers.common.patterns import (
     unseen_tasks,
 )
 from iclscale.papers.nonlinear_icl.baselines import classical_error
-from iclscale.papers.nonlinear_icl.config import NonlinearICLConfig, NonlinearICLGPT2Config, PatternConfig
+from iclscale.papers.nonlinear_icl.declaration import NONLINEAR_ICL, NONLINEAR_ICL_GPT2, PatternConfig
 from iclscale.papers.nonlinear_icl.gpt2 import GPT2Classifier, initial_params
 from iclscale.papers.nonlinear_icl.model import OneLayerTransformer
 from iclscale.papers.nonlinear_icl.probes import attention_probes, neuron_magnitude_table, neuron_probes
 from iclscale.papers.nonlinear_icl.pruning import neuron_magnitudes, prune, removed_neurons
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Batch, Net, Pack, PackNet, Study
 
-EVAL_CHUNK_PROMPTS = 256
-"""Test prompts drawn and evaluated together. Fixed rather than sized by the pack, so that a config's test set
-(chunk c is the draw of step c) does not depend on the pack it runs in."""
+# the `c` each study's functions take: made from the declared params (iclscale.trainer.configclass)
+NonlinearICLConfig = configclass.of(NONLINEAR_ICL)
+NonlinearICLGPT2Config = configclass.of(NONLINEAR_ICL_GPT2)
 
 FIG2_OOD = {"S1": 1.28, "odr_split": "equal", "K_ood": 5.0}
 """The out-of-domain data of [L24] Fig. 2 A–B (a = b = 0.64), used by the probes."""

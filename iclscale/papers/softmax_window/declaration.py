@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from iclscale.papers.softmax_window.config import SoftmaxWindowConfig, SoftmaxWindowOracleConfig
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -149,7 +148,6 @@ SOFTMAX_WINDOW = StudyInfo(
     title="A softmax attention unit learns its window scale from Lipschitzness and noise",
     paper=PAPER,
     implementation="iclscale.papers.softmax_window.study:SoftmaxWindow",
-    config=SoftmaxWindowConfig,
     checks=(_check_classes,),
     metrics=WINDOW_METRICS,
     params=(
@@ -189,7 +187,6 @@ SOFTMAX_WINDOW_ORACLE = StudyInfo(
     title="The optimal window scale w* of M = w·I, by Monte Carlo with common random numbers",
     paper=PAPER,
     implementation="iclscale.papers.softmax_window.oracle:SoftmaxWindowOracle",
-    config=SoftmaxWindowOracleConfig,
     checks=(_check_classes, _check_w_grid),
     metrics=ORACLE_METRICS,
     params=(

@@ -16,9 +16,13 @@ import math
 
 import torch
 
-from iclscale.papers.softmax_window.config import SoftmaxWindowOracleConfig
 from iclscale.papers.softmax_window.data import sample_prompts
+from iclscale.papers.softmax_window.declaration import SOFTMAX_WINDOW_ORACLE
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Study
+
+# the `c` its functions take: made from the declared params (iclscale.trainer.configclass)
+SoftmaxWindowOracleConfig = configclass.of(SOFTMAX_WINDOW_ORACLE)
 
 ELEMENTS_PER_CHUNK = 2**20  # Monte-Carlo tasks are drawn in chunks of about this many floats per config
 

@@ -15,11 +15,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from iclscale.papers.softmax_window.config import SoftmaxWindowConfig
 from iclscale.papers.softmax_window.data import Prompts, covariate_transform, sample_prompts, subspace
-from iclscale.papers.softmax_window.declaration import LOW_RANK_CLASSES
+from iclscale.papers.softmax_window.declaration import LOW_RANK_CLASSES, SOFTMAX_WINDOW
 from iclscale.papers.softmax_window.model import LinearAttention, SoftmaxAttention, attention_matrix
+from iclscale.trainer import configclass
 from iclscale.trainer.study import Batch, Net, Study
+
+# the `c` its functions take: made from the declared params (iclscale.trainer.configclass)
+SoftmaxWindowConfig = configclass.of(SOFTMAX_WINDOW)
 
 TEST_ELEMENTS_PER_CONFIG = 2**14  # one test chunk holds about this many floats per config
 

@@ -28,11 +28,9 @@ from iclscale.analysis.law import (
     HIDDEN_CONSTANT,
     MEASURED,
     Condition,
-    Hypothesis,
-    Prediction,
     Regime,
 )
-from iclscale.analysis.verdict import OVERLAP, Band, VerdictRule
+from iclscale.analysis.verdict import Band, VerdictRule
 
 LW23 = "Li, Wang et al. 2023 [LW23] (M3L workshop, NeurIPS 2023; seed 001)"
 STUDY = "feature_selector"
@@ -43,7 +41,8 @@ EXPONENT_RULE = VerdictRule(max_interval_width=0.5)  # not from the paper
 
 def theorem_width(M1, batch_size, steps) -> int:
     """[LW23] Thm 1's width m ≥ ε_m⁻² M1² log N at its weakest (ε_m → 1/2), N = B·steps: ⌈4·M1²·ln(B·steps)⌉. An
-    explicit number (no hidden constant): the law sweeps set m to it per config (tests/test_feature_selector_laws)."""
+    explicit number (no hidden constant): the law sweeps set m to it per config
+    (tests/test_feature_selector_laws.py)."""
     return math.ceil(4 * M1**2 * math.log(batch_size * steps))
 
 
@@ -145,14 +144,6 @@ def theorem_1_regime(without: tuple[str, ...] = (), run_condition: Condition | N
 SELECTION = theorem_1_regime(run_condition=SELECTION_CONDITION)
 # Propositions 1–2, Lemma 3 and Thm 2 describe the model Thm 1 trains: under its conditions too
 SELECTED = theorem_1_regime(run_condition=SELECTED_CONDITION)
-
-
-def exponent_prediction(value: float, source: str, bound: Band, bound_source: str) -> Prediction:
-    """The paper's exponent as the primary hypothesis, the bound reading beside it."""
-    return Prediction(
-        Hypothesis(f"exponent {value:+.3g}", Band.point(value), source, OVERLAP),
-        (Hypothesis(f"bound reading {bound.describe()}", bound, bound_source, OVERLAP),),
-    )
 
 
 UP = Band(0.0, math.inf)

@@ -12,7 +12,16 @@ from typing import Any
 import numpy as np
 
 from iclscale.analysis.kinds import Bound, Curve, PowerLaw, Trend
-from iclscale.analysis.law import STRONGER, WEAKER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
+from iclscale.analysis.law import (
+    STRONGER,
+    WEAKER,
+    Hypothesis,
+    Law,
+    Prediction,
+    VersusPrinted,
+    exponent_prediction,
+    inside_rule,
+)
 from iclscale.analysis.measures import FinalValue, FirstStepReaching, SamplesToReach, ThresholdAlongAxis
 from iclscale.analysis.verdict import INSIDE, OVERLAP, Band, VerdictRule
 from iclscale.papers.feature_selector.laws.common import (
@@ -21,7 +30,6 @@ from iclscale.papers.feature_selector.laws.common import (
     LW23,
     SELECTION,
     STUDY,
-    exponent_prediction,
     theorem_1_regime,
 )
 

@@ -10,10 +10,10 @@ from dataclasses import replace
 from typing import Any
 
 from iclscale.analysis.kinds import Bound, PowerLaw
-from iclscale.analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
+from iclscale.analysis.law import STRONGER, Hypothesis, Law, Prediction, VersusPrinted, exponent_prediction, inside_rule
 from iclscale.analysis.measures import FinalCombination, FinalValue
 from iclscale.analysis.verdict import INSIDE, OVERLAP, Band
-from iclscale.papers.feature_selector.laws.common import EXPONENT_RULE, LW23, SELECTED, STUDY, exponent_prediction
+from iclscale.papers.feature_selector.laws.common import EXPONENT_RULE, LW23, SELECTED, STUDY
 
 ONE_CELL = inside_rule(min_levels=1, min_points=2)
 

@@ -11,10 +11,10 @@ from typing import Any
 
 from iclscale.analysis.kinds import Bound, Curve, PowerLaw
 from iclscale.analysis.law import OTHER_READING, STRONGER, Hypothesis, Law, Prediction, VersusPrinted, inside_rule
+from iclscale.analysis.law import exponent_prediction as _exponent
 from iclscale.analysis.measures import FinalCombination, FinalValue, ThresholdAlongAxis
 from iclscale.analysis.verdict import INSIDE, OVERLAP, Band, VerdictRule
 from iclscale.papers.feature_selector.laws.common import EPSILON, EXPONENT_RULE, LW23, SELECTED, STUDY
-from iclscale.papers.feature_selector.laws.common import exponent_prediction as _exponent
 
 L_TS_EPSILON = 0.05  # ε for the required l_ts: not from the paper (error ½(1 − α′/2)^l_ts is never exactly 0)
 THEOREM_2 = (

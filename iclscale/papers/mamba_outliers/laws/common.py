@@ -109,7 +109,7 @@ def trained_as_the_theorems_say(rows, epsilon: float, without: tuple[str, ...] =
 
 
 READING_DEFAULTS = {"train_tasks": "cyclic", "lt_attention": "causal_mean"}
-"""The readings added as params after results were stored (iclscale/studies/mamba_outliers/declaration.py): a
+"""The readings added as params after results were stored (iclscale/papers/mamba_outliers/declaration.py): a
 results table from before them has no column, and ran at these values."""
 
 

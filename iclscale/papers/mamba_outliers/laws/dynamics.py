@@ -1,5 +1,5 @@
 """[LM25] Lemmas 3–5 (App. E): how SGD moves the one-layer Mamba's weights, read from the study's weight and gate
-probes (iclscale/studies/mamba_outliers/probes.py) along training and at its end.
+probes (iclscale/papers/mamba_outliers/probes.py) along training and at its end.
 
 - Lemma 3, Eq. (23): W ∈ {W_B, W_C} grows on every relevant pattern's own direction, μ_jᵀΔWμ_j ≳ ηt(1 − p_a)β/M1;
 - Eq. (26): it shrinks on the training pairs (μ_j, μ_j″ a training task), ≤ −ηt(1 − p_a)β/M1;

@@ -9,7 +9,7 @@ the LT flat across placements, and each model's levels against the printed numbe
 
 Two readings the paper leaves open are run side by side, and every verdict is per reading (its own group): the
 label mode of the test outliers (not stated; flip, targeted, random) and the 3-layer LT's attention (not given:
-`lt_attention` causal_mean or full_mean, see iclscale/studies/mamba_outliers/declaration.py). With full attention
+`lt_attention` causal_mean or full_mean, see iclscale/papers/mamba_outliers/declaration.py). With full attention
 the LT is invariant to the order of the demonstrations, so at a fixed outlier count placement cannot move it.
 Tolerances (not from the paper): a level within ±LEVEL_TOLERANCE points of the paper's; "flat" = the largest over
 the smallest placement's accuracy ≤ 1 + FLAT_TOLERANCE (the paper's own column spreads 0.4 %).

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from iclscale.analysis.law import EXPLICIT, HIDDEN_CONSTANT, Condition, Hypothesis, Prediction, Regime
-from iclscale.analysis.verdict import OVERLAP, Band, VerdictRule
+from iclscale.analysis.law import EXPLICIT, HIDDEN_CONSTANT, Condition, Regime
+from iclscale.analysis.verdict import VerdictRule
 
 L24 = "Li, Wang, Lu, Cui, Chen 2024 [L24] (ICML 2024, arXiv 2402.15607)"
 STUDY, GPT2 = "nonlinear_icl", "nonlinear_icl_gpt2"
@@ -155,11 +155,3 @@ def transformer_rows(runs):
     if "learner" not in runs:
         return runs
     return runs[runs["learner"].fillna("transformer") == "transformer"]
-
-
-def exponent_prediction(point: float, point_source: str, bound: Band, bound_text: str) -> Prediction:
-    """The paper's exponent as a point, and the bound reading beside it."""
-    return Prediction(
-        Hypothesis(f"exponent {point:.3g}", Band.point(point), point_source),
-        (Hypothesis("bound reading", bound, bound_text, OVERLAP),),
-    )

@@ -13,7 +13,7 @@ import numpy as np
 
 from iclscale.analysis.forms import OffsetForm
 from iclscale.analysis.kinds import PowerLaw
-from iclscale.analysis.law import STRONGER, Law, Prediction, VersusPrinted
+from iclscale.analysis.law import STRONGER, Law, Prediction, VersusPrinted, exponent_prediction
 from iclscale.analysis.measures import FinalValue, FirstStepReaching, SamplesToReach, ThresholdAlongAxis
 from iclscale.analysis.verdict import Band
 from iclscale.papers.nonlinear_icl.laws.common import (
@@ -27,12 +27,18 @@ from iclscale.papers.nonlinear_icl.laws.common import (
     STUDY,
     THEOREM_3_3,
     WIDTH_FOLLOWS_M1,
-    exponent_prediction,
     theorem_3_3_regime,
     transformer_unpruned_once_in_domain,
 )
 
-_exponent = exponent_prediction
+
+def _exponent(point: float, source: str, bound: Band, bound_source: str) -> Prediction:
+    # this paper's labels ("exponent 0.5", "bound reading"): its committed reports read so
+    return exponent_prediction(
+        point, source, bound, bound_source, name=f"exponent {point:.3g}", bound_name="bound reading"
+    )
+
+
 # [L24] App. A.1, Fig. 6: "the required length of the training prompt is linear in α^{-1}, while the required
 # number of training iterations is linear in α^{-2/3}"; Remark 3.5: the testing prompt "linear in α'^{-1}"
 LINEAR_IN_ALPHA_TWO_THIRDS = OffsetForm(-2 / 3, "linear in α^(−2/3)", "[L24] App. A.1, Fig. 6 (right)")
