@@ -17,6 +17,15 @@ NOT_THE_REPOSITORY = {  # paths that are not this repository's, on purpose
     "tests/test_nothing_silent.py": {"iclscale/sweeps/x.yaml"},  # a checkout the test makes under tmp_path
     "iclscale/sweeps/spec.py": {"sweeps/demo.yaml"},  # a catalogue file's old place, which a message redirects
     "docs/writing-a-paper.md": {"sweeps/scalar_sgd_sigma.yaml"},  # the worked example's folder, drawn as a tree
+    "tests/test_layering.py": {  # the planted tree the layering rules are shown to fail on, under tmp_path
+        "benchmarks/b.py",
+        "iclscale/papers/p",
+        "iclscale/papers/p/laws.py",
+        "iclscale/papers/q",
+        "iclscale/papers/q/model.py",
+        "tests/papers/q",
+        "tests/papers/q/test_q.py",
+    },
 }
 
 

@@ -42,7 +42,7 @@ EXPONENT_RULE = VerdictRule(max_interval_width=0.5)  # not from the paper
 def theorem_width(M1, batch_size, steps) -> int:
     """[LW23] Thm 1's width m ≥ ε_m⁻² M1² log N at its weakest (ε_m → 1/2), N = B·steps: ⌈4·M1²·ln(B·steps)⌉. An
     explicit number (no hidden constant): the law sweeps set m to it per config
-    (tests/test_feature_selector_laws.py)."""
+    (tests/papers/feature_selector/test_feature_selector_laws.py)."""
     return math.ceil(4 * M1**2 * math.log(batch_size * steps))
 
 
