@@ -5,6 +5,7 @@ the measured peak of live tensors on the CPU (torch keeps no CPU allocator stati
 import pytest
 import torch
 
+from iclscale.errors import UserError
 from iclscale.trainer import footprint
 from iclscale.trainer.registry import study_info
 from iclscale.trainer.training import short_run
@@ -95,3 +96,21 @@ def test_the_declared_test_set_size_is_what_the_study_draws():
         drawn = trainer.measurer.draw(dict(point))
     floats = sum(leaf.numel() for leaf in torch.utils._pytree.tree_leaves(drawn))
     assert floats == info.eval_values({**dict(config.values), **dict(point)})
+
+
+def test_softmax_windows_declared_test_set_is_what_it_draws_and_a_huge_one_is_refused_before_training():
+    """Issue 38: the eval-size check covers softmax_window's test tasks (N = ⌊√n⌋ queries where queries is 0)."""
+    from iclscale.trainer.footprint import check_evaluation
+    from iclscale.trainer.training import PackTrainer
+
+    info = study_info("softmax_window")
+    for queries in (0, 3):
+        config, point = info.resolve({"test_tasks": 7, "n": 5, "d": 3, "queries": queries}, 0, "t")
+        trainer = PackTrainer(info, [config], [point], torch.device("cpu"))
+        with trainer.defaults():
+            drawn = trainer.measurer.draw(dict(point))
+        floats = sum(leaf.numel() for leaf in torch.utils._pytree.tree_leaves(drawn))
+        assert floats == info.eval_values({**dict(config.values), **dict(point)})
+    config, point = info.resolve({"test_tasks": 10**6, "n": 10**5}, 0, "t")
+    with pytest.raises(UserError, match="test_tasks=1000000"):
+        check_evaluation(info, [config], [point], torch.device("cpu"))

@@ -7,6 +7,7 @@ minimiser for isotropic data — exponent fits without training noise (our metho
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -143,11 +144,19 @@ def _check_w_grid(values: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _test_set_values(values: Mapping[str, Any]) -> int:
+    """Floats of one config's test set at an eval point: test_tasks contexts of n labelled points and N queries
+    (N = ⌊√n⌋ where `queries` is 0), each x in R^d with its label (`StudyInfo.eval_values`)."""
+    queries = values["queries"] or math.isqrt(values["n"])
+    return values["test_tasks"] * (values["n"] + queries) * (values["d"] + 1)
+
+
 SOFTMAX_WINDOW = StudyInfo(
     name="softmax_window",
     title="A softmax attention unit learns its window scale from Lipschitzness and noise",
     paper=PAPER,
     implementation="iclscale.papers.softmax_window.study:SoftmaxWindow",
+    eval_values=_test_set_values,
     checks=(_check_classes,),
     metrics=WINDOW_METRICS,
     params=(
