@@ -114,3 +114,14 @@ def test_softmax_windows_declared_test_set_is_what_it_draws_and_a_huge_one_is_re
     config, point = info.resolve({"test_tasks": 10**6, "n": 10**5}, 0, "t")
     with pytest.raises(UserError, match="test_tasks=1000000"):
         check_evaluation(info, [config], [point], torch.device("cpu"))
+
+
+def test_eval_points_of_equal_size_are_checked_without_comparing_the_points():
+    """Two points with the same test set, one with L_test unset (None) and one set: the check compares sizes only
+    (comparing the points themselves raised TypeError, None against a float)."""
+    from iclscale.trainer.footprint import check_evaluation
+
+    info = study_info("softmax_window")
+    config, unset = info.resolve({}, 0, "t")
+    _, tested = info.resolve({"L_test": 2.0}, 0, "t")
+    check_evaluation(info, [config], [unset, tested], torch.device("cpu"))

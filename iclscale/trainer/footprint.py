@@ -247,7 +247,8 @@ def check_evaluation(
         return
     values = dict(configs[0].values)
     itemsize = 8 if values.get("dtype") == "float64" else 4
-    needed, worst = max(((info.eval_values({**values, **dict(p)}) * itemsize, p) for p in eval_points), default=(0, ()))
+    sizes = ((info.eval_values({**values, **dict(p)}) * itemsize, p) for p in eval_points)
+    needed, worst = max(sizes, key=lambda pair: pair[0], default=(0, ()))  # points themselves do not order
     needed *= len(configs)
     free = free_memory(torch.device(device))
     if needed > free:
