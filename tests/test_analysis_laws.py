@@ -6,23 +6,14 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from synthetic_results import results_of
 
 from iclscale.analysis.laws import LAWS, check_law_names, get_law, laws_of_study
-from iclscale.analysis.reader import Results, add_derived
+from iclscale.analysis.reader import Results
 from iclscale.analysis.verdict import CONSISTENT
 from iclscale.cli import main
 from iclscale.errors import UserError
 from iclscale.paper import paper_of_study, sweep_files
-
-EMPTY_CURVES = pd.DataFrame({c: [] for c in ("run_id", "sweep", "step", "metric", "value", "eval_key")})
-
-
-def results_of(study: str, rows: list[dict], curves: pd.DataFrame = EMPTY_CURVES, eval_params=()) -> Results:
-    runs = add_derived(pd.DataFrame(rows))
-    skip = {"run_id", "sweep", "study", "seed", "eval_key", "status", "error", "diverged_step", "Lambda"}
-    params = {c: {"role": "eval" if c in eval_params else "train"} for c in runs.columns if c not in skip}
-    params = {c: spec for c, spec in params.items() if not c.startswith(("w_star", "regime", "test_mse", "M_"))}
-    return Results("synthetic", {"name": "synthetic", "study": study, "laws": [], "params": params}, runs, curves)
 
 
 def test_registry_names_studies_and_citations():
