@@ -170,28 +170,23 @@ def cmd_sweeps(args: argparse.Namespace) -> None:
         print(f"{paper.name}: {paper.citation} ({len(files)} sweeps in {shown(paper.sweeps)})")
         for path in files:
             sweep = load_sweep(path)
-            print(f"  {path.stem:<44} {sweep.study.name:<22} {size_text(sweep)}{cost_of(sweep, earlier)}")
+            print(f"  {path.stem:<44} {sweep.study.name:<22} {size_text(sweep, earlier)}")
             if sweep.description:
                 print(f"  {'':<44} {sweep.description}")
 
 
-def cost_of(sweep, earlier: dict) -> str:
-    """'; ≈ 4 min (…)' for a grid the committed run can time (iclscale.sweeps.cost), else ''."""
+def size_text(sweep, earlier: dict) -> str:
+    """configs × steps of a sweep file, counted without training (a search's configs come from its trials), and
+    for a grid the committed run can time (`earlier`, iclscale.sweeps.cost) its predicted wall time."""
     from iclscale.sweeps.cost import cost_text, predicted_seconds
 
-    if sweep.search is not None or sweep.threshold is not None:
-        return ""  # their work depends on what the search finds
-    configs = sweep.configs()
-    steps = sum(int(c.as_dict().get("steps", 0)) for c in configs)
-    text = cost_text(predicted_seconds(sweep.name, sweep.study.name, steps, len(configs), earlier))
-    return f"; {text}" if text else ""
-
-
-def size_text(sweep) -> str:
-    """configs × steps of a sweep file, counted without training (a search's configs come from its trials)."""
     if sweep.search is not None:
         return f"search, {len(sweep.seeds)} seeds per trial"
     configs = sweep.configs()
-    steps = {int(c.as_dict().get("steps", 0)) for c in configs}
-    shown = f"{min(steps):,}–{max(steps):,}" if len(steps) > 1 else f"{max(steps, default=0):,}"
-    return f"{len(configs):,} configs × {shown} steps"
+    steps = [int(c.as_dict().get("steps", 0)) for c in configs]
+    shown = f"{min(steps):,}–{max(steps):,}" if len(set(steps)) > 1 else f"{max(steps, default=0):,}"
+    size = f"{len(configs):,} configs × {shown} steps"
+    if sweep.threshold is not None:  # its work depends on what the search finds
+        return size
+    cost = cost_text(predicted_seconds(sweep.name, sweep.study.name, sum(steps), len(configs), earlier))
+    return f"{size}; {cost}" if cost else size
