@@ -121,14 +121,13 @@ def check_same_steps(sweep, out: Path, budget: str) -> None:
 def full_run_seconds() -> dict[str, float]:
     """Each catalogue sweep's training time in the committed full run (docs/results/claims.json), by sweep name;
     empty where the repository's docs are not installed. Read here, by the command, and passed to the schedule."""
-    import json
-
     from iclscale.paper import REPOSITORY
+    from iclscale.sweeps.cost import ledger_sweeps
 
     try:
-        sweeps = json.loads((REPOSITORY / "docs" / "results" / "claims.json").read_text(encoding="utf-8"))["sweeps"]
+        sweeps = ledger_sweeps(REPOSITORY / "docs" / "results" / "claims.json")
         return {s["sweep"]: float(s["train_time_s"]) for s in sweeps if s.get("train_time_s")}
-    except (OSError, ValueError, KeyError, TypeError):
+    except (KeyError, TypeError, ValueError):
         return {}
 
 

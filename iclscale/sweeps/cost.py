@@ -13,6 +13,7 @@ schedule's least-squares fit (iclscale.sweeps.schedule.Overall), which needs swe
 
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 from dataclasses import dataclass
@@ -30,16 +31,23 @@ class EarlierRun:
     configs: int
 
 
-def earlier_runs(claims_json: Path) -> dict[str, EarlierRun]:
-    """The earlier run's timed sweeps by name; empty where the file is missing or not a ledger, or a sweep entry
-    lacks a time (ledgers before model-steps were recorded time nothing here)."""
+@functools.cache
+def ledger_sweeps(claims_json: Path) -> tuple[dict, ...]:
+    """A ledger's sweep entries (claims.json's `sweeps`), read once per process; () where the file is missing or
+    not a ledger."""
     try:
         sweeps = json.loads(claims_json.read_text(encoding="utf-8"))["sweeps"]
     except (OSError, ValueError, KeyError, TypeError):
-        return {}
+        return ()
+    return tuple(s for s in sweeps if isinstance(s, dict)) if isinstance(sweeps, list) else ()
+
+
+def earlier_runs(claims_json: Path) -> dict[str, EarlierRun]:
+    """The earlier run's timed sweeps by name; empty where the file is missing or not a ledger, or a sweep entry
+    lacks a time (ledgers before model-steps were recorded time nothing here)."""
     found = {}
-    for s in sweeps:
-        if isinstance(s, dict) and s.get("train_time_s") and "model_steps" in s:
+    for s in ledger_sweeps(claims_json):
+        if s.get("train_time_s") and "model_steps" in s:
             found[s["sweep"]] = EarlierRun(s["sweep"], s.get("study", ""), float(s["train_time_s"]),
                                            int(s["model_steps"]), int(s.get("configs") or 0))  # fmt: skip
     return found
