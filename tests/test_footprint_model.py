@@ -66,7 +66,6 @@ def test_cuda_is_probed_at_sizes_where_the_allocators_512_byte_blocks_are_noise(
 def test_an_evaluation_past_the_machines_memory_is_refused_before_anything_runs(monkeypatch):
     """`train nonlinear_icl eval_prompts=10000000 l_ts=10000` held 4.2 GB after a minute and grew; now refused
     at once, in one line with both numbers."""
-    from iclscale.errors import UserError
     from iclscale.trainer.training import train_pack
 
     def never(*args, **kwargs):
@@ -86,34 +85,20 @@ def test_an_evaluation_past_the_machines_memory_is_refused_before_anything_runs(
         train_pack(info, [default_config], [default_point], 1)
 
 
-def test_the_declared_test_set_size_is_what_the_study_draws():
-    from iclscale.trainer.training import PackTrainer
+def test_every_study_declares_what_its_evaluation_holds():
+    """Issue 38: the check before training covers eval prompts, test lengths and Monte Carlo sizes of every
+    built-in study (an installed paper's may leave it out: not estimated). Each paper's tests hold its
+    declarations equal to what its code draws (`tests/evaluation_sizes.py`)."""
+    import importlib
 
-    info = study_info("nonlinear_icl")
-    config, point = info.resolve({"eval_prompts": 300, "l_ts": 3}, 0, "t")  # two chunks of prompts
-    trainer = PackTrainer(info, [config], [point], torch.device("cpu"))
-    with trainer.defaults():
-        drawn = trainer.measurer.draw(dict(point))
-    floats = sum(leaf.numel() for leaf in torch.utils._pytree.tree_leaves(drawn))
-    assert floats == info.eval_values({**dict(config.values), **dict(point)})
+    from iclscale.papers import BUILT_IN
 
-
-def test_softmax_windows_declared_test_set_is_what_it_draws_and_a_huge_one_is_refused_before_training():
-    """Issue 38: the eval-size check covers softmax_window's test tasks (N = ⌊√n⌋ queries where queries is 0)."""
-    from iclscale.trainer.footprint import check_evaluation
-    from iclscale.trainer.training import PackTrainer
-
-    info = study_info("softmax_window")
-    for queries in (0, 3):
-        config, point = info.resolve({"test_tasks": 7, "n": 5, "d": 3, "queries": queries}, 0, "t")
-        trainer = PackTrainer(info, [config], [point], torch.device("cpu"))
-        with trainer.defaults():
-            drawn = trainer.measurer.draw(dict(point))
-        floats = sum(leaf.numel() for leaf in torch.utils._pytree.tree_leaves(drawn))
-        assert floats == info.eval_values({**dict(config.values), **dict(point)})
-    config, point = info.resolve({"test_tasks": 10**6, "n": 10**5}, 0, "t")
-    with pytest.raises(UserError, match="test_tasks=1000000"):
-        check_evaluation(info, [config], [point], torch.device("cpu"))
+    studies = [
+        info
+        for name in BUILT_IN
+        for info in importlib.import_module(f"iclscale.papers.{name}").PAPER.load_declarations()
+    ]
+    assert studies and [info.name for info in studies if info.eval_values is None] == []
 
 
 def test_eval_points_of_equal_size_are_checked_without_comparing_the_points():

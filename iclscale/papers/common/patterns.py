@@ -348,12 +348,6 @@ def sample_prompts(
     return Prompts(draw, embed(x, draw.context_label, q))
 
 
-EVAL_CHUNK_PROMPTS = 256
-"""Test prompts drawn and evaluated together (chunk c is draw c of the test stream). Fixed rather than sized by
-the pack, so that a config's test set does not depend on the pack it runs in; one value for every paper on this
-model, since changing it changes every test set drawn in chunks."""
-
-
 # Out-of-domain patterns -----------------------------------------------------------------------
 OOD_RELEVANT = 3  # M1' ([L24] §5)
 FIRST_PATTERN_SHARED = 0.3  # μ'_1 = 0.3·(μ_1 − μ_2) + a·μ_5 + b·μ_6 ([L24] §5)

@@ -171,11 +171,18 @@ MEANING = {
 }
 """The meanings of the params whose meaning does not fit on their declaration's line."""
 
+
+def _test_set_values(values: Mapping[str, Any]) -> int:
+    """Values of one config's test set: n_test sequences of L tokens and a label each (`StudyInfo.eval_values`)."""
+    return values["n_test"] * (values["L"] + 1)
+
+
 COOCCURRENCE = StudyInfo(
     name="cooccurrence",
     title="A one-layer transformer learns word co-occurrence by gradient flow in two phases",
     paper=PAPER,
     implementation="iclscale.papers.cooccurrence.study:Cooccurrence",
+    eval_values=_test_set_values,
     checks=(_check_type_counts, _check_vocabulary),
     metrics=METRICS,
     params=(

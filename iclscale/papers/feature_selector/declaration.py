@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from iclscale.papers.common import EVAL_CHUNK_PROMPTS
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -247,11 +248,20 @@ METRICS = (
 )
 
 
+def _test_set_values(values: Mapping[str, Any]) -> int:
+    """Floats of one config's test set held at once: a chunk of at most EVAL_CHUNK_PROMPTS prompts of l_ts + 1
+    tokens (l_tr + 1 where l_ts is null) of d_X + d_Y, and a label each (`StudyInfo.eval_values`)."""
+    length = values["l_tr"] if values["l_ts"] is None else values["l_ts"]
+    prompts = min(values["eval_prompts"], EVAL_CHUNK_PROMPTS)
+    return prompts * ((length + 1) * (values["d_x"] + values["d_y"]) + 1)
+
+
 FEATURE_SELECTOR = StudyInfo(
     name="feature_selector",
     title="A one-layer Transformer selects features of noisy patterns: T ∝ √M/(λ_* η), OOD on the cone of μ",
     paper=PAPER,
     implementation="iclscale.papers.feature_selector.study:FeatureSelector",
+    eval_values=_test_set_values,
     checks=(_check_shapes, _check_ood),
     metrics=METRICS,
     params=(

@@ -20,6 +20,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from iclscale.papers.common import EVAL_CHUNK_PROMPTS
 from iclscale.papers.common.hinge import hinge, misclassified
 from iclscale.papers.common.noisy_patterns import (
     FeatureNoise,
@@ -30,7 +31,6 @@ from iclscale.papers.common.noisy_patterns import (
 )
 from iclscale.papers.common.one_layer_transformer import OneLayerTransformer, attention_weights
 from iclscale.papers.common.patterns import (
-    EVAL_CHUNK_PROMPTS,
     Prompts,
     TaskSet,
     all_tasks,
@@ -166,18 +166,28 @@ class FeatureSelector(Study):
             **probes.lucky_neurons(params, initial, domain.q, c.d_x),
         }
 
+    def test_alpha_and_length(self, c: FeatureSelectorConfig, point: Mapping[str, Any]) -> tuple[Any, int]:
+        """The test prompts' α and length: the eval point's, else the training ones."""
+        alpha = c.alpha if point["alpha_test"] is None else torch.tensor(float(point["alpha_test"]))
+        return alpha, c.l_tr if point["l_ts"] is None else point["l_ts"]
+
+    def test_chunk(
+        self, c: FeatureSelectorConfig, point: Mapping[str, Any], domain: Domain, size: int, chunk: int
+    ) -> Prompts:
+        """Chunk `chunk` of the eval point's test prompts: draw `chunk` of the test stream, the same at every record
+        (what `StudyInfo.eval_values` sizes)."""
+        alpha, length = self.test_alpha_and_length(c, point)
+        return self.prompts(c, domain, f"test/{point['domain']}", chunk, count=size, length=length, fraction=alpha)
+
     def evaluate(
         self, net: Net, c: FeatureSelectorConfig, point: Mapping[str, Any], final: bool
     ) -> dict[str, torch.Tensor]:
         count, domain = point["eval_prompts"], self.domain(c, point["domain"], point)
-        alpha = c.alpha if point["alpha_test"] is None else torch.tensor(float(point["alpha_test"]))
-        length = c.l_tr if point["l_ts"] is None else point["l_ts"]
+        alpha, length = self.test_alpha_and_length(c, point)
         wrong, loss, attn_same, matched = (torch.zeros((), dtype=torch.float64) for _ in range(4))
         for chunk in range(math.ceil(count / EVAL_CHUNK_PROMPTS)):  # chunk k: draw k, the same at every record
             size = min(EVAL_CHUNK_PROMPTS, count - chunk * EVAL_CHUNK_PROMPTS)
-            prompts = self.prompts(
-                c, domain, f"test/{point['domain']}", chunk, count=size, length=length, fraction=alpha
-            )
+            prompts = self.test_chunk(c, point, domain, size, chunk)
             margin = prompts.z * net(prompts.tokens)  # y·F(Ψ; P)
             wrong = wrong + misclassified(margin).sum()
             loss = loss + hinge(margin).double().sum()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from iclscale.papers.common import EVAL_CHUNK_PROMPTS
 from iclscale.trainer.params import Param, recipe_params
 from iclscale.trainer.registry import Metric, StudyInfo
 
@@ -209,11 +210,19 @@ METRICS = (
 )
 
 
+def _test_set_values(values: Mapping[str, Any]) -> int:
+    """Floats of one config's test set held at once: a chunk of at most EVAL_CHUNK_PROMPTS prompts of l_ts + 1
+    tokens of d + 1, and a label each (`StudyInfo.eval_values`)."""
+    prompts = min(values["eval_prompts"], EVAL_CHUNK_PROMPTS)
+    return prompts * ((values["l_ts"] + 1) * (values["d"] + 1) + 1)
+
+
 MAMBA_OUTLIERS = StudyInfo(
     name="mamba_outliers",
     title="Mamba vs a linear Transformer in context with outliers: gates, thresholds in α, iterations vs l_tr",
     paper=PAPER,
     implementation="iclscale.papers.mamba_outliers.study:MambaOutliers",
+    eval_values=_test_set_values,
     checks=(_check,),
     metrics=METRICS,
     params=(

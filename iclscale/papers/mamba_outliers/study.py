@@ -23,6 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from iclscale.papers.common import EVAL_CHUNK_PROMPTS
 from iclscale.papers.common.hinge import hinge, misclassified
 from iclscale.papers.common.outliers import (
     OutlierDraw,
@@ -36,7 +37,6 @@ from iclscale.papers.common.outliers import (
     unseen_coefficients,
 )
 from iclscale.papers.common.patterns import (
-    EVAL_CHUNK_PROMPTS,
     PromptDraw,
     TaskSet,
     all_tasks,

@@ -24,9 +24,9 @@ import torch
 from torch import nn
 from torch.func import vmap
 
+from iclscale.papers.common import EVAL_CHUNK_PROMPTS
 from iclscale.papers.common.hinge import hinge, misclassified
 from iclscale.papers.common.patterns import (
-    EVAL_CHUNK_PROMPTS,
     OOD_RELEVANT,
     Prompts,
     TaskSet,

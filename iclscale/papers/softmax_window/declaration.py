@@ -191,11 +191,28 @@ SOFTMAX_WINDOW = StudyInfo(
     ),
 )
 
+MC_CHUNK_VALUES = 2**20
+"""Monte Carlo tasks are drawn in chunks of about this many floats per config (the oracle's `loss_sums`)."""
+
+
+def mc_chunk_tasks(values: Mapping[str, Any]) -> int:
+    """Monte Carlo tasks of one chunk: about MC_CHUNK_VALUES floats of x, whatever the pack (so that a config's
+    sample is the same in any pack), at least one task."""
+    return min(values["mc_tasks"], max(1, MC_CHUNK_VALUES // ((values["n"] + 1) * values["d"])))
+
+
+def _monte_carlo_values(values: Mapping[str, Any]) -> int:
+    """Floats of one config's Monte Carlo sample held at once: a chunk of tasks of n context points and a query,
+    each x in R^d with its label (`StudyInfo.eval_values`; the oracle measures in its probes, at every point)."""
+    return mc_chunk_tasks(values) * (values["n"] + 1) * (values["d"] + 1)
+
+
 SOFTMAX_WINDOW_ORACLE = StudyInfo(
     name="softmax_window_oracle",
     title="The optimal window scale w* of M = w·I, by Monte Carlo with common random numbers",
     paper=PAPER,
     implementation="iclscale.papers.softmax_window.oracle:SoftmaxWindowOracle",
+    eval_values=_monte_carlo_values,
     checks=(_check_classes, _check_w_grid),
     metrics=ORACLE_METRICS,
     params=(

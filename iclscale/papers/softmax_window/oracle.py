@@ -16,15 +16,13 @@ import math
 
 import torch
 
-from iclscale.papers.softmax_window.data import sample_prompts
-from iclscale.papers.softmax_window.declaration import SOFTMAX_WINDOW_ORACLE
+from iclscale.papers.softmax_window.data import Prompts, sample_prompts
+from iclscale.papers.softmax_window.declaration import SOFTMAX_WINDOW_ORACLE, mc_chunk_tasks
 from iclscale.trainer import configclass
 from iclscale.trainer.study import Study
 
 # the `c` its functions take: made from the declared params (iclscale.trainer.configclass)
 SoftmaxWindowOracleConfig = configclass.of(SOFTMAX_WINDOW_ORACLE)
-
-ELEMENTS_PER_CHUNK = 2**20  # Monte-Carlo tasks are drawn in chunks of about this many floats per config
 
 
 class SoftmaxWindowOracle(Study):
@@ -46,31 +44,36 @@ class SoftmaxWindowOracle(Study):
             metrics.update(regime_flags(w_star, c))
         return {name: value.to(c.L.dtype) for name, value in metrics.items()}
 
+    def monte_carlo_chunk(self, c: SoftmaxWindowOracleConfig, index: int, tasks: int) -> Prompts:
+        """Chunk `index` of the Monte Carlo sample: `tasks` prompts of n points and one query (what
+        `StudyInfo.eval_values` sizes)."""
+        return sample_prompts(
+            c.rng,
+            "oracle",
+            index,
+            tasks=tasks,
+            n=c.n,
+            queries=1,
+            d=c.d,
+            covariates=c.covariates,
+            task_class=c.task_class,
+            L=c.L,
+            sigma=c.sigma,
+            nu=c.nu,
+            constants={},  # the oracle's covariates need no per-trial draws
+            hills_mode=c.hills_mode,
+        )
+
     def loss_sums(self, c: SoftmaxWindowOracleConfig) -> torch.Tensor:
         """Softmax: Σ over tasks of the squared error at each grid w, (G,). Linear: the sums of f², a·f
         and a², (3,). Tasks come in chunks whose size depends only on (n, d), never on the pack size, so that a
         config's Monte-Carlo sample is the same in any pack."""
-        chunk = max(1, ELEMENTS_PER_CHUNK // ((c.n + 1) * c.d))
+        chunk = mc_chunk_tasks({"mc_tasks": c.mc_tasks, "n": c.n, "d": c.d})
         softmax = c.attention == "softmax"
         grid = self.w_grid(c).to(torch.get_default_dtype())
         sums = torch.zeros(len(grid) if softmax else 3, dtype=torch.float64)
         for index, start in enumerate(range(0, c.mc_tasks, chunk)):
-            p = sample_prompts(
-                c.rng,
-                "oracle",
-                index,
-                tasks=min(chunk, c.mc_tasks - start),
-                n=c.n,
-                queries=1,
-                d=c.d,
-                covariates=c.covariates,
-                task_class=c.task_class,
-                L=c.L,
-                sigma=c.sigma,
-                nu=c.nu,
-                constants={},  # the oracle's covariates need no per-trial draws
-                hills_mode=c.hills_mode,
-            )
+            p = self.monte_carlo_chunk(c, index, min(chunk, c.mc_tasks - start))
             similarity = torch.einsum("tid,td->ti", p.x_context, p.x_query[:, 0])  # x_iᵀ x
             target = p.f_query[:, 0]
             if softmax:
