@@ -7,11 +7,14 @@ The sweeps are the paper's catalogue sweep files (iclscale.catalogue) whose stud
 studies (a paper may have several, e.g. a trained model and an oracle that measures its optimum without
 training). Each runs through `iclscale.sweeps.run.run_sweep`, as `iclscale sweep run
 FILE --out ROOT/<name> KEY=VALUE...` would, so the store's resume holds: re-running the same command trains
-only what is missing, and Ctrl-C or a kill loses nothing finished. One at a time (`--jobs 1`, or Ray) they run
-cheapest first (by planned model-steps: configs × steps, times the trials of a search and the bisection rounds of
-a threshold search, an estimate), so that results come early; several at a time (`--jobs N`, inline: one process
-per sweep), longest first (`longest_first`), so that the last to finish is not a long one started late. One
-overall progress line and an ETA across sweeps (iclscale.sweeps.schedule: the estimate, the order, the ETA).
+only what is missing, and Ctrl-C or a kill loses nothing finished. By default several sweeps run at a time, each
+in its own process: inline, one per core; through Ray, `RAY_JOBS` sweeps as drivers of the one Ray instance this
+command starts (or the cluster of --address), whose packs Ray spreads over its CPUs — the next sweep's packs keep
+the cores busy while one sweep's last packs finish. They start longest first by the committed full run's times
+(`iclscale.sweeps.schedule.by_measured_cost`: Monte Carlo sweeps counted, which model-steps miss), so that the last
+to finish is not a long one started late; `--jobs 1` runs them in turn in this process, cheapest first, so that
+results come early. One overall progress line and an ETA across sweeps (iclscale.sweeps.schedule: the estimate,
+the order, the ETA).
 
 Budgets. `full` is the catalogue as written. `quick` previews a paper in minutes by one stated rule
 (iclscale.sweeps.budget, which the ledger reads back): at most 3 seeds, 4 search trials and 256 test prompts per
@@ -36,10 +39,11 @@ from pathlib import Path
 
 from iclscale.errors import UserError
 from iclscale.sweeps.budget import BUDGETS, quick_overrides, steps_of
-from iclscale.sweeps.schedule import Overall, Planned, estimate, longest_first, si
+from iclscale.sweeps.schedule import Overall, Planned, by_measured_cost, estimate, si
 
 EXIT_INTERRUPTED = 130
 EXIT_TERMINATED = 143  # as `sweep run` exits on SIGTERM (iclscale.sweeps.run)
+RAY_JOBS = 2  # sweeps at a time on one Ray instance: Ray already spreads each sweep's packs over every CPU
 
 
 def add_command(commands) -> None:
@@ -68,7 +72,8 @@ def add_command(commands) -> None:
         "--jobs",
         type=int,
         metavar="N",
-        help="with --executor inline: sweeps run at a time, one process each (default: one per core)",
+        help=f"sweeps run at a time, one process each (default: inline one per core, Ray {RAY_JOBS} on its one "
+        "instance); 1: in turn in this process, cheapest first",
     )
     parser.set_defaults(handler=reproduce)
 
@@ -99,8 +104,8 @@ def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
         sweep = load_sweep(path, overrides)
         out = root / sweep.name
         check_same_steps(sweep, out, budget)
-        total, left = estimate(sweep, out)
-        planned.append(Planned(path, sweep, out, total, left, tuple(overrides)))
+        total, left, configs = estimate(sweep, out)
+        planned.append(Planned(path, sweep, out, total, left, tuple(overrides), configs))
     return sorted(planned, key=lambda p: (p.total, p.sweep.name))
 
 
@@ -174,10 +179,8 @@ def check_arguments(args: argparse.Namespace) -> None:
         raise UserError("--address needs --executor ray")
     if args.executor == "inline" and args.dashboard:
         raise UserError("--dashboard needs --executor ray (an inline run starts no Ray)")
-    if args.jobs is not None and (args.jobs < 1 or args.executor != "inline"):
-        raise UserError(
-            f"--jobs {args.jobs}: give a count of 1 or more, with --executor inline (Ray runs packs in parallel itself)"
-        )
+    if args.jobs is not None and args.jobs < 1:
+        raise UserError(f"--jobs {args.jobs}: give a count of 1 or more (sweeps run at a time)")
 
 
 def results_root(out: str | None) -> Path:
@@ -193,15 +196,15 @@ def schedule(args: argparse.Namespace, chosen: list, root: Path, earlier: dict[s
     """The papers' sweeps planned at the budget, in the order they run, and how many run at a time; says so."""
     studies = {s for p in chosen for s in p.studies}
     planned = plan_sweeps(paper_sweep_files(studies), args.budget, root)
-    jobs = (args.jobs or os.cpu_count() or 1) if args.executor == "inline" else 1
-    if jobs > 1:
-        planned = longest_first(planned, earlier)
+    jobs = args.jobs or ((os.cpu_count() or 1) if args.executor == "inline" else RAY_JOBS)
+    planned = by_measured_cost(planned, earlier, longest=jobs > 1)
     tags = " ".join(p.tag for p in chosen)
     total = sum(p.total for p in planned)
     print(
         f"reproduce {tags} ({args.budget} budget): {len(planned)} sweeps into {root}, "
         f"{si(sum(p.left for p in planned))} of {si(total)} model-steps (estimated) to train{predicted(planned)}; "
-        + (f"{jobs} at a time, longest first" if jobs > 1 else "cheapest first"),
+        + (f"{jobs} at a time, longest first" if jobs > 1 else "one at a time, cheapest first")
+        + (" (by the committed run's times)" if earlier else ""),
         flush=True,
     )
     return planned, jobs
@@ -214,8 +217,8 @@ def predicted(planned: list) -> str:
     from iclscale.sweeps.run import committed_runs
 
     earlier = committed_runs()
-    left = [p for p in planned if p.left]
-    seconds = [predicted_seconds(p.sweep.name, p.sweep.study.name, p.left, 0, earlier) for p in left]
+    left = [p for p in planned if p.pending]
+    seconds = [predicted_seconds(p.sweep.name, p.sweep.study.name, p.left, p.configs_left or 0, earlier) for p in left]
     if not left or None in seconds:
         return ""
     return f" (training {cost_text(sum(seconds))}, one sweep at a time)"
@@ -235,6 +238,8 @@ def run_all(planned, args, jobs: int, progress: Overall, root: Path, chosen: lis
     started, code = time.time(), 0
     try:
         if jobs > 1:
+            if args.executor == "ray":  # one instance: each sweep's process joins it as a driver
+                run_args.address, run_args.dashboard = shared_ray(args), False
             code = run_in_processes(planned, run_args, jobs, progress, root, failed)
         else:
             code = run_in_turn(planned, run_args, progress, failed)
@@ -244,6 +249,17 @@ def run_all(planned, args, jobs: int, progress: Overall, root: Path, chosen: lis
         ray = sys.modules.get("ray")
         if args.address is None and ray is not None and ray.is_initialized():
             ray.shutdown()
+
+
+def shared_ray(args: argparse.Namespace) -> str:
+    """The address of the Ray instance every sweep's process joins: the cluster of --address, or a local
+    loopback-only instance started here once (its dashboard if asked), shut down when the reproduction ends."""
+    from iclscale.sweeps.ray_executor import start_ray
+
+    start_ray(args.address, quiet=True, dashboard=args.dashboard)
+    import ray
+
+    return ray.get_runtime_context().gcs_address
 
 
 def run_in_turn(planned: list[Planned], run_args, progress: Overall, failed: list[str]) -> int:
@@ -300,8 +316,9 @@ def log_invocation(root: Path, chosen: list, budget: str, started: float, code: 
 
 def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Overall, root: Path, failed: list[str]):
     """Run the sweeps `jobs` at a time, in their order, each in its own process (spawned: `sweep run` as a child,
-    its output in ROOT/logs/<sweep>.log), so that an inline reproduction uses every core: most catalogue sweeps
-    are one or two packs, which one process trains on one core. The store's resume is each sweep's own, so a
+    its output in ROOT/logs/<sweep>.log), so that a reproduction uses every core: most catalogue sweeps are one or
+    two packs, which one process trains on one core inline, or which leave Ray's other CPUs idle. The store's
+    resume is each sweep's own, so a
     stop loses nothing finished. Ctrl-C reaches the children with the terminal's signal; SIGTERM is passed on to
     them. Returns 0, or the exit status that stopped it (130, 143)."""
     import multiprocessing
@@ -393,15 +410,17 @@ def _interrupt_children(processes: list) -> None:
 
 
 def _sweep_in_child(path: str, overrides: tuple[str, ...], out: str, run_args: dict, log: str) -> None:
-    """One sweep, as `iclscale sweep run PATH --out OUT --executor inline OVERRIDES...` would, its output in LOG."""
+    """One sweep, as `iclscale sweep run PATH --out OUT --executor E [--address A] OVERRIDES...` would, its output in
+    LOG."""
     import argparse as _argparse
 
     with open(log, "a", encoding="utf-8") as stream:
         os.dup2(stream.fileno(), 1)
         os.dup2(stream.fileno(), 2)
-        from iclscale.trainer.runtime import single_threaded_by_default
+        if run_args["executor"] == "inline":
+            from iclscale.trainer.runtime import single_threaded_by_default
 
-        single_threaded_by_default()
+            single_threaded_by_default()
         from iclscale.sweeps.run import run_sweep
         from iclscale.sweeps.spec import load_sweep
 

@@ -68,7 +68,7 @@ def test_interrupted_and_run_again_it_trains_nothing_twice(tmp_path, monkeypatch
     second = stored_fragments(root)
     assert {k: v for k, v in second.items() if k in first} == first  # the first sweep's packs not rewritten
     assert {k.split("/")[0] for k in second} == {"tiny_small", "tiny_big"}
-    assert "reproduce: sweep 1/2 tiny_small" in output and "2/2 sweeps done" in output
+    assert "reproduce: sweep 1/2 tiny_big" in output and "2/2 sweeps done" in output  # the finished one goes last
     frozen = yaml.safe_load((root / "tiny_big/sweep.yaml").read_text(encoding="utf-8"))
     assert frozen["seeds"] == [0, 1, 2] and frozen["overrides"] == ["seeds=3", "steps=25"]
     claims = json.loads((root / "ledger/claims.json").read_text(encoding="utf-8"))["claims"]
@@ -147,13 +147,19 @@ def test_the_eta_scales_the_full_run_times_where_it_has_them():
     assert progress.eta(planned[2:]) == "2:43"  # 600 / 4 + 10 + 0.01 · 300 = 163 s
 
 
-def test_several_at_a_time_the_longest_sweep_starts_first():
-    from iclscale.sweeps.schedule import longest_first
+def test_sweeps_are_ordered_by_the_earlier_runs_time_left_longest_or_cheapest_first():
+    """Issue 39: the Monte Carlo sweep s0 (its time is evaluation: few model-steps) is the longest by its measured
+    time, so it starts first several at a time and last one at a time; half of s1 stored halves its time left."""
+    from iclscale.sweeps.schedule import by_measured_cost
 
     planned = planned_sweeps([100, 90000, 5000, 0, 300])  # s3 has nothing left to train
     seconds = {"s0": 400.0, "s1": 120.0, "s3": 900.0}  # their times in the full run: s0's is its evaluation
-    order = [p.sweep.name for p in longest_first(planned, seconds)]
-    assert order == ["s0", "s1", "s2", "s4", "s3"]  # timed longest first, then by model-steps, the finished last
+    longest = [p.sweep.name for p in by_measured_cost(planned, seconds, longest=True)]
+    assert longest == ["s0", "s1", "s2", "s4", "s3"]  # timed longest first, then by model-steps, the finished last
+    cheapest = [p.sweep.name for p in by_measured_cost(planned, seconds, longest=False)]
+    assert cheapest == ["s1", "s0", "s4", "s2", "s3"]
+    planned[0].left = planned[0].total // 8  # s0: 50 s left, now cheaper than s1
+    assert [p.sweep.name for p in by_measured_cost(planned, seconds, longest=False)][:2] == ["s0", "s1"]
 
 
 def test_the_committed_full_run_times_every_catalogue_sweep():
@@ -197,11 +203,50 @@ def test_sigterm_during_a_sweep_stops_the_whole_reproduce(tmp_path, monkeypatch,
     assert "reproduce interrupted at sweep tiny_small" in capsys.readouterr().err
 
 
-def test_jobs_needs_the_inline_executor(capsys):
-    assert main(["reproduce", "C24", "--jobs", "2", "--executor", "ray"]) == 2
+def test_jobs_is_a_count_of_one_or_more(capsys):
     assert main(["reproduce", "C24", "--jobs", "0", "--executor", "inline"]) == 2
+    assert main(["reproduce", "C24", "--jobs", "-1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 2 and "--jobs" in err
+
+
+@pytest.mark.slow
+@pytest.mark.ray
+def test_through_ray_two_sweeps_run_at_a_time_on_one_ray_instance(tmp_path, monkeypatch, capsys):
+    """Issue 39 point 4: the default Ray reproduction runs sweeps two at a time, each a driver joining the one
+    instance this command started (the one address every sweep's process is given), and shuts it down at the end."""
+    files = [tiny_sweep(tmp_path, "tiny_big", [0.35, 0.5, 0.7, 1.0]), tiny_sweep(tmp_path, "tiny_small", [0.5, 1.0])]
+    monkeypatch.setattr(reproduce, "paper_sweep_files", lambda studies: files)
+    started = []
+    import iclscale.sweeps.ray_executor as ray_executor
+
+    real_start = ray_executor.start_ray
+
+    def start_ray(*args, **kwargs):
+        started.append(args)
+        return real_start(*args, **kwargs)
+
+    monkeypatch.setattr(ray_executor, "start_ray", start_ray)
+    joined = []
+    real_child = reproduce._start_child
+
+    def start_child(context, item, run_args, logs):
+        joined.append(run_args.address)
+        return real_child(context, item, run_args, logs)
+
+    monkeypatch.setattr(reproduce, "_start_child", start_child)
+    root = tmp_path / "root"
+    assert main(["reproduce", "C24", "--out", str(root), "--budget", "quick"]) == 0
+    output = capsys.readouterr().out
+    assert len(joined) == 2 and len(set(joined)) == 1 and joined[0].startswith("127.0.0.1:")  # both the same one
+    assert "2 at a time, longest first" in output and "2/2 sweeps done" in output
+    assert "running tiny_big, tiny_small" in output or "running tiny_small, tiny_big" in output
+    assert started == [(None,)]  # this process started one local instance; the sweeps only joined it
+    for name, configs in (("tiny_big", 12), ("tiny_small", 6)):
+        assert f"{name}: {configs} configs: {configs} ok" in output
+    import ray
+
+    assert not ray.is_initialized()
 
 
 KILLABLE = """

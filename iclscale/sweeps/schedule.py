@@ -1,5 +1,6 @@
 """The work of a reproduction and its schedule: each sweep's estimated model-steps (`estimate`), the order in which
-sweeps run several at a time (`longest_first`, Graham's LPT rule) and the one progress line with its ETA (`Overall`).
+sweeps run (`by_measured_cost`: cheapest first one at a time, longest first several at a time) and the one progress
+line with its ETA (`Overall`).
 
 Earlier run times (seconds by sweep name) are an argument, never read here: `iclscale reproduce` (the command line)
 reads the committed full run's from docs/results/claims.json and passes them in.
@@ -23,12 +24,19 @@ class Planned:
     total: int  # estimated model-steps of the whole sweep
     left: int  # estimated model-steps still to train
     overrides: tuple[str, ...] = ()  # the budget's
+    configs_left: int | None = None  # configs still to run (None: those of `left`): a Monte Carlo sweep trains none
+
+    @property
+    def pending(self) -> bool:
+        """Work left: model-steps to train, or configs to run (a Monte Carlo sweep's are evaluation only)."""
+        return self.left > 0 or bool(self.configs_left)
 
 
-def estimate(sweep, out: Path) -> tuple[int, int]:
-    """(total, left) model-steps: the grid's plan; a search's plan times its trials (left: the trials not stored);
-    a threshold search's cells times the bisection rounds its range and resolution need (an estimate: warm starts
-    need fewer), all of it left while any search is open. Used to order the sweeps and for the ETA only."""
+def estimate(sweep, out: Path) -> tuple[int, int, int]:
+    """(total, left) model-steps and the configs still to run: the grid's plan; a search's plan times its trials
+    (left: the trials not stored); a threshold search's cells times the bisection rounds its range and resolution
+    need (an estimate: warm starts need fewer), all of it left while any search is open. Used to order the sweeps
+    and for the ETA only."""
     from iclscale.sweeps.plan import make_plan
     from iclscale.sweeps.store import Location, stored_keys
 
@@ -50,7 +58,8 @@ def estimate(sweep, out: Path) -> tuple[int, int]:
         from iclscale.sweeps.threshold import has_open_search
 
         left = total if has_open_search(sweep, location) else 0
-    return total, left
+    configs = sum(len(pack.configs) for pack in plan.packs)
+    return total, left, configs if left or (not sweep.search and not sweep.threshold) else 0
 
 
 def bisection_rounds(threshold) -> int:
@@ -62,15 +71,31 @@ def bisection_rounds(threshold) -> int:
     return 1 + max(1, math.ceil(math.log2(max((high - low) / resolution, 2))))
 
 
-def longest_first(planned: list[Planned], seconds: dict[str, float]) -> list[Planned]:
-    """The order when several sweeps run at a time: longest first (Graham's LPT rule, within 4/3 of the shortest
-    finish; R. L. Graham, SIAM J. Appl. Math. 17 (1969) 416), so that no long sweep is left running alone at the
-    end. A sweep's length is its time in an earlier run (`seconds`, by sweep name: `iclscale reproduce` passes the
-    committed full run's): model-steps alone misjudge the sweeps whose time is evaluation (C24's oracle trains
-    nothing and is its longest); sweeps without one follow, most model-steps first, and sweeps with nothing left go
-    last."""
-    return sorted(planned, key=lambda p: (not p.left, p.sweep.name not in seconds, -seconds.get(p.sweep.name, 0),
-                                          -p.left, p.sweep.name))  # fmt: skip
+def measured_seconds(item: Planned, seconds: dict[str, float]) -> float | None:
+    """A sweep's time left by an earlier run's (`seconds`, by sweep name): its time scaled by the share of its
+    model-steps still to train (a Monte Carlo sweep's whole time, while it has configs left); None where that run
+    did not time it."""
+    if item.sweep.name not in seconds:
+        return None
+    if not item.total:  # a Monte Carlo sweep: its time, while it has configs left
+        return seconds[item.sweep.name] * item.pending
+    return seconds[item.sweep.name] * item.left / item.total
+
+
+def by_measured_cost(planned: list[Planned], seconds: dict[str, float], longest: bool) -> list[Planned]:
+    """The order of a reproduction, by each sweep's time left in an earlier run (`measured_seconds`; `iclscale
+    reproduce` passes the committed full run's): model-steps alone misjudge the sweeps whose time is evaluation (C24's
+    oracle trains nothing and is its longest). `longest`, for several sweeps at a time: longest first (Graham's LPT
+    rule, within 4/3 of the shortest finish; R. L. Graham, SIAM J. Appl. Math. 17 (1969) 416), so that no long sweep
+    is left running alone at the end. Otherwise cheapest first, so that results come early. Sweeps the earlier run did
+    not time follow, by model-steps the same way; sweeps with nothing left go last."""
+    sign = -1 if longest else 1
+
+    def key(item: Planned):
+        measured = measured_seconds(item, seconds)
+        return (not item.pending, measured is None, sign * (measured or 0), sign * item.left, item.sweep.name)
+
+    return sorted(planned, key=key)
 
 
 class Overall:
@@ -100,8 +125,8 @@ class Overall:
     def finished(self, item: Planned, seconds: float) -> None:
         if item.left:
             self.timed.append((item.left, seconds))
-            if item.sweep.name in self.earlier_seconds:
-                self.against_earlier.append((seconds, self.earlier_seconds[item.sweep.name]))
+        if item.pending and item.sweep.name in self.earlier_seconds:
+            self.against_earlier.append((seconds, self.earlier_seconds[item.sweep.name]))
         self.trained += item.left
         self.done += 1
 
@@ -122,7 +147,7 @@ class Overall:
             fit = (fixed, per_step / scale)
 
         def predict(item: Planned) -> float | None:
-            if not item.left:
+            if not item.pending:
                 return 0.0
             if ratio is not None and item.sweep.name in self.earlier_seconds:
                 return ratio * self.earlier_seconds[item.sweep.name]
@@ -134,7 +159,7 @@ class Overall:
         """Time left while the sweeps `running` (each with the seconds it has run) run and `waiting` wait."""
         import heapq
 
-        if not any(p.left for p in waiting) and not any(p.left for p, _ in running):
+        if not any(p.pending for p in waiting) and not any(p.pending for p, _ in running):
             return "0:00"
         predict = self.predictor()
         held = [predict(item) for item, _ in running]
