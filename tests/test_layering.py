@@ -437,8 +437,10 @@ def test_importing_analysis_loads_neither_the_trainer_nor_torch_nor_plotting(mod
 
 
 def test_reading_a_results_directory_loads_neither_the_trainer_nor_torch(tmp_path):
-    """analysis reads the store through iclscale.sweeps.store: reading a real directory must not pull the trainer in."""
-    from iclscale.sweeps.store import Location, write_fragment, write_frozen_sweep
+    """analysis reads the store through iclscale.sweeps.store_read: reading a real directory must not pull the trainer
+    in."""
+    from iclscale.sweeps.store import Location, write_fragment
+    from iclscale.sweeps.store_frozen import write_frozen_sweep
 
     location = Location(str(tmp_path))
     write_frozen_sweep(location, {"name": "t", "study": "toy", "laws": [], "params": {"x": {"role": "train"}}})
