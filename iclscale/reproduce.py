@@ -111,7 +111,8 @@ def plan_sweeps(paths: list[str], budget: str, root: Path) -> list[Planned]:
 
 def check_same_steps(sweep, out: Path, budget: str) -> None:
     """Refuse to add runs of other lengths to a results directory: a quick root and a full root are separate."""
-    from iclscale.sweeps.store import Location, read_frozen_sweep
+    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store_frozen import read_frozen_sweep
 
     location = Location(out)
     frozen = read_frozen_sweep(location) if location.exists() and (out / "sweep.yaml").is_file() else None

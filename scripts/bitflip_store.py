@@ -25,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from test_store_checksums import _run, flip, plain_read
 
-from iclscale.sweeps import store
-from iclscale.sweeps.store import Location, fragment_problem
+from iclscale.sweeps import store_fragments
+from iclscale.sweeps.store import Location
+from iclscale.sweeps.store_fragments import fragment_problem
 
 
 def main() -> None:
@@ -51,7 +52,7 @@ def main() -> None:
         for offset in range(0, size, args.every):
             for bit in range(8):
                 original = flip(victim, offset, bit)
-                store._checked.clear()
+                store_fragments._checked.clear()
                 flips += 1
                 missed += fragment_problem(location, name, quiet=True) is None
                 victim.write_bytes(original)

@@ -5,6 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
+from iclscale.analysis.exponent_drift import curvature, range_sensitivity
 from iclscale.analysis.fits import (
     OLS_T,
     PER_SEED_T,
@@ -13,7 +14,6 @@ from iclscale.analysis.fits import (
     fit_power_law,
     fit_power_law_multi,
 )
-from iclscale.analysis.forms import curvature, range_sensitivity
 
 PLANTED = -2 / 3
 

@@ -347,7 +347,7 @@ def test_a_regime_ladder_draws_one_laws_rungs_over_the_binding_param():
 
 
 def test_a_decade_from_rounded_logs_is_not_called_narrow():
-    from iclscale.analysis.forms import Curvature
+    from iclscale.analysis.exponent_drift import Curvature
 
     decade = Curvature(0, -0.1, 0.1, -0.1, 0.1, 10, "planted", 8, 0.9999999999999999, [], math.nan)
     assert decade.span() == "x spans 10× (1 decades)"

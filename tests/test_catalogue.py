@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "iclscale"
 YAML_READERS = {
     "iclscale/sweeps/spec.py": "a sweep file (the one parser: iclscale.catalogue indexes what it returns)",
     "iclscale/sweeps/yamlsafe.py": "the bounded loader itself, and one number's text (yaml_number)",
-    "iclscale/sweeps/store.py": "a results directory's frozen sweep.yaml, which `sweep run` wrote",
+    "iclscale/sweeps/store_frozen.py": "a results directory's frozen sweep.yaml, which `sweep run` wrote",
     "iclscale/sweeps/ray_executor.py": "Ray's bootstrap config",
     "iclscale/paper.py": "a paper's quotes.yaml",
 }

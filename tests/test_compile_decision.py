@@ -113,7 +113,8 @@ def test_a_store_written_before_compile_path_still_reads(tmp_path, capsys):
     import pyarrow.parquet as pq
 
     from iclscale.cli import main
-    from iclscale.sweeps.store import RUNS, Location, read_store
+    from iclscale.sweeps.store import RUNS, Location
+    from iclscale.sweeps.store_read import read_store
 
     sweep = tmp_path / "sweep.yaml"
     sweep.write_text(yaml.safe_dump({**SWEEP, "fixed": {"d": 3, "n": 8, "steps": 4}, "record_every": 2}))

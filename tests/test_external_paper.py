@@ -15,7 +15,7 @@ import pytest
 from ray_helpers import kill_ray_processes, private_ray_tmpdir, ray_env
 
 from iclscale.paper import ENTRY_POINT_GROUP
-from iclscale.sweeps.store import read_store
+from iclscale.sweeps.store_read import read_store
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "external_paper"

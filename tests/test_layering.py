@@ -19,7 +19,7 @@ which imports no paper. In a paper's folder, the declarations, the laws and the
 package itself stay torch-free (listing studies, planning a sweep and judging laws import no torch); the
 study, model and data modules are the trainer side. No module imports, through others, one that imports it (an
 import inside a function counts; one under `if TYPE_CHECKING:` names a type and never runs, one under
-`if __name__ == "__main__":` runs only as a script).
+`if __name__ == "__main__":` runs only as a script). No module of the package is over 450 lines.
 """
 
 import ast
@@ -150,6 +150,18 @@ def test_config_classes_are_made_in_one_place():
              if path != maker and re.search(r"make_dataclass\(|globals\(\)\[", path.read_text())]  # fmt: skip
     assert found == []
     assert "make_dataclass(" in maker.read_text()  # the check reads the right file
+
+
+MAX_MODULE_LINES = 450  # issue 37 point 3: a module a reader can hold
+
+
+def test_no_module_of_the_package_is_over_450_lines():
+    """Lines counted as `wc -l` counts them (newline characters); a module over the limit is split by responsibility."""
+    lines = {
+        path.relative_to(ROOT).as_posix(): path.read_bytes().count(b"\n") for path in sorted(PACKAGE.rglob("*.py"))
+    }
+    over = {path: n for path, n in lines.items() if n > MAX_MODULE_LINES}
+    assert over == {}, f"modules over {MAX_MODULE_LINES} lines: " + ", ".join(f"{p} ({n})" for p, n in over.items())
 
 
 def test_a_papers_laws_do_not_import_its_trainer_side():
@@ -437,8 +449,10 @@ def test_importing_analysis_loads_neither_the_trainer_nor_torch_nor_plotting(mod
 
 
 def test_reading_a_results_directory_loads_neither_the_trainer_nor_torch(tmp_path):
-    """analysis reads the store through iclscale.sweeps.store: reading a real directory must not pull the trainer in."""
-    from iclscale.sweeps.store import Location, write_fragment, write_frozen_sweep
+    """analysis reads the store through iclscale.sweeps.store_read: reading a real directory must not pull the trainer
+    in."""
+    from iclscale.sweeps.store import Location, write_fragment
+    from iclscale.sweeps.store_frozen import write_frozen_sweep
 
     location = Location(str(tmp_path))
     write_frozen_sweep(location, {"name": "t", "study": "toy", "laws": [], "params": {"x": {"role": "train"}}})

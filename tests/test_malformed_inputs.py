@@ -429,7 +429,8 @@ def test_every_accepted_file_is_frozen_and_read_back_unchanged(tmp_path, capsys,
     """What `run` freezes (Sweep.resolved, as iclscale.sweeps.store writes it) reads back through the frozen
     reader to the same sweep: an accepted file can never brick its results directory."""
     from iclscale.sweeps.spec import load_sweep, parse_frozen
-    from iclscale.sweeps.store import Location, read_frozen_sweep, write_frozen_sweep
+    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store_frozen import read_frozen_sweep, write_frozen_sweep
 
     path = tmp_path / "sweep.yaml"
     path.write_bytes(data)

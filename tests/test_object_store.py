@@ -5,7 +5,7 @@ import os
 import pytest
 
 from iclscale.cli import main
-from iclscale.sweeps.store import read_store
+from iclscale.sweeps.store_read import read_store
 
 moto_server = pytest.importorskip("moto.server")
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from ray_helpers import kill_ray_processes, private_ray_tmpdir, ray_env
 
-from iclscale.sweeps.store import read_store
+from iclscale.sweeps.store_read import read_store
 
 pytestmark = pytest.mark.ray
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,7 +12,7 @@ import yaml
 from iclscale.cli import main
 from iclscale.sweeps.search_trials import objective
 from iclscale.sweeps.spec import load_sweep, parse_frozen
-from iclscale.sweeps.store import read_store
+from iclscale.sweeps.store_read import read_store
 
 # A problem that trains in a fraction of a second per trial: the softmax unit on affine tasks in d = 2.
 TINY = {

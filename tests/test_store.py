@@ -9,7 +9,9 @@ from iclscale.errors import UserError
 from iclscale.sweeps.execute import SweepContext, record_failure, run_pack
 from iclscale.sweeps.plan import make_plan
 from iclscale.sweeps.spec import parse_sweep
-from iclscale.sweeps.store import Location, read_store, stored_keys, write_frozen_sweep
+from iclscale.sweeps.store import Location
+from iclscale.sweeps.store_frozen import write_frozen_sweep
+from iclscale.sweeps.store_read import read_store, stored_keys
 
 RAW = {
     "name": "store_test",

@@ -17,8 +17,9 @@ import pytest
 import yaml
 
 from iclscale.cli import main
-from iclscale.sweeps import store
-from iclscale.sweeps.store import Location, fragment_problem
+from iclscale.sweeps import store, store_fragments, store_frozen
+from iclscale.sweeps.store import Location
+from iclscale.sweeps.store_fragments import fragment_problem
 
 RAW = {
     "name": "sums",
@@ -89,11 +90,11 @@ def test_a_flipped_bit_anywhere_in_a_fragment_is_detected(pristine, tmp_path, fo
     missed = []
     for offset in offsets:
         original = flip(victim, offset, offset % 8)
-        store._checked.clear()
+        store_fragments._checked.clear()
         if fragment_problem(location, name, quiet=True) is None:
             missed.append(offset)
         victim.write_bytes(original)
-    store._checked.clear()
+    store_fragments._checked.clear()
     assert fragment_problem(location, name, quiet=True) is None  # the restored file is sound again
     assert not missed, f"{len(missed)} of {len(offsets)} flips read as sound: {missed[:10]}"
 
@@ -247,7 +248,7 @@ def test_a_fragment_that_says_it_had_a_digest_is_damaged_without_it_even_where_e
 
 def test_a_new_store_is_marked_checksummed(pristine):
     assert yaml.safe_load((pristine / "out" / "sweep.yaml").read_text())["checksums"] == "sha256"
-    assert store.is_checksummed(Location(pristine / "out"))
+    assert store_frozen.is_checksummed(Location(pristine / "out"))
 
 
 @pytest.mark.parametrize("deleted", ["one digest", "digests/"])

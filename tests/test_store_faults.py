@@ -107,7 +107,8 @@ def test_a_superseded_failed_row_is_gone_for_plain_readers(tmp_path):
 
     sweep = parse_sweep(RAW, "t")
     out = tmp_path / "out"
-    from iclscale.sweeps.store import Location, write_frozen_sweep
+    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store_frozen import write_frozen_sweep
 
     context = SweepContext(sweep.name, sweep.study.name, sweep.record, str(out))
     write_frozen_sweep(Location(out), sweep.resolved())  # as `sweep run` does before its first pack

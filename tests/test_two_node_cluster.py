@@ -196,7 +196,7 @@ def two_node_cluster() -> Iterator[TwoNodeCluster]:
 
 
 def test_sweep_packs_run_on_both_nodes(two_node_cluster, tmp_path):
-    from iclscale.sweeps.store import read_store
+    from iclscale.sweeps.store_read import read_store
 
     cluster = two_node_cluster
     sweep_file, out = tmp_path / "two_node_cluster.yaml", tmp_path / "results"

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from iclscale.analysis import forms, verdict
+from iclscale.analysis import exponent_drift, forms, verdict
 from iclscale.analysis.verdict import FORM_DRIFT, RULE_BEGIN, RULE_END, VerdictRule, rule_lines, rule_markdown
 from iclscale.cli import main
 
@@ -30,7 +30,7 @@ def test_the_rule_text_is_made_from_the_constants_the_code_applies(monkeypatch):
     other = " ".join(rule_lines(VerdictRule(form_drift=0.2, min_levels=5, max_interval_width=0.7)))
     assert "within ±0.2" in other and "fewer than 5 distinct x values" in other and "wider than 0.7" in other
     monkeypatch.setattr(forms, "LOF_ALPHA", 0.002)
-    monkeypatch.setattr(forms, "QUADRATIC_ALPHA", 0.03)
+    monkeypatch.setattr(exponent_drift, "QUADRATIC_ALPHA", 0.03)
     patched = " ".join(rule_lines())
     assert "p < 0.002" in patched and "p ≥ 0.03" in patched and "p < 0.01" not in patched
 

@@ -122,7 +122,7 @@ def judge_hypothesis(law: Law, hypothesis: Hypothesis, estimate: Estimate) -> Ve
 
 def power_form(law: Law, widened: Band, estimate: Estimate, band: Verdict) -> Verdict:
     """Step 2 of iclscale.analysis.verdict's rule for an exponent: "consistent" only where the data are shown to follow
-    a power law over the range (iclscale.analysis.forms.curvature); the span of x is always stated."""
+    a power law over the range (iclscale.analysis.exponent_drift.curvature); the span of x is always stated."""
     found = estimate.curvature
     if found is None:
         if band.verdict == INCONSISTENT:
@@ -162,7 +162,7 @@ def power_form(law: Law, widened: Band, estimate: Estimate, band: Verdict) -> Ve
 def tolerated_bend(found, lack, margin: float) -> str:
     """Where the form is shown (the drift within ±margin) although a test finds a bend: one sentence saying why
     the bend does not change the verdict (iclscale.analysis.verdict.rule_lines, step 3 (d)); "" where none does."""
-    from iclscale.analysis.forms import BEND_CONFIDENCE, QUADRATIC_ALPHA
+    from iclscale.analysis.exponent_drift import BEND_CONFIDENCE, QUADRATIC_ALPHA
 
     found_by = []
     if lack is not None and lack.rejected:

@@ -12,7 +12,8 @@ from iclscale.analysis.derived import symbol
 from iclscale.analysis.select import label
 
 if TYPE_CHECKING:
-    from iclscale.analysis.forms import Curvature, FormComparison, LackOfFit, LocalExponents
+    from iclscale.analysis.exponent_drift import Curvature
+    from iclscale.analysis.forms import FormComparison, LackOfFit, LocalExponents
     from iclscale.analysis.law import Experiment, Hypothesis, Law, Prediction
     from iclscale.analysis.verdict import Verdict
 
@@ -135,7 +136,8 @@ class LawFit(Estimate):
         return self.law.rule.band_tolerance(self.law.kind.tolerance, self.prediction.primary.mode)
 
     def form_text(self) -> str:
-        """The power-law form check (iclscale.analysis.forms.curvature): shown, not shown or bent, and its numbers."""
+        """The power-law form check (iclscale.analysis.exponent_drift.curvature): shown, not shown or bent, and its
+        numbers."""
         found = self.curvature
         if found is None:
             return ""

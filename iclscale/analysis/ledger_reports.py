@@ -114,7 +114,8 @@ def refresh_report(directory: Path, fingerprint: str | None = None) -> str | Non
     reported, None when written. A quick preview's report goes without PNG files (its charts are in the page, each
     with a menu that saves it as SVG or PNG)."""
     from iclscale.analysis.report import write_report
-    from iclscale.sweeps.store import Location, read_frozen_sweep
+    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store_frozen import read_frozen_sweep
 
     fingerprint = fingerprint or store_fingerprint(directory)
     try:
@@ -150,7 +151,7 @@ def refresh_reports(directories: list[Path]) -> dict[Path, str]:
 def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
     """The directory's fits and provenance, (re)writing its report first unless the ledger wrote it from the store
     as it is now; None where the directory holds no runs yet."""
-    from iclscale.sweeps.store import read_store
+    from iclscale.sweeps.store_read import read_store
 
     if not has_runs(directory):
         return None

@@ -1,7 +1,7 @@
 """A results directory as pandas DataFrames, with the variables that laws are stated in.
 
-Reads through `iclscale.sweeps.store.read_store` (which raises `iclscale.errors.UserError` for a missing directory or
-one without runs) and adds the study's derived variables (iclscale.analysis.derived) as columns of `runs`.
+Reads through `iclscale.sweeps.store_read.read_store` (which raises `iclscale.errors.UserError` for a missing
+directory or one without runs) and adds the study's derived variables (iclscale.analysis.derived) as columns of `runs`.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def _numeric(column) -> bool:
 
 def load_results(directory: str) -> Results:
     """Read a results directory (UserError when it does not exist or holds no runs)."""
-    from iclscale.sweeps.store import read_store
+    from iclscale.sweeps.store_read import read_store
 
     data = read_store(directory)
     runs = add_derived(data.runs, (data.sweep or {}).get("study"))

@@ -171,11 +171,12 @@ def against_band(
 
 def rule_lines(rule: VerdictRule = VerdictRule()) -> list[str]:
     """The rule a fit's verdict follows (iclscale.analysis.evaluate.decide), step by step, in words, from the
-    constants the code applies: `rule` (the defaults; a law may set its own), iclscale.analysis.forms' tests."""
-    from iclscale.analysis import forms
+    constants the code applies: `rule` (the defaults; a law may set its own), the tests of iclscale.analysis.forms and
+    iclscale.analysis.exponent_drift."""
+    from iclscale.analysis import exponent_drift, forms
 
-    lof, quad, margin = forms.LOF_ALPHA, forms.QUADRATIC_ALPHA, rule.form_drift
-    equivalence, bend = forms.FORM_CONFIDENCE, forms.BEND_CONFIDENCE
+    lof, quad, margin = forms.LOF_ALPHA, exponent_drift.QUADRATIC_ALPHA, rule.form_drift
+    equivalence, bend = exponent_drift.FORM_CONFIDENCE, exponent_drift.BEND_CONFIDENCE
     return [
         "0. outside: every point lies outside the theorem's conditions (the law's regime); no verdict. Points "
         "outside are never used; the reason counts them and describes what all points follow (that description is "

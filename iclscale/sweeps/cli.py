@@ -106,7 +106,8 @@ def _load(args: argparse.Namespace):
 def cmd_plan(args: argparse.Namespace) -> None:
     from iclscale.sweeps.plan import describe_plan, make_plan
     from iclscale.sweeps.run import check_before_work
-    from iclscale.sweeps.store import results_location, stored_keys
+    from iclscale.sweeps.store_directory import results_location
+    from iclscale.sweeps.store_read import stored_keys
 
     sweep = _load(args)
     location = results_location(default_out(sweep.name) if args.out is None else args.out)

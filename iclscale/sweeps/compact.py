@@ -1,11 +1,11 @@
 """Keeping a results directory readable by anyone: run by `sweep run` (holding the writer lock)
 before it plans and after its packs finish.
 
-1. A damaged fragment (iclscale.sweeps.store.fragment_problem: its digest does not match, it is not a
+1. A damaged fragment (iclscale.sweeps.store_fragments.fragment_problem: its digest does not match, it is not a
    regular file, empty, truncated, without its key columns or its curves file, or holding rows of
    another pack) is moved aside, never deleted, to `DIR/quarantine/` with its digests, and named on
    one line; its configs are then missing and the run retrains them. In a checksummed store a fragment
-   without its digest is damaged; only in a store written before checksums (iclscale.sweeps.store) is a
+   without its digest is damaged; only in a store written before checksums (iclscale.sweeps.store_frozen) is a
    fragment given a digest, once its run_ids match its rows' params (else it is moved aside).
 2. One row per (config, eval point): a row superseded by another is removed from its fragment (a
    failed row by a later success or a later failure; a duplicate of a stored row, which only two
@@ -26,19 +26,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from iclscale.sweeps import store
-from iclscale.sweeps.store import (
-    CURVES,
-    DIGESTS,
-    FAILED,
-    RUNS,
-    Location,
-    digest_name,
-    fragment_names,
-    fragment_problem,
-    unverified_fragments,
-    warn,
-)
+from iclscale.sweeps import store_fragments
+from iclscale.sweeps.store import CURVES, DIGESTS, FAILED, RUNS, Location, digest_name, warn
+from iclscale.sweeps.store_fragments import fragment_names, fragment_problem, unverified_fragments
 from iclscale.trainer.registry import StudyInfo
 
 QUARANTINE = "quarantine"
@@ -114,11 +104,11 @@ def _adopt(location: Location, info: StudyInfo, name: str, runs: pa.Table) -> st
     for folder in (RUNS, CURVES):
         relative = f"{folder}/{name}.parquet"
         if location.exists(relative):
-            from iclscale.sweeps.store import sha256_of
+            from iclscale.sweeps.store_fragments import sha256_of
 
             size = location.fs.get_file_info(location.path(relative)).size
             location.write_bytes(digest_name(relative), f"{sha256_of(location, relative)} {size}\n".encode())
-    store._no_digest.discard((location.uri, name))
+    store_fragments._no_digest.discard((location.uri, name))
     return None
 
 

@@ -11,7 +11,8 @@ from typing import Any
 
 from iclscale.errors import UserError
 from iclscale.sweeps.plan import PackPlan, Plan
-from iclscale.sweeps.store import RUNS, Location, Provenance, eval_key, fragment_problem, write_fragment
+from iclscale.sweeps.store import RUNS, Location, Provenance, eval_key, write_fragment
+from iclscale.sweeps.store_fragments import fragment_problem
 from iclscale.trainer.params import RecordSchedule
 from iclscale.trainer.registry import StudyInfo, study_info
 
@@ -135,7 +136,7 @@ def single_run_output(out: str, run_id: str, study: str):
     """Claim `train --out DIR` before training: DIR must be a writable directory (or creatable), empty or
     holding this config's results; its writer lock is held until the result is written (iclscale.sweeps.lock)."""
     from iclscale.sweeps.lock import writer_lock
-    from iclscale.sweeps.store import check_results_directory, results_location
+    from iclscale.sweeps.store_directory import check_results_directory, results_location
 
     location = results_location(out)
     check_results_directory(location, f"train-{run_id}", study)  # missing, empty, or this config's
@@ -154,7 +155,7 @@ def write_single_run(out: str, info: StudyInfo, config, point, result, record: R
 def _write_single_run(out: str, info: StudyInfo, config, point, result, record: RecordSchedule) -> None:
     from iclscale.sweeps.plan import PackPlan
     from iclscale.sweeps.spec import parse_sweep
-    from iclscale.sweeps.store import write_frozen_sweep
+    from iclscale.sweeps.store_frozen import write_frozen_sweep
 
     name = f"train-{config.run_id}"
     raw = {

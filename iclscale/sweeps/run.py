@@ -38,7 +38,7 @@ WRITE_ERRNOS = {errno.ENOSPC, errno.EROFS, errno.EACCES, errno.EPERM, errno.EDQU
 
 
 def run_sweep(sweep, args: argparse.Namespace, out: str) -> int:
-    from iclscale.sweeps.store import results_location
+    from iclscale.sweeps.store_directory import results_location
 
     _check_flags(args)
     location = results_location(out)
@@ -149,7 +149,7 @@ def _terminate(signum, frame) -> None:
 def _has_work(sweep, location, args: argparse.Namespace) -> bool:
     """Whether the plan has packs to run, read-only (Ray is not started for nothing)."""
     from iclscale.sweeps.plan import make_plan
-    from iclscale.sweeps.store import stored_keys
+    from iclscale.sweeps.store_read import stored_keys
 
     if sweep.threshold:
         from iclscale.sweeps.threshold import has_open_search
@@ -214,12 +214,13 @@ def check_before_work(sweep, location) -> None:
 
 
 def check_results_directory(location, sweep) -> None:
-    """The results directory is missing, empty or this sweep's (iclscale.sweeps.store.check_results_directory),
-    and not the directory whose sweep.yaml is the sweep file itself (the frozen sweep would overwrite it)."""
+    """The results directory is missing, empty or this sweep's
+    (iclscale.sweeps.store_directory.check_results_directory), and not the directory whose sweep.yaml is the sweep
+    file itself (the frozen sweep would overwrite it)."""
     import os
 
     from iclscale.sweeps.store import FROZEN_SWEEP
-    from iclscale.sweeps.store import check_results_directory as check
+    from iclscale.sweeps.store_directory import check_results_directory as check
 
     frozen = location.path(FROZEN_SWEEP)
     if location.local and os.path.exists(frozen) and os.path.samefile(frozen, sweep.path):
@@ -245,7 +246,8 @@ def _locked_run(sweep, args: argparse.Namespace, location) -> int:
     from iclscale.sweeps.plan import describe_plan, make_plan
     from iclscale.sweeps.progress import Progress
     from iclscale.sweeps.status import format_counts, status_counts
-    from iclscale.sweeps.store import stored_keys, write_frozen_sweep
+    from iclscale.sweeps.store_frozen import write_frozen_sweep
+    from iclscale.sweeps.store_read import stored_keys
 
     with writer_lock(location):
         metrics = compact(location, sweep.study)
@@ -313,7 +315,9 @@ def failed_exit(location, counts: dict[str, Any]) -> int:
 def first_failure(location) -> str:
     """The reason of the first failed row (fragments in name order, rows in order), shortened to one phrase."""
     from iclscale.errors import shorten
-    from iclscale.sweeps.store import FAILED, committed_fragments, read_runs
+    from iclscale.sweeps.store import FAILED
+    from iclscale.sweeps.store_fragments import committed_fragments
+    from iclscale.sweeps.store_read import read_runs
 
     for fragment in committed_fragments(location):
         table = read_runs(location, fragment, ["status", "error"])

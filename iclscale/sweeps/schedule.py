@@ -38,7 +38,8 @@ def estimate(sweep, out: Path) -> tuple[int, int, int]:
     need (an estimate: warm starts need fewer), all of it left while any search is open. Used to order the sweeps
     and for the ETA only."""
     from iclscale.sweeps.plan import make_plan
-    from iclscale.sweeps.store import Location, stored_keys
+    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store_read import stored_keys
 
     location = Location(out)
     stored = stored_keys(location) if location.exists() else {}

@@ -73,7 +73,7 @@ def run_search(
     """`iclscale sweep run` for a sweep with a `search:` block: search what is not stored, then
     print and write the best values per grid point."""
     from iclscale.sweeps.execute import SweepContext
-    from iclscale.sweeps.store import write_frozen_sweep
+    from iclscale.sweeps.store_frozen import write_frozen_sweep
 
     search = sweep.search
     states = load_states(sweep, location)

@@ -103,7 +103,8 @@ def stored_rows(location: Location, sweep: Sweep) -> list[dict[str, Any]]:
     A non-failed row wins over a failed one, so each run_id appears once."""
     import pyarrow.parquet as pq
 
-    from iclscale.sweeps.store import FAILED, RUNS, committed_fragments
+    from iclscale.sweeps.store import FAILED, RUNS
+    from iclscale.sweeps.store_fragments import committed_fragments
 
     key = objective_key(sweep)
     wanted = ["run_id", "eval_key", "seed", "status", sweep.search["metric"], *sweep.study.names("shape", "train")]
@@ -185,7 +186,8 @@ def run_trial(
     """Train (what is not stored of) one trial, commit it, record it, and return its objective."""
     from iclscale.sweeps.execute import run_pack
     from iclscale.sweeps.plan import make_plan
-    from iclscale.sweeps.store import Location, stored_keys
+    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store_read import stored_keys
 
     location = Location(context.out)
     plan = make_plan(trial_sweep(sweep, point, values), stored_keys(location))

@@ -12,7 +12,10 @@ from iclscale.errors import UserError
 def status_counts(out: str) -> dict[str, Any]:
     """Per-config status against the frozen sweep: ok, diverged, failed, missing."""
     from iclscale.sweeps.spec import parse_frozen
-    from iclscale.sweeps.store import FAILED, Location, check_folders, read_frozen_sweep, stored_keys
+    from iclscale.sweeps.store import FAILED, Location
+    from iclscale.sweeps.store_fragments import check_folders
+    from iclscale.sweeps.store_frozen import read_frozen_sweep
+    from iclscale.sweeps.store_read import stored_keys
 
     location = Location(out)
     if not location.exists():
@@ -68,8 +71,9 @@ def format_counts(name: str, counts: dict[str, Any], out: str) -> str:
 
 
 def verify_store(out: str) -> int:
-    """Every fragment of a store checked (iclscale.sweeps.store.fragment_problem); 1 if any is damaged."""
-    from iclscale.sweeps.store import Location, fragment_names, fragment_problem, unverified_fragments
+    """Every fragment of a store checked (iclscale.sweeps.store_fragments.fragment_problem); 1 if any is damaged."""
+    from iclscale.sweeps.store import Location
+    from iclscale.sweeps.store_fragments import fragment_names, fragment_problem, unverified_fragments
 
     location = Location(out)
     names = fragment_names(location)

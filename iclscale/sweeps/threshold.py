@@ -175,7 +175,8 @@ class Stored:
 
 
 def read_stored(sweep: Sweep, location: Location) -> Stored:
-    from iclscale.sweeps.store import FAILED, read_store
+    from iclscale.sweeps.store import FAILED
+    from iclscale.sweeps.store_read import read_store
 
     spec = sweep.threshold
     empty = Stored({}, [], set())
@@ -278,7 +279,8 @@ def run_threshold(
     """Rounds until no search is open. `run_plan(plan)` trains a plan through the sweep's executor; a proposal
     stored as failed is trained again only with `retry_failed` (else its search ends as failed)."""
     from iclscale.sweeps.plan import plan_configs
-    from iclscale.sweeps.store import stored_keys, write_frozen_sweep
+    from iclscale.sweeps.store_frozen import write_frozen_sweep
+    from iclscale.sweeps.store_read import stored_keys
 
     write_frozen_sweep(location, sweep.resolved())
     attempted: set[str] = set()
@@ -348,7 +350,7 @@ def has_open_search(sweep: Sweep, location: Location) -> bool:
 
 def stored_counts(location: Location) -> dict[str, int]:
     """Configs stored in the directory by status (a config counts once, by its best row)."""
-    from iclscale.sweeps.store import stored_keys
+    from iclscale.sweeps.store_read import stored_keys
 
     best: dict[str, str] = {}
     rank = {"ok": 0, "diverged": 1, "failed": 2}

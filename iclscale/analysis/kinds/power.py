@@ -3,8 +3,8 @@
 The exponent is the least-squares slope on log–log axes with a Student t-interval (iclscale.analysis.fits: OLS, or
 per-seed fits where one model per seed is measured at every x); where points are censored it is the censored
 (Tobit) fit's (iclscale.analysis.censored), and the fit that drops them is shown beside it. The form is checked in every
-design by the drift of the local exponent across the range (iclscale.analysis.forms.curvature), beside the lack of fit
-against the cell means and the local exponents; where the paper words the law in another form (T linear
+design by the drift of the local exponent across the range (iclscale.analysis.exponent_drift.curvature), beside the
+lack of fit against the cell means and the local exponents; where the paper words the law in another form (T linear
 in α^(−2/3)), that form is fitted beside the power law and, where the power law is rejected and the paper's
 form fits, judged instead. When x is a combination of params (Λ = nL²/σ²) and more than one of them varies,
 a multi-variable fit shows whether the measure depends on that combination. Measures with a threshold ε are
@@ -21,17 +21,9 @@ import pandas as pd
 
 from iclscale.analysis import censored as tobit
 from iclscale.analysis.derived import derived_variables, ingredients
+from iclscale.analysis.exponent_drift import curvature, range_sensitivity
 from iclscale.analysis.fits import fit_power_law, fit_power_law_multi
-from iclscale.analysis.forms import (
-    FORM_TOLERANCE,
-    LOF_ALPHA,
-    OffsetForm,
-    compare_forms,
-    curvature,
-    lack_of_fit,
-    local_exponents,
-    range_sensitivity,
-)
+from iclscale.analysis.forms import FORM_TOLERANCE, LOF_ALPHA, OffsetForm, compare_forms, lack_of_fit, local_exponents
 from iclscale.analysis.kinds.base import TransformedX
 from iclscale.analysis.lawfit import Estimate
 from iclscale.analysis.select import groups, label

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from iclscale.analysis.forms import Curvature
+from iclscale.analysis.exponent_drift import Curvature
 from iclscale.analysis.kinds import MaxTerm
 from iclscale.analysis.law import Hypothesis, Prediction
 from iclscale.analysis.lawfit import Estimate

@@ -400,7 +400,8 @@ def test_baseline_findings_name_the_most_sample_efficient_learner():
 
 
 def write_store(folder, results: Results) -> str:
-    from iclscale.sweeps.store import Location, write_fragment, write_frozen_sweep
+    from iclscale.sweeps.store import Location, write_fragment
+    from iclscale.sweeps.store_frozen import write_frozen_sweep
 
     location = Location(folder)
     write_frozen_sweep(location, {"name": "synthetic", "study": STUDY, "laws": [], "params": results.sweep["params"]})

@@ -5,7 +5,7 @@ Every claim of the paper and the laws that test it; claims with no law say why i
 from iclscale.analysis.derived import DerivedVariable
 from iclscale.analysis.law import Claim, Diagnosis, Experiment
 from iclscale.paper_laws import PaperLaws, Smoke
-from iclscale.papers.feature_selector.laws import iterations, mechanism, ood
+from iclscale.papers.feature_selector.laws import conditions, iterations, mechanism, ood
 from iclscale.papers.feature_selector.laws.common import STUDY
 from iclscale.papers.feature_selector.laws.figure1_section import figure1_section
 
@@ -298,7 +298,7 @@ _CLAIMS = (
 
 PAPER_LAWS = PaperLaws(
     claims=_CLAIMS,
-    laws=(*iterations.LAWS, *mechanism.LAWS, *ood.LAWS),
+    laws=(*iterations.LAWS, *conditions.LAWS, *mechanism.LAWS, *ood.LAWS),
     sections=(figure1_section,),
     derived={
         # M := M1 + M2, the number of patterns of [LW23] Thm 1 (relevant plus irrelevant)

@@ -16,6 +16,7 @@ import numpy as np
 
 LM25 = "Li, Lu, Cui, Chen, Wang 2025 [LM25] (arXiv 2510.00399)"
 STUDY = "mamba_outliers"
+S = f"{STUDY}."
 EPSILON = 0.01  # [LM25] §4.1, Fig. 2: "smaller than 0.01"; the paper's experiments are judged at it
 # ε of the Thms 2, 4 / Cors. 1, 2 / κ_a window laws: not from the paper (B_T = 231 at constants 1)
 THEOREM_EPSILON = 0.1
@@ -25,6 +26,11 @@ ONE_LAYER = {"layers": (1,)}  # §4.1's one-layer models (Theorems 1–4)
 # The training theorems' hypotheses on the params, each labelled (the paper's ≳ hides the constants) -------------
 TRAINING_PARTS = ("batch", "kappa_low", "kappa_high", "l_tr", "step", "layers")
 KAPPA = ("kappa_low", "kappa_high")
+
+
+def named(*names: str) -> tuple[str, ...]:
+    """The laws' full names, `mamba_outliers.<name>`."""
+    return tuple(S + name for name in names)
 
 
 def _number(rows, name):

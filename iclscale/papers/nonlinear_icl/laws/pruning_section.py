@@ -24,7 +24,7 @@ ONSET_DEFINITION = (
     "R = 0) has a 95% bootstrap interval over seeds above 0 <em>and</em> a mean larger than the seed-to-seed "
     "standard deviation of the unpruned error; pruning <em>starts to cost</em> at the smallest such R of the grid."
 )
-WIDTH, HEIGHT = 380, 240  # as iclscale.analysis.law_charts'
+WIDTH, HEIGHT = 380, 240  # as iclscale.analysis.law_chart_marks'
 
 
 def pruning_section(results: Results, add_chart) -> Section | None:
