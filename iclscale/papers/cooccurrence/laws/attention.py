@@ -8,7 +8,13 @@ from dataclasses import replace
 
 from iclscale.analysis.law import OTHER_READING, Law, VersusPrinted
 from iclscale.analysis.measures import FinalValue
-from iclscale.papers.cooccurrence.laws.common import PHASE2, PHASE_2_CONDITIONS, T_STAR_LOSS, theory_exponent_law
+from iclscale.papers.cooccurrence.laws.common import (
+    FLOW_HORIZON,
+    PHASE2,
+    PHASE_2_CONDITIONS,
+    T_STAR_LOSS,
+    theory_exponent_law,
+)
 from iclscale.papers.cooccurrence.laws.flow_measures import AtLevel, ChangeFromStart, PhaseValue
 
 C12_SOURCE = "Thm 3.3, Eq. 3 (C_12 = Θ(σ0²√m/(L σ1² m m1) + σ0²/(σ1² m m1)), up to log factors)"
@@ -62,7 +68,7 @@ def _c12_law(axis: str, exponent: float, group_by: tuple[str, ...], why: str, **
 C12_PAIRS = (
     _c12_law("m", -1.5, ("c0", "c1", "m1", "lr"), "s0 = c0/√(Lm), s1 = c1/√m1: the first term, "
              "(c0²/c1²) m^(−3/2)/L², dominates for m ≥ L² (derived here)"),
-    _c12_law("c1", -2.0, ("c0", "m", "m1", "lr"), "σ1² = c1²/m1 in the denominator of both terms"),
+    _c12_law("c1", -2.0, ("c0", "m", "m1"), "σ1² = c1²/m1 in the denominator of both terms", pool=FLOW_HORIZON),
     _c12_law("c0", 2.0, ("c1", "m", "m1", "lr"), "σ0² = c0²/(Lm) in the numerator of both terms"),
     _c12_law("m1", 0.0, ("c0", "c1", "m", "lr"), "σ1² m1 = c1²: no m1 at fixed c1"),
     _c12_law("L", -2.0, ("c0", "c1", "m", "m1", "lr"), "σ0² = c0²/(Lm) and the 1/L of the first term",

@@ -201,3 +201,7 @@ def theory_exponent_law(
         rule=EXPONENT_RULE,
         **extra,
     )
+
+
+# Pooled where a sweep varies η with its steps at one flow horizon η·steps (the c1 sweep): the laws read flow times
+FLOW_HORIZON = ("lr", "steps")

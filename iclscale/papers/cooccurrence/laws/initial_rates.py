@@ -9,6 +9,7 @@ from iclscale.analysis.kinds import Bound
 from iclscale.analysis.law import Hypothesis, Law, Prediction
 from iclscale.analysis.verdict import Band
 from iclscale.papers.cooccurrence.laws.common import (
+    FLOW_HORIZON,
     FRACTION_RULE,
     STUDY,
     THEORY_SETTING,
@@ -41,7 +42,7 @@ G1_RATE_VS_RATE = theory_exponent_law(
     "phase1_rate",
     1.0,
     ("c0", "L", "m1"),
-    pool=("d",),  # in distinct mode d follows n and L by design
+    pool=("d", *FLOW_HORIZON),  # in distinct mode d follows n and L by design; the c1 sweep's η and steps
 )
 
 # [Y24] Lemma 4.2 bounds the common token's rate per neuron by Õ(σ1²√(m m1) + σ0²√(mL) + σ1² m F); summed over

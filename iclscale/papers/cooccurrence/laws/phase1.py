@@ -9,6 +9,7 @@ from iclscale.analysis.kinds import PowerLaw
 from iclscale.analysis.law import Law
 from iclscale.papers.cooccurrence.laws.common import (
     EXPONENT_RULE,
+    FLOW_HORIZON,
     PHASE2,
     STUDY,
     Y24,
@@ -39,7 +40,9 @@ RATE_NOTE = (
 )
 
 
-def _T1_laws(axis: str, exponent: float, why: str, group_by: tuple[str, ...], **extra) -> tuple[Law, Law]:
+def _T1_laws(
+    axis: str, exponent: float, why: str, group_by: tuple[str, ...], pool: tuple[str, ...] = (), **extra
+) -> tuple[Law, Law]:
     """T1 (every sample correct) and T1_G (the MLP aligned) ∝ axis^exponent."""
     source, note = (RATE_SOURCE, f"; {RATE_NOTE}") if axis == "phase1_rate" else (T1_SOURCE, "")
     return tuple(
@@ -52,7 +55,7 @@ def _T1_laws(axis: str, exponent: float, why: str, group_by: tuple[str, ...], **
             axis,
             exponent,
             group_by,
-            pool=("d",),  # in distinct mode d follows n and L by design (the n and L sweeps)
+            pool=("d", *pool),  # in distinct mode d follows n and L by design (the n and L sweeps)
             **extra,
         )
         for name, measure, condition in (("T1", T1, T1_CONDITION), ("T1_G", T1_G, T1_G_CONDITION))
@@ -61,13 +64,14 @@ def _T1_laws(axis: str, exponent: float, why: str, group_by: tuple[str, ...], **
 
 T1_LAWS = (
     *_T1_laws("m", -1.0, "σ1 = c1/√m1 fixed in c1", ("c1", "m1", "lr")),
-    *_T1_laws("c1", -2.0, "σ1² = c1²/m1", ("m", "m1", "lr")),
+    # the c1 sweep scales η ∝ c1⁻² and the steps ∝ c1² by design (one flow horizon η·steps): T1 is a flow time
+    *_T1_laws("c1", -2.0, "σ1² = c1²/m1", ("m", "m1"), pool=FLOW_HORIZON),
     *_T1_laws("c0", 0.0, "no σ0 in C_T1/(σ1² m m1); σ0 ≪ σ1 in Sec. 4.1's rate", ("c1", "m", "m1", "lr")),
     *_T1_laws("m1", 0.0, "σ1² m m1 = c1² m has no m1 at fixed c1", ("c0", "c1", "m", "lr")),
     *_T1_laws("n", 0.0, "no n in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr")),
     *_T1_laws("L", 0.0, "no L in C_T1/(σ1² m m1)", ("c0", "c1", "m", "m1", "lr")),
     # fitted where m or c1 move the rate (the σ1² m m1 term); c0, L and m1 move only its σ0 term, < 35% here
-    *_T1_laws("phase1_rate", -1.0, "§4.1's general form (σ0² + σ1²) m m1", ("lr", "c0", "L", "m1")),
+    *_T1_laws("phase1_rate", -1.0, "§4.1's general form (σ0² + σ1²) m m1", ("c0", "L", "m1"), pool=FLOW_HORIZON),
 )
 
 

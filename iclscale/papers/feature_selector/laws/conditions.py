@@ -53,15 +53,16 @@ TAU_CRIT_VS_M1 = Law(
     claim="training breaks down at a noise bound τ_crit ≈ (1 − ε_m)/M1, i.e. τ_crit ∝ 1/M1",
     citation=f"{LW23} Theorem 1, Eq. (6)",
     conditions="τ_crit = the smallest τ of the grid with final in-domain error ≥ 0.1 (our reading of Thm 1's "
-    "τ ≤ O(1/M1); 0.1 not from the paper) at T_max, per M1 and seed; M2 = max(M1² − M1, 8) varies with M1 "
-    "(pooled); d_X held fixed across M1 (with d_X = M the noise ball's share on each pattern axis would shrink "
+    "τ ≤ O(1/M1); 0.1 not from the paper) at T_max, per M1 and seed; M2 = max(M1² − M1, 8) and the width m "
+    "Thm 1 asks at each M1 vary with M1 (pooled); d_X held fixed across M1 (with d_X = M the noise ball's share "
+    "on each pattern axis would shrink "
     "as M1 grows: a confound); every run counts (a breakdown is the event measured)",
     prediction_text="exponent of τ_crit vs M1: −1 (bound reading ≥ −1)",
     measure=ThresholdAlongAxis("test_error", axis="tau", threshold=0.1, below=False),
     x="M1",
     predict=tau_crit_prediction,
     kind=PowerLaw(),
-    pool=("M2", "d_x"),
+    pool=("M2", "d_x", "m"),
     where={"domain": ("id",)},
     one_row_per_run=False,
     rule=EXPONENT_RULE,
@@ -143,7 +144,10 @@ MEASURED_CONDITION = {"m": ("width",), "batch_size": ("batch",), "tau": ("noise"
 
 
 def _required_vs_m1(name, axis, symbol, x, kind, predict, claim, citation, how, prediction_text) -> Law:
-    """The smallest value of a grid `axis` whose final in-domain error is ≤ ε, per M1 and seed, against M1."""
+    """The smallest value of a grid `axis` whose final in-domain error is ≤ ε, per M1 and seed, against M1. The
+    width m, where it is not the axis, is the one Thm 1 asks at each M1: it varies with M1 and is pooled."""
+    pooled = ("M2", "d_x") if axis == "m" else ("M2", "d_x", "m")
+    varying = "M2 = max(M1² − M1, 8), d_X = M" + ("" if axis == "m" else " and the width m Thm 1 asks")
     return Law(
         name=f"{STUDY}.{name}",
         study=STUDY,
@@ -151,14 +155,14 @@ def _required_vs_m1(name, axis, symbol, x, kind, predict, claim, citation, how, 
         citation=f"{LW23} {citation}",
         regime=theorem_1_regime(without=MEASURED_CONDITION.get(axis, ())),
         conditions=f"required {symbol} = the smallest {symbol} of the grid whose final in-domain error is ≤ 0.01 "
-        f"{how}, per M1 and seed (ε not from the paper; a staircase on the grid); M2 = max(M1² − M1, 8), d_X = M "
+        f"{how}, per M1 and seed (ε not from the paper; a staircase on the grid); {varying} "
         f"vary with M1 (pooled); every run counts (failing is the event measured). {THEOREM_1}",
         prediction_text=prediction_text,
         measure=ThresholdAlongAxis("test_error", axis=axis, threshold=EPSILON),
         x=x,
         predict=predict,
         kind=kind,
-        pool=("M2", "d_x"),
+        pool=pooled,
         where={"domain": ("id",)},
         one_row_per_run=False,
         rule=EXPONENT_RULE,

@@ -71,9 +71,9 @@ OOD_HINGE_VS_M1 = Law(
     study=STUDY,
     claim="the out-of-domain hinge loss falls at least as fast as 1/M1 (Loss ≤ ε once M1 ≥ 1/ε)",
     citation=f"{LW23} Theorem 2; App. A.4, Eq. (69)–(71)",
-    conditions=f"{THEOREM_2}, l_ts ≥ 2/α′; M2 = max(M1² − M1, 8), d_X = M + 12 vary with M1 (pooled); an upper "
-    "bound read as a slope (ours); seeds with zero hinge are left out of the log fit and counted; "
-    "selection-regime runs only",
+    conditions=f"{THEOREM_2}, l_ts ≥ 2/α′; M2 = max(M1² − M1, 8), d_X = M + 12 and the width m the theorem asks "
+    "vary with M1 (pooled); an upper bound read as a slope (ours); seeds with zero hinge are left out of the log fit "
+    "and counted; selection-regime runs only",
     prediction_text="exponent of the mean OOD hinge loss vs M1 ≤ −1",
     measure=FinalValue("test_hinge"),
     x="M1",
@@ -83,7 +83,7 @@ OOD_HINGE_VS_M1 = Law(
     where=CONE,
     row_filter=long_enough,
     one_row_per_run=False,
-    pool=("M2", "d_x", "alpha_test", "l_ts"),
+    pool=("M2", "d_x", "m", "alpha_test", "l_ts"),
     regime=SELECTED,
     rule=EXPONENT_RULE,
     versus_printed=VersusPrinted(
