@@ -326,3 +326,11 @@ def test_every_law_sweep_sets_the_width_per_config_and_its_points_lie_inside_thm
             widths = [theorem_width(r.M1, r.batch_size, r.steps) for r in planned.itertuples()]
             assert (planned["m"] >= widths).all(), path.name
     assert judged >= 20
+
+
+def test_iclscale_laws_says_the_curve_law_has_no_wrong_value_for_its_control():
+    """C > 1/min α ≥ 1 by the fit's bounds: no planted C lies clearly outside the law's band."""
+    from iclscale.analysis import controls
+
+    curve = get_law("feature_selector.T_vs_alpha_curve")
+    assert "no wrong value" in controls.plan(curve).describe()
