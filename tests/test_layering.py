@@ -201,7 +201,6 @@ NAMES_A_STUDY = {
     "benchmarks/ray_pack_overhead.py": (SW, PEERS),
     "benchmarks/store_write.py": (SW, PEERS),
     "tests/conftest.py": (SW, EXAMPLE),
-    "tests/test_analysis_derived.py": ({"cooccurrence", "feature_selector", *NL, *ORACLE}, EVERY_PAPER),
     "tests/test_analysis_laws.py": ({"cooccurrence", *ORACLE}, "the registry, with softmax_window's laws as example"),
     "tests/test_analysis_report.py": (SW, EXAMPLE),
     "tests/test_analysis_userfit.py": (NL | SW, REAL_LAW),

@@ -334,3 +334,13 @@ def test_iclscale_laws_says_the_curve_law_has_no_wrong_value_for_its_control():
 
     curve = get_law("feature_selector.T_vs_alpha_curve")
     assert "no wrong value" in controls.plan(curve).describe()
+
+
+def test_m_is_the_sum_of_m1_and_m2():
+    """[LW23]'s M = M1 + M2, the paper's own derived variable, a sum."""
+    import pandas as pd
+
+    from iclscale.analysis.derived import add_derived
+
+    table = pd.DataFrame({"n": [20.0], "L": [2.0], "sigma": [0.5], "M1": [4], "M2": [12]})
+    assert add_derived(table, "feature_selector")["M"].tolist() == [16]  # [LW23]'s M = M1 + M2
