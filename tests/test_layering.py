@@ -212,7 +212,6 @@ NAMES_A_STUDY = {
     "tests/test_cost.py": (ORACLE, EXAMPLE),
     "tests/test_device_check.py": (SW, EXAMPLE),
     "tests/test_external_paper.py": (SW, "a second paper declaring a built-in study's name must be refused"),
-    "tests/test_footprint_model.py": ({"cooccurrence", *NL, *SW}, EVERY_PAPER),
     "tests/test_launch_count.py": (SW, EXAMPLE),
     "tests/test_law_charts.py": (NL, THRESHOLD),
     "tests/test_layering.py": ({"cooccurrence", "feature_selector", "mamba_outliers", *NL, *ORACLE}, "this list"),
