@@ -231,7 +231,6 @@ NAMES_A_STUDY = {
     "tests/test_reproduce.py": (SW, EXAMPLE),
     "tests/test_search.py": (SW, EXAMPLE),
     "tests/test_search_study_file.py": (SW, EXAMPLE),
-    "tests/test_signs_of_life.py": ({"cooccurrence", "mamba_outliers", *NL, *ORACLE}, EVERY_PAPER),
     "tests/test_store.py": (SW, EXAMPLE),
     "tests/test_store_checksums.py": (SW, EXAMPLE),
     "tests/test_store_faults.py": (SW, EXAMPLE),
