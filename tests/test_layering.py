@@ -177,7 +177,6 @@ SCANNED = ("iclscale", "tests", "benchmarks", "scripts", "examples")  # every Py
 LIST_OF_PAPERS = "iclscale/papers/__init__.py"  # the built-in papers, by folder name
 EXAMPLE = "uses softmax_window, the smallest and fastest built-in study, as its worked example of a study"
 REAL_LAW = "uses a real law and its claim as the worked example (a planted result needs a law that exists)"
-EVERY_PAPER = "checks something of several built-in studies by name (to iterate over the registry: issue 37 point 4)"
 THRESHOLD = "nonlinear_icl's l_tr vs α is the catalogue's threshold search, the worked example of one"
 PEERS = "benchmarks the trainer on fixed configs of named studies; the peers write the same models in torch and JAX"
 SW, ORACLE, NL = {"softmax_window"}, {"softmax_window", "softmax_window_oracle"}, {"nonlinear_icl"}
