@@ -1,5 +1,6 @@
 """Derived variables are a paper's own (iclscale.analysis.derived): looked up by study, so two papers may give one
-name two meanings, and a study gets no column from another paper's table."""
+name two meanings, and a study gets no column from another paper's table. The installed papers' tables are checked
+over the registry; each variable's values on the paper's own numbers, in its folder (tests/papers/<paper>/)."""
 
 import types
 
@@ -7,6 +8,7 @@ import pandas as pd
 
 from iclscale.analysis import derived
 from iclscale.analysis.derived import DerivedVariable, add_derived, derived_variables, ingredients, symbol
+from iclscale.paper import papers
 
 
 def two_papers_with_one_name(monkeypatch):
@@ -42,10 +44,20 @@ def test_a_study_without_the_variable_gets_no_column(monkeypatch):
     assert "Lambda" not in add_derived(table)  # no study given and no study column: nothing to look up
 
 
-def test_the_built_in_papers_keep_their_variables_to_themselves():
-    table = pd.DataFrame({"n": [20.0], "L": [2.0], "sigma": [0.5], "M1": [4], "M2": [12]})
-    assert add_derived(table, "softmax_window")["Lambda"].tolist() == [320.0]  # [C24]'s Λ = nL²/σ²
-    assert add_derived(table, "softmax_window_oracle")["Lambda"].tolist() == [320.0]  # the same paper
-    assert "Lambda" not in add_derived(table, "cooccurrence")  # there L is the sequence length
-    assert add_derived(table, "feature_selector")["M"].tolist() == [16]  # [LW23]'s M = M1 + M2
-    assert "M" not in add_derived(table, "nonlinear_icl")
+def test_every_papers_variables_reach_its_studies_and_no_other_papers():
+    """Over the registry: each paper's variables (its laws record's `derived`) are columns for each of its studies,
+    computed as declared, and no study of another paper gets one its own paper does not define."""
+    tables = {paper.name: dict(paper.load_laws().derived) for paper in papers()}
+    variables = {name for table in tables.values() for name in table}
+    ingredients_ = sorted({param for table in tables.values() for v in table.values() for param in v.params})
+    assert variables and len(tables) >= 2  # a variable, and a paper that must not get it
+    table = pd.DataFrame([{param: 2.0 + k for k, param in enumerate(ingredients_)}])
+    checked = 0
+    for paper in papers():
+        for study in paper.studies:
+            added = add_derived(table, study)
+            for name, variable in tables[paper.name].items():
+                assert added[name].tolist() == variable.compute(table).tolist(), (study, name)
+            assert [n for n in variables - tables[paper.name].keys() - set(ingredients_) if n in added] == [], study
+            checked += 1
+    assert checked >= len(tables)

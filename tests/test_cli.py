@@ -1,4 +1,5 @@
-"""The command line: one clear line and exit 2 for every mistake a user can make; JSON output."""
+"""The command line: one clear line and exit 2 for every mistake a user can make (a Hydra comma list gets a hint);
+`key=value` for `train` as for `sweep run`; JSON output."""
 
 import json
 import re
@@ -64,6 +65,29 @@ def test_an_eval_value_that_cannot_be_computed_is_refused_at_parse_in_one_line()
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "L_test = 1e+308 is past float32's range" in lines[0], done.stderr
+
+
+def test_train_takes_key_value_like_sweep_run_and_the_same_as_set():
+    plain = _run("train", "softmax_window", "steps=20", "L=2", "--json", "--compile", "off")
+    flag = _run("train", "softmax_window", "--set", "steps=20", "--set", "L=2", "--json", "--compile", "off")
+    assert plain.returncode == flag.returncode == 0, plain.stderr + flag.stderr
+    assert '"run_id"' in plain.stdout
+    assert plain.stdout.split('"run_id": ')[1][:18] == flag.stdout.split('"run_id": ')[1][:18]
+
+
+@pytest.mark.parametrize(
+    "args, hint",
+    [
+        (["train", "softmax_window", "sigma=0.5,1,2"], "a comma list is Hydra's multirun syntax"),
+        (["train", "softmax_window", "steps=20", "--set", "steps=30"], "given both as --set and as steps=…"),
+        (["sweep", "plan", "demo", "sigma=0.5,1,2"], "write the list as sigma=[0.5,1,2]"),
+    ],
+)
+def test_a_hydra_comma_list_gets_a_one_line_hint(args, hint):
+    done = _run(*args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and hint in lines[0], done.stderr
 
 
 SWEEP = "name: t\nstudy: softmax_window\nfixed: {d: 3, steps: 20}\ngrid: {L: [0.5, 1.0]}\nrecord_every: 10\n"

@@ -177,7 +177,6 @@ SCANNED = ("iclscale", "tests", "benchmarks", "scripts", "examples")  # every Py
 LIST_OF_PAPERS = "iclscale/papers/__init__.py"  # the built-in papers, by folder name
 EXAMPLE = "uses softmax_window, the smallest and fastest built-in study, as its worked example of a study"
 REAL_LAW = "uses a real law and its claim as the worked example (a planted result needs a law that exists)"
-EVERY_PAPER = "checks something of several built-in studies by name (to iterate over the registry: issue 37 point 4)"
 THRESHOLD = "nonlinear_icl's l_tr vs α is the catalogue's threshold search, the worked example of one"
 PEERS = "benchmarks the trainer on fixed configs of named studies; the peers write the same models in torch and JAX"
 SW, ORACLE, NL = {"softmax_window"}, {"softmax_window", "softmax_window_oracle"}, {"nonlinear_icl"}
@@ -201,8 +200,6 @@ NAMES_A_STUDY = {
     "benchmarks/ray_pack_overhead.py": (SW, PEERS),
     "benchmarks/store_write.py": (SW, PEERS),
     "tests/conftest.py": (SW, EXAMPLE),
-    "tests/test_analysis_controls.py": ({"cooccurrence", "feature_selector", *NL, *SW}, EVERY_PAPER),
-    "tests/test_analysis_derived.py": ({"cooccurrence", "feature_selector", *NL, *ORACLE}, EVERY_PAPER),
     "tests/test_analysis_laws.py": ({"cooccurrence", *ORACLE}, "the registry, with softmax_window's laws as example"),
     "tests/test_analysis_report.py": (SW, EXAMPLE),
     "tests/test_analysis_userfit.py": (NL | SW, REAL_LAW),
@@ -214,7 +211,6 @@ NAMES_A_STUDY = {
     "tests/test_cost.py": (ORACLE, EXAMPLE),
     "tests/test_device_check.py": (SW, EXAMPLE),
     "tests/test_external_paper.py": (SW, "a second paper declaring a built-in study's name must be refused"),
-    "tests/test_footprint_model.py": ({"cooccurrence", *NL, *SW}, EVERY_PAPER),
     "tests/test_launch_count.py": (SW, EXAMPLE),
     "tests/test_law_charts.py": (NL, THRESHOLD),
     "tests/test_layering.py": ({"cooccurrence", "feature_selector", "mamba_outliers", *NL, *ORACLE}, "this list"),
@@ -234,7 +230,6 @@ NAMES_A_STUDY = {
     "tests/test_reproduce.py": (SW, EXAMPLE),
     "tests/test_search.py": (SW, EXAMPLE),
     "tests/test_search_study_file.py": (SW, EXAMPLE),
-    "tests/test_signs_of_life.py": ({"cooccurrence", "mamba_outliers", *NL, *ORACLE}, EVERY_PAPER),
     "tests/test_store.py": (SW, EXAMPLE),
     "tests/test_store_checksums.py": (SW, EXAMPLE),
     "tests/test_store_faults.py": (SW, EXAMPLE),

@@ -1,26 +1,19 @@
-"""What a researcher sees on a long run and after it: the status line and its heartbeat in a log, `train`'s
-output with the answer first, every metric's meaning declared, `key=value` for `train`, the hint for a
-Hydra comma list."""
+"""What a researcher sees on a long run and after it: the status line and its heartbeat in a log, and, over every
+study in the registry, every metric's meaning declared and a metric family matching its members only. A paper's own
+metrics in `studies` and `train`'s output are tested in its folder (tests/papers/<paper>/test_<paper>_cli.py);
+`key=value` for `train` and the hint for a Hydra comma list, with the command line (tests/test_cli.py)."""
 
 import io
 import re
-import subprocess
-import sys
 import time
 
 import pytest
 
+from iclscale.paper import smoke_configs
 from iclscale.trainer.registry import all_studies, study_info
 from iclscale.trainer.statusline import StatusLine
 
-ICLSCALE = [sys.executable, "-m", "iclscale.cli"]
 STAMP = r"\d\d:\d\d:\d\dZ"
-
-
-def _run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    if args[0] == "train":  # compiling would cost more than these few steps
-        args = (*args, "--compile", "off")
-    return subprocess.run([*ICLSCALE, *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_a_log_gets_a_stamped_heartbeat_while_nothing_happens_and_a_last_line_at_the_end():
@@ -70,14 +63,21 @@ def test_milestones_in_a_log_are_spaced_by_the_heartbeat_interval():
     assert stream.getvalue().count("\n") == 1
 
 
-@pytest.mark.parametrize("name", [info.name for info in all_studies()])
-def test_every_final_metric_of_every_study_has_a_declared_meaning(name):
-    from test_trainer_contract import SMOKE  # each study at a small size
+SMOKE = smoke_configs()  # every study at a small size, from its paper's laws record
+STUDIES = [info.name for info in all_studies()]
 
+
+def test_the_metric_checks_cover_every_study_and_some_family():
+    assert STUDIES and sorted(SMOKE) == STUDIES
+    assert any("#" in metric.name for info in all_studies() for metric in info.metrics)
+
+
+@pytest.mark.parametrize("name", STUDIES)
+def test_every_final_metric_of_every_study_has_a_declared_meaning(name):
     from iclscale.trainer.training import train_pack
 
     for info in [study_info(name)]:
-        # two steps whatever the role of `steps` (a shape param in cooccurrence, whose default is 30,000 records)
+        # two steps whatever the role of `steps` (a shape param in one paper, whose default is 30,000 records)
         values = {**SMOKE[info.name].config, "steps": 2} if "steps" in info.names("train", "shape") else {}
         config, point = info.resolve(values, 0, "test")
         result = train_pack(info, [config], [point], 1, device="cpu", compile="off")
@@ -86,64 +86,19 @@ def test_every_final_metric_of_every_study_has_a_declared_meaning(name):
         assert any(m.headline for m in info.metrics), info.name
 
 
-def test_a_metric_family_matches_its_members_only():
-    info = study_info("nonlinear_icl")
-    assert info.metric("neuron_magnitude_007").name == "neuron_magnitude_#"
-    assert info.metric("neuron_magnitude_median").name == "neuron_magnitude_median"
-    assert info.metric("neuron_magnitude_x") is None
-    layered = study_info("mamba_outliers").metric("layer2_gate_outlier_at03")
-    assert layered.name == "layer2_gate_outlier_at#" and "(layer 2)" in layered.meaning
-
-
-def test_studies_lists_the_meaning_of_the_metric_nobody_could_look_up():
-    done = _run("studies", "softmax_window")
-    assert done.returncode == 0, done.stderr
-    line = next(line for line in done.stdout.splitlines() if line.strip().startswith("M_isotropy_ratio"))
-    assert "σ_max(M)/σ_min(M)" in line and "Lemma B.5" in line
-
-
-def test_train_leads_with_the_headline_metrics_folds_probe_families_and_lists_all_on_request():
-    done = _run("train", "nonlinear_icl", "steps=4", "eval_prompts=64", "--quiet")
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[1] == "headline metrics:" and lines[2].split()[0] == "test_error"
-    assert re.search(r"\n  neuron_magnitude_# +65 values: min \S+ · median \S+ · max \S+\n", done.stdout)
-    assert "neuron_magnitude_007" not in done.stdout and len(lines) < 70
-    every = _run("train", "nonlinear_icl", "steps=4", "eval_prompts=64", "--quiet", "--all")
-    assert every.returncode == 0 and "neuron_magnitude_007" in every.stdout
-
-
-def test_train_says_when_the_config_is_outside_a_theorems_conditions_and_what_a_nan_means():
-    oracle = _run("train", "softmax_window_oracle", "--quiet")
-    assert oracle.returncode == 0, oracle.stderr
-    assert "outside a theorem's conditions (regime_window = 0): [C24] Thm 3.4's proof, Lemma C.5" in oracle.stdout
-    mamba = _run("train", "mamba_outliers", "steps=2", "eval_prompts=64", "--quiet")
-    assert mamba.returncode == 0, mamba.stderr
-    nan_part = mamba.stdout.split("not measured for this config (NaN):\n")[1]
-    assert re.search(r"  gate_outlier_at# \(\d+ values\): .*NaN when no prompt has an outlier there", nan_part)
-
-
-def test_train_takes_key_value_like_sweep_run_and_the_same_as_set():
-    plain = _run("train", "softmax_window", "steps=20", "L=2", "--json")
-    flag = _run("train", "softmax_window", "--set", "steps=20", "--set", "L=2", "--json")
-    assert plain.returncode == flag.returncode == 0, plain.stderr + flag.stderr
-    assert '"run_id"' in plain.stdout
-    assert plain.stdout.split('"run_id": ')[1][:18] == flag.stdout.split('"run_id": ')[1][:18]
-
-
-@pytest.mark.parametrize(
-    "args, hint",
-    [
-        (["train", "softmax_window", "sigma=0.5,1,2"], "a comma list is Hydra's multirun syntax"),
-        (["train", "softmax_window", "steps=20", "--set", "steps=30"], "given both as --set and as steps=…"),
-        (["sweep", "plan", "demo", "sigma=0.5,1,2"], "write the list as sigma=[0.5,1,2]"),
-    ],
-)
-def test_a_hydra_comma_list_gets_a_one_line_hint(args, hint):
-    done = _run(*args)
-    assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and hint in lines[0], done.stderr
+@pytest.mark.parametrize("name", STUDIES)
+def test_a_metric_family_matches_its_members_only(name):
+    """`#` in a declared name stands for an index: digits match it, letters do not (`x_#` leaves `x_median` to its
+    own declaration), and a stack's layer 2 reports each metric again as `layer2_<name>`, "(layer 2)" in its
+    meaning."""
+    info = study_info(name)
+    for metric in info.metrics:
+        member = metric.name.replace("#", "007")
+        assert info.metric(member).name == metric.name, member
+        if "#" in metric.name:
+            assert info.metric(metric.name.replace("#", "x")) is None, metric.name
+        layered = info.metric(f"layer2_{member}")
+        assert layered.name == f"layer2_{metric.name}" and "(layer 2)" in layered.meaning, member
 
 
 def test_a_long_training_in_a_log_says_how_long_it_takes_and_shows_step_loss_rate_and_eta(tmp_path):

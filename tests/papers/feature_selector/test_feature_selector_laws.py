@@ -326,3 +326,21 @@ def test_every_law_sweep_sets_the_width_per_config_and_its_points_lie_inside_thm
             widths = [theorem_width(r.M1, r.batch_size, r.steps) for r in planned.itertuples()]
             assert (planned["m"] >= widths).all(), path.name
     assert judged >= 20
+
+
+def test_iclscale_laws_says_the_curve_law_has_no_wrong_value_for_its_control():
+    """C > 1/min α ≥ 1 by the fit's bounds: no planted C lies clearly outside the law's band."""
+    from iclscale.analysis import controls
+
+    curve = get_law("feature_selector.T_vs_alpha_curve")
+    assert "no wrong value" in controls.plan(curve).describe()
+
+
+def test_m_is_the_sum_of_m1_and_m2():
+    """[LW23]'s M = M1 + M2, the paper's own derived variable, a sum."""
+    import pandas as pd
+
+    from iclscale.analysis.derived import add_derived
+
+    table = pd.DataFrame({"n": [20.0], "L": [2.0], "sigma": [0.5], "M1": [4], "M2": [12]})
+    assert add_derived(table, "feature_selector")["M"].tolist() == [16]  # [LW23]'s M = M1 + M2

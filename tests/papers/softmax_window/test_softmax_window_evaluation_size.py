@@ -1,8 +1,11 @@
-"""softmax_window's and its oracle's declared evaluation sizes are what they draw; a huge one is refused (issue 38)."""
+"""softmax_window's and its oracle's declared evaluation sizes are what they draw; a huge one is refused (issue 38);
+two eval points of one size, one with L_test unset, are checked without comparing them."""
 
+import torch
 from evaluation_sizes import assert_declared_is_drawn, assert_refused_before_training
 
 from iclscale.papers.softmax_window.declaration import mc_chunk_tasks
+from iclscale.trainer.registry import study_info
 
 
 def test_the_declared_test_set_is_what_softmax_window_draws():
@@ -25,3 +28,14 @@ def test_the_declared_monte_carlo_chunk_is_what_the_oracle_draws():
 def test_huge_evaluations_are_refused_before_training(monkeypatch):
     assert_refused_before_training("softmax_window", {"test_tasks": 10**6, "n": 10**5}, monkeypatch)
     assert_refused_before_training("softmax_window_oracle", {"n": 10**6, "d": 1000}, monkeypatch)
+
+
+def test_eval_points_of_equal_size_are_checked_without_comparing_the_points():
+    """Two points with the same test set, one with L_test unset (None) and one set: the check compares sizes only
+    (comparing the points themselves raised TypeError, None against a float)."""
+    from iclscale.trainer.footprint import check_evaluation
+
+    info = study_info("softmax_window")
+    config, unset = info.resolve({}, 0, "t")
+    _, tested = info.resolve({"L_test": 2.0}, 0, "t")
+    check_evaluation(info, [config], [unset, tested], torch.device("cpu"))

@@ -272,3 +272,12 @@ def test_the_trained_window_law_states_theorem_3_4s_conditions_as_a_predicate():
                              "value": row["M_spectral_norm"] * min(1.0, 0.2 + step / 500)}
                             for row in rows for step in range(0, 1001, 100)])  # fmt: skip
     assert law.evaluate(results_of("softmax_window", rows, settled))[0].n_outside == 0
+
+
+def test_lambda_is_n_l_squared_over_sigma_squared_for_both_studies():
+    """[C24]'s Λ = nL²/σ², the paper's own derived variable, is a column of both its studies."""
+    from iclscale.analysis.derived import add_derived
+
+    table = pd.DataFrame({"n": [20.0], "L": [2.0], "sigma": [0.5], "M1": [4], "M2": [12]})
+    assert add_derived(table, "softmax_window")["Lambda"].tolist() == [320.0]  # [C24]'s Λ = nL²/σ²
+    assert add_derived(table, "softmax_window_oracle")["Lambda"].tolist() == [320.0]  # the same paper
