@@ -319,9 +319,8 @@ def run_in_processes(planned: list[Planned], run_args, jobs: int, progress: Over
     """Run the sweeps `jobs` at a time, in their order, each in its own process (spawned: `sweep run` as a child,
     its output in ROOT/logs/<sweep>.log), so that a reproduction uses every core: most catalogue sweeps are one or
     two packs, which one process trains on one core inline, or which leave Ray's other CPUs idle. The store's
-    resume is each sweep's own, so a
-    stop loses nothing finished. Ctrl-C reaches the children with the terminal's signal; SIGTERM is passed on to
-    them. Returns 0, or the exit status that stopped it (130, 143)."""
+    resume is each sweep's own, so a stop loses nothing finished. Ctrl-C reaches the children with the terminal's
+    signal; SIGTERM is passed on to them. Returns 0, or the exit status that stopped it (130, 143)."""
     import multiprocessing
     import signal
 
