@@ -2,18 +2,10 @@
 `train` says what a NaN means (no prompt with an outlier at that position)."""
 
 import re
-import subprocess
-import sys
+
+from cli_runs import run_cli
 
 from iclscale.trainer.registry import study_info
-
-ICLSCALE = [sys.executable, "-m", "iclscale.cli"]
-
-
-def _run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    if args[0] == "train":  # compiling would cost more than these few steps
-        args = (*args, "--compile", "off")
-    return subprocess.run([*ICLSCALE, *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_a_layer_2_metric_is_layer_1s_family_again():
@@ -22,7 +14,7 @@ def test_a_layer_2_metric_is_layer_1s_family_again():
 
 
 def test_train_says_what_a_nan_means():
-    mamba = _run("train", "mamba_outliers", "steps=2", "eval_prompts=64", "--quiet")
+    mamba = run_cli("train", "mamba_outliers", "steps=2", "eval_prompts=64", "--quiet")
     assert mamba.returncode == 0, mamba.stderr
     nan_part = mamba.stdout.split("not measured for this config (NaN):\n")[1]
     assert re.search(r"  gate_outlier_at# \(\d+ values\): .*NaN when no prompt has an outlier there", nan_part)

@@ -2,18 +2,10 @@
 `train` leads with the headline metrics and folds the 65 values of the family into one line unless --all."""
 
 import re
-import subprocess
-import sys
+
+from cli_runs import run_cli
 
 from iclscale.trainer.registry import study_info
-
-ICLSCALE = [sys.executable, "-m", "iclscale.cli"]
-
-
-def _run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    if args[0] == "train":  # compiling would cost more than these few steps
-        args = (*args, "--compile", "off")
-    return subprocess.run([*ICLSCALE, *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_the_neuron_magnitude_family_matches_its_members_only():
@@ -24,11 +16,11 @@ def test_the_neuron_magnitude_family_matches_its_members_only():
 
 
 def test_train_leads_with_the_headline_metrics_folds_probe_families_and_lists_all_on_request():
-    done = _run("train", "nonlinear_icl", "steps=4", "eval_prompts=64", "--quiet")
+    done = run_cli("train", "nonlinear_icl", "steps=4", "eval_prompts=64", "--quiet")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[1] == "headline metrics:" and lines[2].split()[0] == "test_error"
     assert re.search(r"\n  neuron_magnitude_# +65 values: min \S+ · median \S+ · max \S+\n", done.stdout)
     assert "neuron_magnitude_007" not in done.stdout and len(lines) < 70
-    every = _run("train", "nonlinear_icl", "steps=4", "eval_prompts=64", "--quiet", "--all")
+    every = run_cli("train", "nonlinear_icl", "steps=4", "eval_prompts=64", "--quiet", "--all")
     assert every.returncode == 0 and "neuron_magnitude_007" in every.stdout
