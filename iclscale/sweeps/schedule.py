@@ -59,8 +59,10 @@ def estimate(sweep, out: Path) -> tuple[int, int, int]:
         from iclscale.sweeps.threshold import has_open_search
 
         left = total if has_open_search(sweep, location) else 0
-    configs = sum(len(pack.configs) for pack in plan.packs)
-    return total, left, configs if left or (not sweep.search and not sweep.threshold) else 0
+    # configs to run: the plan's, but a finished search's plan still lists its grid (its trials are not grid keys)
+    searched = bool(sweep.search or sweep.threshold)
+    configs = 0 if searched and not left else sum(len(pack.configs) for pack in plan.packs)
+    return total, left, configs
 
 
 def bisection_rounds(threshold) -> int:
@@ -78,8 +80,8 @@ def measured_seconds(item: Planned, seconds: dict[str, float]) -> float | None:
     did not time it."""
     if item.sweep.name not in seconds:
         return None
-    if not item.total:  # a Monte Carlo sweep: its time, while it has configs left
-        return seconds[item.sweep.name] * item.pending
+    if not item.total:  # a Monte Carlo sweep: its whole time while it has configs left
+        return seconds[item.sweep.name] if item.pending else 0.0
     return seconds[item.sweep.name] * item.left / item.total
 
 
