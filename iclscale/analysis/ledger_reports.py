@@ -143,26 +143,9 @@ def refresh_reports(directories: list[Path]) -> dict[Path, str]:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
             errors = list(pool.map(refresh_report, stale, [fingerprints[d] for d in stale]))
-        except BaseException:  # Ctrl-C, SIGTERM: stop now (the pool's own exit would first write every queued report)
-            stop_pool(pool)
-            raise
-        pool.shutdown()
     return {d: error for d, error in zip(stale, errors, strict=True) if error}
-
-
-def stop_pool(pool) -> None:
-    """Cancel a process pool's queued work and end the reports being written: a report cut short never got its
-    `.ledger-source`, so the next ledger writes it again. (`_processes` is the executor's own table of its workers:
-    the public API has no way to stop a running task.)"""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(timeout=5)
 
 
 def read_sweep_result(directory: Path, root: Path) -> SweepResult | None:
