@@ -273,3 +273,15 @@ def test_a_law_without_an_x_wholly_outside_its_conditions_is_in_the_report_as_ou
     assert not _has_data(with_x)  # a law with an x needs real x values to be shown
     counted_only = LawFit(law=law(None), verdict=Verdict(OUTSIDE, "outside"), n_outside=3)  # no point table
     assert _has_data(counted_only)
+
+
+def test_a_tuning_search_that_names_no_laws_fits_none(demo_store):
+    """A search's trials are picked by its objective at one setting, so with no `laws:` they are not judged; a
+    search that names a law still has it fitted."""
+    results = load_results(str(demo_store))
+    results.sweep["laws"] = []
+    assert fit_sweep_laws(results)  # a grid with no laws named: every law with data
+    results.sweep["search"] = {"metric": "test_error", "mode": "min", "params": {}, "trials": 1}
+    assert fit_sweep_laws(results) == []
+    results.sweep["laws"] = ["softmax_window.M_norm_vs_Lambda"]
+    assert {f.law.name for f in fit_sweep_laws(results)} == {"softmax_window.M_norm_vs_Lambda"}

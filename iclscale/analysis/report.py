@@ -56,10 +56,14 @@ def fit_sweep_laws(results: Results) -> list[LawFit]:
     """Fit the frozen sweep's `laws:`; when it lists none, every law of its study whose data are present:
     some group has points (inside or outside the theorem's conditions) at three x values, or as many as the
     law's verdict rule asks for where that is fewer (a law whose x does not vary in the sweep is left out). A
-    named law with no rows at all still gets a row, saying so."""
+    named law with no rows at all still gets a row, saying so. A tuning search (`search:`) that names no laws
+    fits none: its trials are chosen by its objective at one setting, with the few seeds a trial has, so they
+    tune the sweeps that measure and are not evidence for or against a law themselves."""
     from iclscale.analysis.laws import get_law, laws_of_study
 
     named = results.sweep.get("laws") or []
+    if not named and results.sweep.get("search"):
+        return fit_experiments(results)
     if not named:
         from iclscale.analysis.catalogue import experiment_only_laws
 

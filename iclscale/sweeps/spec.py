@@ -12,7 +12,7 @@ A sweep file is YAML:
     eval: {L_test: [0.5, 1, 2]}  # eval-role params: a value or a list; one trained model measures all
     record: {every: 50}          # when to record metrics: {every: K}, {log: N} log-spaced, or {steps: [...]}
                                  # (record_every: K is the same as record: {every: K})
-    laws: [name, ...]            # laws to fit in the report (iclscale.analysis.laws)
+    laws: [name, ...]            # laws to fit in the report (none: every law with data; a search: none)
     resources: {cpu: 1, gpu: 0, pack_size: auto}   # auto: sized by the device's memory
     search: {...}                # optional Optuna search mode (iclscale.sweeps.search)
     threshold: {...}             # optional threshold search along one axis (iclscale.sweeps.threshold_spec)
