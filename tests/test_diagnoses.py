@@ -127,6 +127,19 @@ def test_a_diagnosis_cites_a_measured_number_by_naming_the_ledger_quantity():
     assert Diagnosis("open", "{estimate:x}").describe([_row("p.x", 2.0, None, None)]) == "open: 2 [—, —]"
 
 
+def test_a_setting_in_a_citation_names_a_whole_setting_of_the_group():
+    """alpha=0 cites the group at α = 0, not also those at α = 0.1 or 0.45; a plain word still matches within the
+    group or the sweep's name."""
+    rows = [
+        _row("p.err", 0.09, 0.08, 0.1, group="l_tr=20, alpha=0"),
+        _row("p.err", 0.2, 0.1, 0.3, group="l_tr=20, alpha=0.1"),
+        _row("p.err", 0.3, 0.2, 0.4, group="l_tr=10, alpha=0.45", sweep="law_thresholds"),
+    ]
+    assert Diagnosis("open", "{estimate:err|l_tr=20 alpha=0}").describe(rows) == "open: 0.09 [0.08, 0.1]"
+    assert Diagnosis("open", "{estimate:err|thresholds}").describe(rows) == "open: 0.3 [0.2, 0.4]"
+    assert Diagnosis("open", "{estimate:err|alpha=0.4}").describe(rows) == "open: no estimate of err in this run"
+
+
 def test_a_diagnosis_may_cite_only_its_claims_laws():
     with pytest.raises(ValueError, match="cites the estimate of laws the claim does not list: other"):
         Claim("X1", "Thm 1", "a claim", ("s.a",), (Diagnosis("open", "{estimate:a} and {estimate:other}"),))

@@ -313,14 +313,15 @@ def estimate_references(text: str) -> list[tuple[str, str]]:
 
 def cited_rows(estimates: list[dict], law: str, where: str = "") -> list[dict]:
     """The ledger rows an `{estimate:LAW|WORDS}` reference names: the law by its full or short name, every word
-    of WORDS in the row's group or sweep."""
-    words = where.split()
-    return [
-        e
-        for e in estimates
-        if law in (e["law"], e["law"].split(".", 1)[-1])
-        and all(w in f"{e.get('group', '')} {e.get('sweep', '')}" for w in words)
-    ]
+    of WORDS in the row's group or sweep; a `key=value` word names a whole setting of the group, so that alpha=0
+    does not also cite alpha=0.1."""
+
+    def named(e: dict) -> bool:
+        group = e.get("group") or ""
+        settings, text = set(group.split(", ")), f"{group} {e.get('sweep', '')}"
+        return all((w in settings) if "=" in w else (w in text) for w in where.split())
+
+    return [e for e in estimates if law in (e["law"], e["law"].split(".", 1)[-1]) and named(e)]
 
 
 def render_estimates(text: str, estimates: list[dict] | None) -> str:

@@ -193,6 +193,25 @@ DIAGNOSES = {
             "table1_mamba_fq_above_r",
         ),
     ),
+    "L17": (
+        _d(
+            "paper",
+            f"{GAP2}: the all-task error is at ε already at α = 0 "
+            "({estimate:mamba_l_ts_window|l_tr=20 p_a=0.6 alpha=0}) and above it from there on.",
+            "mamba_l_ts_window",
+        ),
+        _d(
+            "reading",
+            "on the trained tasks Mamba's error is within ε at small α "
+            "({estimate:mamba_l_ts_window_trained_tasks|l_tr=20 p_a=0.6 alpha=0.3}) and climbs past it as α grows "
+            "({estimate:mamba_l_ts_window_trained_tasks|l_tr=20 p_a=0.6 alpha=0.6}), still inside the window read "
+            "with constant 1 and degree 1 (l_ts ≤ α⁻¹M1^κ_a, α < p_a·l_tr/l_ts); Eq. (12) prints "
+            "α⁻¹poly(M1^κ_a) with Θ(·) edges, which leave the constant and degree free, so this refutes our "
+            "constant-1 reading (labelled stronger than printed), not the printed window, which some smaller "
+            "constant satisfies.",
+            "mamba_l_ts_window_trained_tasks",
+        ),
+    ),
     "L19": (
         _d(
             "paper",
