@@ -470,3 +470,38 @@ def test_laws_verdicts_prints_one_line_per_claim_and_a_bad_ledger_is_one_line(de
         assert main(["laws", "--verdicts", str(bad)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "cannot read a claims ledger" in err[0], err
+
+
+def test_ctrl_c_stops_the_reports_being_written_at_once(tmp_path, monkeypatch):
+    """Ctrl-C while the ledger writes reports in its pool ends within seconds, its workers with it; before, the
+    pool's exit first wrote every queued report (minutes for a catalogue)."""
+    import multiprocessing
+    import signal
+    import time
+
+    import slow_reports
+
+    directories = []
+    for name in ("a", "b", "c", "d"):
+        (tmp_path / name / "runs").mkdir(parents=True)
+        (tmp_path / name / "sweep.yaml").write_text(f"name: {name}\n", encoding="utf-8")
+        (tmp_path / name / "runs" / "pack-0.parquet").write_bytes(b"not read")
+        directories.append(tmp_path / name)
+    monkeypatch.setattr(ledger_reports, "refresh_report", slow_reports.write_slowly)
+    monkeypatch.setattr(ledger_reports.os, "cpu_count", lambda: 2)
+    before = {child.pid for child in multiprocessing.active_children()}
+
+    def interrupt(number, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    started = time.monotonic()
+    try:
+        signal.alarm(3)  # the workers have started their reports by then
+        with pytest.raises(KeyboardInterrupt):
+            ledger_reports.refresh_reports(directories)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - started < 15  # not the 2 × 120 s of the queued reports
+    assert {child.pid for child in multiprocessing.active_children()} <= before  # the pool's workers are gone

@@ -129,8 +129,10 @@ def refresh_report(directory: Path, fingerprint: str | None = None) -> str | Non
 def refresh_reports(directories: list[Path]) -> dict[Path, str]:
     """Rewrite every stale report (`report_is_fresh`) of these directories, one process per core where there are
     several: a report takes 5–30 s, most of it drawing charts in one thread, and a catalogue has dozens. The
-    processes are spawned, not forked (the caller may hold Ray or torch threads). Returns the directories that
-    could not be reported, with why."""
+    processes are spawned, not forked (the caller may hold Ray or torch threads). Ctrl-C (or SIGTERM raised as an
+    exception) terminates them at once: multiprocessing's Pool, because its `terminate` stops running tasks,
+    which concurrent.futures cannot; a report cut short has no SOURCE and is rewritten next time. Returns the
+    directories that could not be reported, with why."""
     fingerprints = {d: store_fingerprint(d) for d in directories if has_runs(d)}
     stale = [d for d, fingerprint in fingerprints.items() if not report_is_fresh(d, fingerprint)]
     workers = min(len(stale), os.cpu_count() or 1)
@@ -141,10 +143,16 @@ def refresh_reports(directories: list[Path]) -> dict[Path, str]:
         errors = [refresh_report(d, fingerprints[d]) for d in stale]
     else:
         import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-            errors = list(pool.map(refresh_report, stale, [fingerprints[d] for d in stale]))
+        pool = multiprocessing.get_context("spawn").Pool(workers)
+        try:
+            errors = pool.starmap(refresh_report, [(d, fingerprints[d]) for d in stale], chunksize=1)
+            pool.close()
+        except BaseException:
+            pool.terminate()
+            raise
+        finally:
+            pool.join()
     return {d: error for d, error in zip(stale, errors, strict=True) if error}
 
 
