@@ -28,12 +28,16 @@ def test_first_step_reaching_a_threshold_and_censoring():
     assert steps.loc["never", "censored"] and not steps.loc["never", "left_censored"]
     assert steps.loc["never", "value"] == 30
     looser = first_step_reaching(curves, "test_mse", 0.7).set_index("run_id")
-    assert looser.loc["never", "value"] == 20 and not looser["censored"].any()
+    assert looser.loc["never", "value"] == 20 and not looser.loc["never", "censored"]
+    assert looser.loc[["fast", "slow"], "left_censored"].all()  # at 10, the first record after step 0: T ≤ 10
     above = first_step_reaching(curves, "test_mse", 0.75, below=False).set_index("run_id")
     assert above.loc["fast", "value"] == 0 and not above.loc["fast", "censored"]  # at step 0: no bound to give
     late = curves_of({"a": [0.05, 0.01]}).assign(step=lambda t: t["step"] + 10)  # first record at step 10
     early = first_step_reaching(late, "test_mse", 0.1).set_index("run_id")
     assert early.loc["a", "left_censored"] and early.loc["a", "censored"] and early.loc["a", "value"] == 10
+    # not there at step 0, there at the next record: T in (0, 10], only a bound (the records cannot resolve it)
+    next_record = first_step_reaching(curves_of({"b": [1.0, 0.05, 0.01]}), "test_mse", 0.1).set_index("run_id")
+    assert next_record.loc["b", "left_censored"] and next_record.loc["b", "value"] == 10
 
 
 def test_mean_of_last_records():

@@ -55,16 +55,20 @@ def first_value(curves: pd.DataFrame, metric: str) -> pd.DataFrame:
 def first_step_reaching(curves: pd.DataFrame, metric: str, threshold: float, below: bool = True) -> pd.DataFrame:
     """The first recorded step at which a metric is ≤ threshold (≥ with below=False), per (run_id, eval_key).
     Censored where only a bound is known: a run that never gets there has T > its last record (value = the
-    last record, right-censored); one already there at its first record (after step 0) has T ≤ that record
-    (left-censored). A fit that drops them is biased; iclscale.analysis.censored models them."""
+    last record, right-censored); one already there at its first record (after step 0), or at the first record
+    after a step-0 record that had not got there, has T in (0, that record], only an upper bound (left-censored:
+    the records cannot resolve it). A fit that drops them is biased; iclscale.analysis.censored models them."""
     points = _by_run(curves, metric)
     keys = ["run_id", "eval_key"]
     reached = points["value"] <= threshold if below else points["value"] >= threshold
     hits = points[reached].groupby(keys, as_index=False)["step"].min().rename(columns={"step": "hit"})
     span = points.groupby(keys, as_index=False)["step"].agg(first="min", last="max")
     out = span.merge(hits, on=keys, how="left")
+    before = points.merge(out[[*keys, "hit"]], on=keys)
+    before = before[before["step"] < before["hit"]].groupby(keys, as_index=False)["step"].max()
+    out = out.merge(before.rename(columns={"step": "before"}), on=keys, how="left")
     out["value"] = out["hit"].fillna(out["last"]).astype(float)
-    out["left_censored"] = (out["hit"] == out["first"]) & (out["first"] > 0)
+    out["left_censored"] = ((out["hit"] == out["first"]) & (out["first"] > 0)) | (out["before"] == 0)
     out["censored"] = out["hit"].isna() | out["left_censored"]
     return out[[*keys, "value", "censored", "left_censored"]]
 
