@@ -1,4 +1,5 @@
-"""`iclscale sweep plan|run|status`: plan a sweep file, run it (Ray Tune or inline), count results."""
+"""`iclscale sweep plan|run|status`: plan a sweep file, run it (Ray Tune or inline), count results; `iclscale stores
+pack|unpack`: result stores as one archive."""
 
 from __future__ import annotations
 
@@ -58,6 +59,17 @@ def add_commands(commands, check_laws: Callable[[Any], None] = lambda sweep: Non
         help="check every fragment against its checksum and name the damaged ones (exit 1 if any)",
     )
     status.set_defaults(handler=cmd_status)
+
+    stores = commands.add_parser("stores", help="pack result stores into one archive and unpack it, reports left out")
+    sub = stores.add_subparsers(dest="stores_command", required=True, metavar="SUBCOMMAND")
+    pack = sub.add_parser("pack", help="pack every results directory of ROOT (but its report/) into one .tar.xz")
+    pack.add_argument("root", metavar="ROOT", help="a results root (e.g. results/catalogue) or one results directory")
+    pack.add_argument("--out", required=True, metavar="FILE", help="the archive to write (a new file outside ROOT)")
+    pack.set_defaults(handler=cmd_stores_pack)
+    unpack = sub.add_parser("unpack", help="restore an archive's result stores, checked against its manifest")
+    unpack.add_argument("archive", metavar="FILE")
+    unpack.add_argument("--out", required=True, metavar="ROOT", help="where to restore them (new, or the same stores)")
+    unpack.set_defaults(handler=cmd_stores_unpack)
 
 
 def _sweep_arguments(parser) -> None:
@@ -149,6 +161,18 @@ def cmd_status(args: argparse.Namespace) -> int:
     counts = status_counts(args.dir)
     print(format_counts(counts["sweep"], counts, args.dir))
     return verify_store(args.dir) if args.verify else 0
+
+
+def cmd_stores_pack(args: argparse.Namespace) -> None:
+    from iclscale.sweeps.archive import pack, summary
+
+    print(summary(pack(args.root, args.out), args.out, args.root))
+
+
+def cmd_stores_unpack(args: argparse.Namespace) -> None:
+    from iclscale.sweeps.archive import summary, unpack
+
+    print(summary(unpack(args.archive, args.out), args.archive, args.out))
 
 
 def cmd_sweeps(args: argparse.Namespace) -> None:
