@@ -26,6 +26,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not hasattr(args, "overrides") or any(item.startswith("-") or "=" not in item for item in extra):
             parser.error(f"unrecognized arguments: {' '.join(extra)}")
         args.overrides = [*args.overrides, *extra]
+    from iclscale.sweeps.run import EXIT_TERMINATED, Terminated
+
+    def terminate(number, frame):  # SIGTERM (a scheduler's or `kill`'s stop) stops any command as Ctrl-C does
+        raise Terminated()
+
+    import threading
+
+    in_main_thread = threading.current_thread() is threading.main_thread()  # only there can a handler be set
+    previous = signal.signal(signal.SIGTERM, terminate) if in_main_thread else None
     try:
         return args.handler(args) or 0
     except UserError as error:
@@ -37,11 +46,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(error_line(text), file=sys.stderr)
         return EXIT_USER_ERROR
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         print(
             "iclscale: interrupted; nothing half-written is kept, and running the same command resumes", file=sys.stderr
         )
-        return 130
+        return EXIT_TERMINATED if isinstance(stop, Terminated) else 130
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGTERM, previous)
 
 
 def out_of_memory(error: BaseException) -> str | None:

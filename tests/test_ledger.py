@@ -472,13 +472,8 @@ def test_laws_verdicts_prints_one_line_per_claim_and_a_bad_ledger_is_one_line(de
         assert len(err) == 1 and "cannot read a claims ledger" in err[0], err
 
 
-def test_ctrl_c_stops_the_reports_being_written_at_once(tmp_path, monkeypatch):
-    """Ctrl-C while the ledger writes reports in its pool ends within seconds, its workers with it; before, the
-    pool's exit first wrote every queued report (minutes for a catalogue)."""
-    import multiprocessing
-    import signal
-    import time
-
+def _slow_report_directories(tmp_path, monkeypatch) -> list:
+    """Four results directories whose reports take two minutes each (tests/slow_reports.py), two at a time."""
     import slow_reports
 
     directories = []
@@ -489,6 +484,49 @@ def test_ctrl_c_stops_the_reports_being_written_at_once(tmp_path, monkeypatch):
         directories.append(tmp_path / name)
     monkeypatch.setattr(ledger_reports, "refresh_report", slow_reports.write_slowly)
     monkeypatch.setattr(ledger_reports.os, "cpu_count", lambda: 2)
+    return directories
+
+
+def test_sigterm_stops_the_ledger_command_and_its_report_writers(tmp_path, monkeypatch, capsys):
+    """`kill` (SIGTERM) during `iclscale ledger` ends it within seconds with exit 143, the pool's workers with it;
+    before, the command died at once and left its two workers writing reports."""
+    import multiprocessing
+    import os
+    import signal
+    import threading
+    import time
+
+    from iclscale.cli import main
+
+    def unhandled(number, frame):  # what SIGTERM would reach were the command to set no handler of its own
+        raise AssertionError("SIGTERM reached the test: `iclscale ledger` does not handle it")
+
+    directories = _slow_report_directories(tmp_path, monkeypatch)
+    before = {child.pid for child in multiprocessing.active_children()}
+    previous = signal.signal(signal.SIGTERM, unhandled)
+    timer = threading.Timer(3, os.kill, (os.getpid(), signal.SIGTERM))  # the workers have started by then
+    started = time.monotonic()
+    timer.start()
+    try:
+        code = main(["ledger", str(tmp_path), "--out", str(tmp_path / "ledger")])
+        assert signal.getsignal(signal.SIGTERM) is unhandled  # the command's handler does not outlive it
+    finally:
+        timer.cancel()
+        signal.signal(signal.SIGTERM, previous)
+    assert code == 143 and time.monotonic() - started < 15
+    assert "interrupted" in capsys.readouterr().err
+    assert {child.pid for child in multiprocessing.active_children()} <= before
+    assert all(not (d / "report").exists() for d in directories)
+
+
+def test_ctrl_c_stops_the_reports_being_written_at_once(tmp_path, monkeypatch):
+    """Ctrl-C while the ledger writes reports in its pool ends within seconds, its workers with it; before, the
+    pool's exit first wrote every queued report (minutes for a catalogue)."""
+    import multiprocessing
+    import signal
+    import time
+
+    directories = _slow_report_directories(tmp_path, monkeypatch)
     before = {child.pid for child in multiprocessing.active_children()}
 
     def interrupt(number, frame):
