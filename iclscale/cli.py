@@ -235,11 +235,7 @@ def cmd_train(args: argparse.Namespace) -> None:
     from iclscale.trainer.registry import study_info
 
     info = study_info(args.study)
-    values = parse_sets(info, args.sets)
-    for name, value in parse_sets(info, args.overrides, "").items():
-        if name in values:
-            raise UserError(f"{name}: given both as --set and as {name}=…; give it once")
-        values[name] = value
+    values = _train_values(info, args)
     config, point = info.resolve(values, args.seed, "--set" if args.sets else "train")
     if args.record_every < 1:
         raise UserError(f"--record-every must be a positive integer, got {args.record_every}")
@@ -278,6 +274,21 @@ def cmd_train(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(_json_safe(summary)))
         return
+    _print_trained(info, config, result, metrics, course, args)
+
+
+def _train_values(info, args: argparse.Namespace) -> dict:
+    """The params given to `train`, as --set NAME=VALUE and as plain NAME=VALUE overrides, each once."""
+    values = parse_sets(info, args.sets)
+    for name, value in parse_sets(info, args.overrides, "").items():
+        if name in values:
+            raise UserError(f"{name}: given both as --set and as {name}=…; give it once")
+        values[name] = value
+    return values
+
+
+def _print_trained(info, config, result, metrics: dict, course: dict | None, args: argparse.Namespace) -> None:
+    """`train`'s text output: the run's line, its final metrics, the course of training and where it was written."""
     print(
         f"{info.name}  run {config.run_id}  seed {config.seed}  {result.status[0]}  "
         f"{result.wall_time:.2f} s on {result.device}"

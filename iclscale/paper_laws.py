@@ -101,15 +101,7 @@ _CHECKED: dict[int, PaperLaws] = {}
 def laws_of_module(module: ModuleType, studies: tuple[str, ...]) -> PaperLaws:
     """The module's record, checked against the paper's studies; UserError naming the module otherwise."""
     where = module.__name__
-    for name in vars(module):
-        if name != CONTRACT and _CAPITALS.fullmatch(name):
-            close = difflib.get_close_matches(name, FIELD_NAMES, n=1, cutoff=0.8)
-            if close:  # a value meant for the contract would be ignored: say where it belongs
-                raise UserError(
-                    f"{where} defines {name}, which iclscale does not read: the laws contract is the one record "
-                    f"{CONTRACT} = PaperLaws(...); give it as PaperLaws({close[0].lower()}=...) "
-                    f"(docs/writing-a-paper.md)"
-                )
+    _refuse_stray_fields(module, where)
     record = vars(module).get(CONTRACT)
     if not isinstance(record, PaperLaws):
         found = "defines no" if record is None else f"has a {type(record).__name__} as its"
@@ -119,6 +111,28 @@ def laws_of_module(module: ModuleType, studies: tuple[str, ...]) -> PaperLaws:
         )
     if _CHECKED.get(id(record)) is record:
         return record
+    _check_studies(record, studies, where)
+    if getattr(module, "__file__", None):  # a module made in memory (a test's) has no file
+        object.__setattr__(record, "folder", Path(module.__file__).parent)
+    _CHECKED[id(record)] = record
+    return record
+
+
+def _refuse_stray_fields(module: ModuleType, where: str) -> None:
+    """A module global named like a field of the contract (FIELD_NAMES) would be ignored: say where it belongs."""
+    for name in vars(module):
+        if name != CONTRACT and _CAPITALS.fullmatch(name):
+            close = difflib.get_close_matches(name, FIELD_NAMES, n=1, cutoff=0.8)
+            if close:
+                raise UserError(
+                    f"{where} defines {name}, which iclscale does not read: the laws contract is the one record "
+                    f"{CONTRACT} = PaperLaws(...); give it as PaperLaws({close[0].lower()}=...) "
+                    f"(docs/writing-a-paper.md)"
+                )
+
+
+def _check_studies(record: PaperLaws, studies: tuple[str, ...], where: str) -> None:
+    """Every study of the paper has a smoke config, and the per-study fields name only the paper's studies."""
     missing = [study for study in studies if study not in record.smoke]
     if missing:
         raise UserError(
@@ -129,7 +143,3 @@ def laws_of_module(module: ModuleType, studies: tuple[str, ...]) -> PaperLaws:
         for study in getattr(record, name):
             if study not in studies:
                 raise UserError(f"{where}: PaperLaws({name}=...): {unknown_name('study', study, studies)}")
-    if getattr(module, "__file__", None):  # a module made in memory (a test's) has no file
-        object.__setattr__(record, "folder", Path(module.__file__).parent)
-    _CHECKED[id(record)] = record
-    return record

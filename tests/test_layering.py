@@ -19,10 +19,12 @@ which imports no paper. In a paper's folder, the declarations, the laws and the
 package itself stay torch-free (listing studies, planning a sweep and judging laws import no torch); the
 study, model and data modules are the trainer side. No module imports, through others, one that imports it (an
 import inside a function counts; one under `if TYPE_CHECKING:` names a type and never runs, one under
-`if __name__ == "__main__":` runs only as a script). No module of the package is over 450 lines.
+`if __name__ == "__main__":` runs only as a script). No module of the package is over 450 lines, and no function is
+over McCabe complexity 10 but where its docstring says why, in a sentence starting "Complexity:".
 """
 
 import ast
+import importlib.util
 import json
 import re
 import subprocess
@@ -162,6 +164,53 @@ def test_no_module_of_the_package_is_over_450_lines():
     }
     over = {path: n for path, n in lines.items() if n > MAX_MODULE_LINES}
     assert over == {}, f"modules over {MAX_MODULE_LINES} lines: " + ", ".join(f"{p} ({n})" for p, n in over.items())
+
+
+MAX_COMPLEXITY = 10  # issue 37 point 3: a function a reader can hold
+EXEMPTION = "Complexity:"  # the docstring's sentence that says why a function over MAX_COMPLEXITY stays one
+
+
+def too_complex_functions(root: Path, package: str = "iclscale") -> list[str]:
+    """`path:line name (complexity)` for every function of the package that ruff's McCabe check (C901) finds over
+    MAX_COMPLEXITY and whose docstring has no EXEMPTION sentence (a flat list of checks that reads best in one place
+    says so there)."""
+    command = [sys.executable, "-m", "ruff", "check", package, "--no-cache", "--select", "C901", "--output-format",
+               "json", "--config", f"lint.mccabe.max-complexity={MAX_COMPLEXITY}"]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, cwd=root, timeout=300)
+    assert done.returncode in (0, 1), done.stderr  # 1: something was found
+    found = []
+    for problem in json.loads(done.stdout):
+        path, line = Path(problem["filename"]).resolve(), problem["location"]["row"]
+        nodes = ast.walk(ast.parse(path.read_text(), str(path)))
+        function = next(f for f in nodes if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and f.lineno == line)
+        if EXEMPTION not in (ast.get_docstring(function) or ""):
+            complexity = re.search(r"\((\d+) > \d+\)", problem["message"]).group(1)
+            found.append(f"{path.relative_to(root.resolve()).as_posix()}:{line} {function.name} ({complexity})")
+    return found
+
+
+def needs_ruff() -> None:
+    if importlib.util.find_spec("ruff") is None:
+        pytest.skip("ruff is in the dev extra: pip install -e .[dev]")
+
+
+def test_no_function_of_the_package_is_over_complexity_10_but_where_its_docstring_says_why():
+    """McCabe complexity as ruff counts it (C901); a function over the limit is split into a helper per step, or
+    says in its docstring, in a sentence starting "Complexity:", why it stays one function."""
+    needs_ruff()
+    over = too_complex_functions(ROOT)
+    assert over == [], f"over complexity {MAX_COMPLEXITY} without a {EXEMPTION!r} sentence: " + ", ".join(over)
+
+
+def test_the_complexity_check_sees_a_function_over_the_limit(tmp_path):
+    needs_ruff()
+    checks = "".join(f"    if x == {i}:\n        return {i}\n" for i in range(MAX_COMPLEXITY))  # 1 + 10 branches
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text(
+        f'def plain(x):\n{checks}\n\ndef flat(x):\n    """Ten checks. Complexity: a flat list."""\n{checks}\n'
+        f"\ndef small(x):\n    if x:\n        return 1\n"
+    )
+    assert too_complex_functions(tmp_path, "pkg") == [f"pkg/m.py:1 plain ({MAX_COMPLEXITY + 1})"]
 
 
 def test_a_papers_laws_do_not_import_its_trainer_side():

@@ -162,18 +162,7 @@ def cmd_laws(args: argparse.Namespace) -> None:
     for paper, (studies, record) in PAPERS.items():
         claims = [c for c in record.claims if shown & set(c.laws)]
         untested = [c for c in record.claims if not c.laws] if args.study in (None, *studies) else []
-        if claims:
-            print(f"{paper}: {len(claims)} claims with laws" + ("" if args.study else f" of {len(record.claims)}"))
-            for claim in claims:
-                print(f"  {claim.label:<4} {claim.source}: {claim.text}\n       laws: {', '.join(claim.laws)}")
-                for diagnosis in claim.diagnoses:
-                    print(f"       does not reproduce — {diagnosis.describe()}")
-        if untested:
-            print(f"  claims without a law (not tested by this tool): {len(untested)}")
-            for claim in untested:
-                print(f"  {claim.label:<4} {claim.source}: {claim.text}")
-        if claims or untested:
-            print()
+        _print_claims(paper, claims, untested, "" if args.study else f" of {len(record.claims)}")
     files = sweep_files_by_law()
     sites = definition_sites(LAWS.values())
     print("\n\n".join(f"{law.describe()}\n  defined:    {sites[law.name]}\n{_files_line(law, files)}" for law in laws))
@@ -181,6 +170,23 @@ def cmd_laws(args: argparse.Namespace) -> None:
         from iclscale.analysis.diagnoses import counts_markdown
 
         print("\nWhy claims do not reproduce (diagnoses per category and paper):\n" + counts_markdown())
+
+
+def _print_claims(paper: str, claims: list, untested: list, of_all: str) -> None:
+    """`iclscale laws`: a paper's claims with the shown laws (each with its laws and diagnoses), then those no law
+    tests, and a blank line after a paper with either; `of_all` follows the count (" of N" for the whole catalogue)."""
+    if claims:
+        print(f"{paper}: {len(claims)} claims with laws{of_all}")
+        for claim in claims:
+            print(f"  {claim.label:<4} {claim.source}: {claim.text}\n       laws: {', '.join(claim.laws)}")
+            for diagnosis in claim.diagnoses:
+                print(f"       does not reproduce — {diagnosis.describe()}")
+    if untested:
+        print(f"  claims without a law (not tested by this tool): {len(untested)}")
+        for claim in untested:
+            print(f"  {claim.label:<4} {claim.source}: {claim.text}")
+    if claims or untested:
+        print()
 
 
 def print_verdicts(where: str) -> None:

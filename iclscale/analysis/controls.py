@@ -120,38 +120,64 @@ def plan(law: Law) -> Plan:
     if prediction is None:
         return Plan(reason="the law makes no prediction at its control config")
     band = prediction.primary.band
-    if kind == "curve":
-        return _curve_plan(law, config, band)
-    if kind in ("power law", "max{} term", "linear"):
-        # a max{} term's wrong exponent must miss the envelope of every term's (iclscale.analysis.kinds.max_term)
-        wrong = law.kind.envelope(band.low).low - MARGIN if kind == "max{} term" else outside(band)
-        return Plan(inside(band), wrong, law.kind.statistic if kind == "linear" else "exponent")
-    if kind == "bound":
-        if law.kind.aggregate == "spread":
-            return Plan(inside(band), (band.high if math.isfinite(band.high) else band.low) + 2, "spread")
-        return Plan(inside(band), outside(band), law.kind.aggregate)
-    if kind == "trend":
-        return Plan(1.0 if band.contains(1.0, 1.0) else -1.0, -1.0 if band.contains(1.0, 1.0) else 1.0, "Spearman ρ")
-    if kind == "threshold":
-        # wrong: the crossing planted beyond every level, so every level the claim puts on the good side misses ε
-        levels = x_levels(law, config)
-        beyond = max(levels) * 2 if law.kind.good_side == "above" else min(levels) / 2
-        return Plan(band.low, beyond, "crossing x0")
-    if kind == "diagonal minimum":
-        return Plan(1.0, 0.0, "fraction on the diagonal")
-    if kind == "comparison":
-        return Plan(inside(band), band.high + 1 if math.isfinite(band.high) else band.low - 1, "ratio")
-    if kind == "flat region":
-        edge = value_of(config, law.kind.edge_metric)
-        levels = sorted(levels_of(config, law.x))
-        after = [level for level in levels if level > edge]
-        first = [level for level in levels if level > law.kind.baseline]
-        if not after or not first:
-            return Plan(reason=f"the control config has no {law.x} level above the edge {edge:g}")
-        return Plan(after[0], first[0], f"onset (edge {edge:g})")
-    if kind == "earlier onset":
-        return Plan(2.0, -2.0, "levels between the onsets")
-    return Plan(reason=f"no plan for the kind {kind!r}")
+    planner = _PLANNERS.get(kind)
+    if planner is None:
+        return Plan(reason=f"no plan for the kind {kind!r}")
+    return planner(law, config, band)
+
+
+def _exponent_plan(law: Law, config, band: Band) -> Plan:
+    """A power law's, a max{} term's or a linear law's statistic, planted inside the band and outside it."""
+    kind = law.kind.name
+    # a max{} term's wrong exponent must miss the envelope of every term's (iclscale.analysis.kinds.max_term)
+    wrong = law.kind.envelope(band.low).low - MARGIN if kind == "max{} term" else outside(band)
+    return Plan(inside(band), wrong, law.kind.statistic if kind == "linear" else "exponent")
+
+
+def _bound_plan(law: Law, config, band: Band) -> Plan:
+    """A bound's aggregate inside the band and outside it (a spread 2 past its finite edge)."""
+    if law.kind.aggregate == "spread":
+        return Plan(inside(band), (band.high if math.isfinite(band.high) else band.low) + 2, "spread")
+    return Plan(inside(band), outside(band), law.kind.aggregate)
+
+
+def _trend_plan(law: Law, config, band: Band) -> Plan:
+    """A trend: Spearman ρ = ±1, the sign the band contains planted right, the other wrong."""
+    return Plan(1.0 if band.contains(1.0, 1.0) else -1.0, -1.0 if band.contains(1.0, 1.0) else 1.0, "Spearman ρ")
+
+
+def _threshold_plan(law: Law, config, band: Band) -> Plan:
+    """A threshold's crossing at the band's low end; wrong: planted beyond every level, so every level the claim
+    puts on the good side misses ε."""
+    levels = x_levels(law, config)
+    beyond = max(levels) * 2 if law.kind.good_side == "above" else min(levels) / 2
+    return Plan(band.low, beyond, "crossing x0")
+
+
+def _diagonal_plan(law: Law, config, band: Band) -> Plan:
+    """A diagonal minimum: the fraction of minima on the diagonal, 1 right and 0 wrong."""
+    return Plan(1.0, 0.0, "fraction on the diagonal")
+
+
+def _comparison_plan(law: Law, config, band: Band) -> Plan:
+    """A ratio inside the band and 1 past its finite edge."""
+    return Plan(inside(band), band.high + 1 if math.isfinite(band.high) else band.low - 1, "ratio")
+
+
+def _flat_region_plan(law: Law, config, band: Band) -> Plan:
+    """The onset right at the first level past the edge, wrong at the first level past the baseline."""
+    edge = value_of(config, law.kind.edge_metric)
+    levels = sorted(levels_of(config, law.x))
+    after = [level for level in levels if level > edge]
+    first = [level for level in levels if level > law.kind.baseline]
+    if not after or not first:
+        return Plan(reason=f"the control config has no {law.x} level above the edge {edge:g}")
+    return Plan(after[0], first[0], f"onset (edge {edge:g})")
+
+
+def _earlier_onset_plan(law: Law, config, band: Band) -> Plan:
+    """An earlier onset: the levels between the two onsets, 2 right and −2 wrong."""
+    return Plan(2.0, -2.0, "levels between the onsets")
 
 
 def _curve_plan(law: Law, config, band: Band) -> Plan:
@@ -172,6 +198,22 @@ def _curve_plan(law: Law, config, band: Band) -> Plan:
             return Plan(right, wrong, kind.judged)
     return Plan(right, None, kind.judged, f"the fit keeps {kind.judged} within ({low:.3g}, {high:.3g}), which lies "
                 f"inside the band {band.describe()}: no data can give a value outside the band")  # fmt: skip
+
+
+_PLANNERS = {
+    "curve": _curve_plan,
+    "power law": _exponent_plan,
+    "max{} term": _exponent_plan,
+    "linear": _exponent_plan,
+    "bound": _bound_plan,
+    "trend": _trend_plan,
+    "threshold": _threshold_plan,
+    "diagonal minimum": _diagonal_plan,
+    "comparison": _comparison_plan,
+    "flat region": _flat_region_plan,
+    "earlier onset": _earlier_onset_plan,
+}
+"""Each kind's plan from (law, its control config, the prediction's primary band)."""
 
 
 def x_levels(law: Law, config) -> list[float]:

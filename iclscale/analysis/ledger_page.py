@@ -392,31 +392,16 @@ def _more(c: dict[str, Any]) -> str:
     parts = [f"<p>{e(c['claim'])}</p>"]
     if c["quote"]:
         parts.append(f'<p class="quote">“{e(c["quote"])}”</p>')
-    carried = c.get("carried")
-    elsewhere = ""
-    if carried:
-        parts.append(
-            f"<p class='elsewhere'>carried: not re-run in these roots; the verdict and evidence are the ledger of "
-            f"{e(str(carried.get('generated_at')))} at commit <code>{e(str(carried.get('git_commit'))[:12])}</code>, "
-            "judged by that commit's code (its report links are relative to that ledger's folder)</p>"
-        )
-        elsewhere = f" <span class='elsewhere small'>(the ledger of {e(str(carried.get('generated_at'))[:10])})</span>"
+    carried, elsewhere = _carried_html(c.get("carried"))
+    parts.append(carried)
     if c["laws"] or c["estimates"]:
         parts.append("<b>Fits, by law</b>" + _fits_by_law(c, elsewhere))
     parts.append(_experiment_html(c.get("experiment")))
     if c["laws_not_run"]:
         parts.append("<p><b>laws not run here</b>: " + e(", ".join(c["laws_not_run"])) + "</p>")
-    if c["conditions"]:
-        parts.append(
-            "<b>Conditions</b><ul class='small'>" + "".join(f"<li>{e(t)}</li>" for t in c["conditions"]) + "</ul>"
-        )
-    if c["diagnosis"]:
-        parts.append("<b>Diagnosis</b><ul>" + "".join(f"<li>{e(t)}</li>" for t in c["diagnosis"]) + "</ul>")
-    if c["negative_control"]:
-        parts.append(
-            "<b>Negative controls</b><ul class='small'>" + "".join(f"<li>{e(t)}</li>" for t in c["negative_control"])
-            + "</ul>"
-        )  # fmt: skip
+    parts.append(_titled_list("Conditions", c["conditions"], " class='small'"))
+    parts.append(_titled_list("Diagnosis", c["diagnosis"]))
+    parts.append(_titled_list("Negative controls", c["negative_control"], " class='small'"))
     if c["root"]:
         parts.append(
             f"<p class='small'>{len(c['seeds'])} seeds ({e(' '.join(map(str, c['seeds'])))}), {c['configs']} configs "
@@ -440,3 +425,23 @@ def _more(c: dict[str, Any]) -> str:
         )
         parts.append(f"<details><summary>history</summary><ul>{history}</ul></details>")
     return "".join(parts)
+
+
+def _carried_html(carried: dict[str, Any] | None) -> tuple[str, str]:
+    """A carried claim's note (its verdict is an earlier ledger's) and the mark its fits carry; both empty else."""
+    if not carried:
+        return "", ""
+    e, when = html.escape, str(carried.get("generated_at"))
+    note = (
+        f"<p class='elsewhere'>carried: not re-run in these roots; the verdict and evidence are the ledger of "
+        f"{e(when)} at commit <code>{e(str(carried.get('git_commit'))[:12])}</code>, "
+        "judged by that commit's code (its report links are relative to that ledger's folder)</p>"
+    )
+    return note, f" <span class='elsewhere small'>(the ledger of {e(when[:10])})</span>"
+
+
+def _titled_list(title: str, items: list[str], ul_class: str = "") -> str:
+    """A bold title over the items as a list; nothing for no items."""
+    if not items:
+        return ""
+    return f"<b>{title}</b><ul{ul_class}>" + "".join(f"<li>{html.escape(t)}</li>" for t in items) + "</ul>"

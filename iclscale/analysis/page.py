@@ -152,8 +152,17 @@ def render_html(
     for number, section in enumerate(sections):
         if not section.first:
             parts.append(_section_html(section, number, embeds))
-    parts.append('<h2 id="sweep">Sweep</h2>')
-    if not sweep_charts:
+    parts += _sweep_html(bool(sweep_charts), key_curves, other_curves, probes, embeds)
+    parts.append("<script>\n" + "\n".join(embeds) + "\n</script>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _sweep_html(any_chart: bool, key_curves, other_curves, probes, embeds: list[str]) -> list[str]:
+    """The Sweep section: the curves of the metrics the laws measure, open; the other curves and the final metrics
+    against the axes, folded."""
+    parts = ['<h2 id="sweep">Sweep</h2>']
+    if not any_chart:
         parts.append('<p class="note">No training curves or varying final metrics to show.</p>')
     if key_curves:
         parts.append('<h3 id="key-curves">Training curves of the metrics the laws measure</h3>')
@@ -165,9 +174,7 @@ def render_html(
             parts.append(f'<details class="fold" id="{anchor}"><summary>{label} ({len(group)} charts)</summary>')
             parts += [f"<h4>{e(title)}</h4>" + chart_div(chart, embeds) for title, chart in group]
             parts.append("</details>")
-    parts.append("<script>\n" + "\n".join(embeds) + "\n</script>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return parts
 
 
 def _section_html(section: Section, number: int, embeds: list[str]) -> str:

@@ -146,47 +146,66 @@ def _anchor(fit: LawFit, summary) -> tuple[float, float] | None:
 
 
 def _lines(fit: LawFit, summary) -> pd.DataFrame:
+    """The lines drawn over the points: the reported fit (and the fit without the censored points), the theory's
+    exact exponents through the fit's centre, and the fitted general forms."""
     import pandas as pd
 
     anchor = _anchor(fit, summary)
     if anchor is None:
         return pd.DataFrame(columns=["x", "y", "line", "dash"])
-    log_x0, log_y0 = anchor
     x_grid = np.geomspace(float(summary["x"].min()), float(summary["x"].max()), 30)
-    lines = []
+    lines = [*_fitted_lines(fit, x_grid), *_theory_lines(fit, x_grid, anchor), *_form_lines(fit, x_grid)]
+    return pd.concat(lines, ignore_index=True)
 
-    def through(slope: float, label: str, dash: str, log_intercept: float | None = None):
-        if log_intercept is None:
-            y = np.exp(log_y0 + slope * (np.log(x_grid) - log_x0))
-        else:
-            y = np.exp(log_intercept + slope * np.log(x_grid))
-        lines.append(pd.DataFrame({"x": x_grid, "y": y, "line": label, "dash": dash}))
 
+def _line(x_grid: np.ndarray, y: np.ndarray, label: str, dash: str) -> pd.DataFrame:
+    """One drawn line: its points (x, y), its legend label and its dash."""
+    import pandas as pd
+
+    return pd.DataFrame({"x": x_grid, "y": y, "line": label, "dash": dash})
+
+
+def _fitted_lines(fit: LawFit, x_grid: np.ndarray) -> list[pd.DataFrame]:
+    """The reported fit's line; beside a censored (Tobit) fit, the fit with the censored points dropped, dashed."""
     censored, dropped = fit.details.get("censored fit"), fit.details.get("drop-censored fit")
-    reported = censored or dropped
+    reported, lines = censored or dropped, []
     if math.isfinite(reported["exponent"]):
         how = " (censored points in a Tobit fit)" if censored else ""
-        text = f"fit: exponent {reported['exponent']:.3g}{how}"
-        through(reported["exponent"], text, "solid", reported["log_prefactor"])
+        y = np.exp(reported["log_prefactor"] + reported["exponent"] * np.log(x_grid))
+        lines.append(_line(x_grid, y, f"fit: exponent {reported['exponent']:.3g}{how}", "solid"))
     if censored and math.isfinite(dropped["exponent"]):
-        text = f"exponent {dropped['exponent']:.3g} with the censored points dropped"
-        through(dropped["exponent"], text, "dashed", dropped["log_prefactor"])
-    if fit.prediction is not None:
-        for hypothesis in (fit.prediction.primary, *fit.prediction.alternatives):
-            band = hypothesis.band
-            if band.low == band.high and math.isfinite(band.low):
-                through(band.low, f"theory: {hypothesis.name} ({band.low:.3g})", "dashed")
-    if fit.forms is not None:
-        for form in fit.forms.forms:
-            if form.name == "power law":
-                continue
-            p = form.parameters
-            y = p["c0"] + p["c1"] * x_grid ** p["p"]
-            if np.all(y > 0):
-                which = "paper's form" if form.name.startswith("offset") else "general form"
-                label = f"{which} y = c0 + c1·x^({p['p']:.3g}): AIC {form.aic:.1f}"
-                lines.append(pd.DataFrame({"x": x_grid, "y": y, "line": label, "dash": "dashed"}))
-    return pd.concat(lines, ignore_index=True)
+        y = np.exp(dropped["log_prefactor"] + dropped["exponent"] * np.log(x_grid))
+        lines.append(_line(x_grid, y, f"exponent {dropped['exponent']:.3g} with the censored points dropped", "dashed"))
+    return lines
+
+
+def _theory_lines(fit: LawFit, x_grid: np.ndarray, anchor: tuple[float, float]) -> list[pd.DataFrame]:
+    """Each hypothesis that predicts one exponent (a band of width 0): a dashed line of that slope through the
+    centre of the fitted points."""
+    if fit.prediction is None:
+        return []
+    log_x0, log_y0 = anchor
+    lines = []
+    for hypothesis in (fit.prediction.primary, *fit.prediction.alternatives):
+        band = hypothesis.band
+        if band.low == band.high and math.isfinite(band.low):
+            y = np.exp(log_y0 + band.low * (np.log(x_grid) - log_x0))
+            lines.append(_line(x_grid, y, f"theory: {hypothesis.name} ({band.low:.3g})", "dashed"))
+    return lines
+
+
+def _form_lines(fit: LawFit, x_grid: np.ndarray) -> list[pd.DataFrame]:
+    """The fitted forms y = c0 + c1·x^p other than the power law, where positive over the whole grid (log y)."""
+    lines = []
+    for form in fit.forms.forms if fit.forms is not None else ():
+        if form.name == "power law":
+            continue
+        p = form.parameters
+        y = p["c0"] + p["c1"] * x_grid ** p["p"]
+        if np.all(y > 0):
+            which = "paper's form" if form.name.startswith("offset") else "general form"
+            lines.append(_line(x_grid, y, f"{which} y = c0 + c1·x^({p['p']:.3g}): AIC {form.aic:.1f}", "dashed"))
+    return lines
 
 
 def _band_layer(fit: LawFit, summary, x_enc, y_scale, y_title) -> list:

@@ -269,8 +269,25 @@ def _prepare(path: str, table, law, x_column: str, y_column: str, independent: b
         rows = add_derived(rows, law.study)
     x_name = law.x or x_column
     x_values = rows[x_name].astype(float).to_numpy()
-    y_values = rows["value"].to_numpy()
     log_x, log_y = _log_axes(law.kind)
+    taken, dropped = _dropped_rows(rows, x_values, x_name, y_column, (log_x, log_y))
+    # the design (which seed was measured at which x) is read off every row with an x, a y lost is no design change
+    measured_at = rows[np.isfinite(x_values) & ((x_values > 0) if log_x else True)]
+    rows = rows[~taken]
+    _check_levels(path, rows, x_name, dropped)
+    paired, design, rows = _design(rows, measured_at, x_name, independent)
+    strata = "" if paired else rows[x_name].astype(str)
+    rows = rows.assign(stratum=strata)
+    return Prepared(path, rows.reset_index(drop=True), len(table), dropped, paired, design)
+
+
+def _dropped_rows(rows, x_values, x_name: str, y_column: str, log_axes: tuple[bool, bool]):
+    """(which rows are dropped, Dropped: the row numbers, from 1, under the first reason each fails); `log_axes`:
+    whether x and y are fitted on a log scale (a value ≤ 0 is then dropped)."""
+    import numpy as np
+
+    log_x, log_y = log_axes
+    y_values = rows["value"].to_numpy()
     tests = [
         (f"{x_name} missing or not finite", ~np.isfinite(x_values)),
         (f"{y_column} missing or not finite", ~np.isfinite(y_values)),
@@ -288,10 +305,13 @@ def _prepare(path: str, table, law, x_column: str, y_column: str, independent: b
         if mine.any():
             reasons[reason] = [int(i) + 1 for i in np.flatnonzero(mine)]
         taken |= mine
-    dropped = Dropped(reasons)
-    # the design (which seed was measured at which x) is read off every row with an x, a y lost is no design change
-    measured_at = rows[np.isfinite(x_values) & ((x_values > 0) if log_x else True)]
-    rows = rows[~taken]
+    return taken, Dropped(reasons)
+
+
+def _check_levels(path: str, rows, x_name: str, dropped: Dropped) -> None:
+    """The usable rows: some, at two or more x levels, under the caps on x levels and seeds."""
+    import numpy as np
+
     if not len(rows):
         raise UserError(f"{path}: no usable rows: {dropped.describe()}")
     levels = np.unique(np.round(rows[x_name].astype(float).to_numpy(), 12))
@@ -304,29 +324,32 @@ def _prepare(path: str, table, law, x_column: str, y_column: str, independent: b
             f"{path}: one {x_name} level ({levels[0]:g}) among its usable rows{after}: a law over {x_name} needs "
             "the measure at two or more (four to be judged)"
         )
+
+
+def _design(rows, measured_at, x_name: str, independent: bool):
+    """(paired, the design in words, the rows, each given a seed of its own where the file has none): paired where
+    every seed (two or more) was measured at every x of the design and --independent is not given."""
+    import numpy as np
+
     if "seed" not in rows:
-        paired = False
         design = "no seed column: each row taken as its own trained model, the OLS t-interval"
-        rows = rows.assign(seed=np.arange(len(rows)))
+        return False, design, rows.assign(seed=np.arange(len(rows)))
+    design_levels = measured_at[x_name].astype(float).round(12).nunique()
+    every_x = measured_at.groupby("seed")[x_name].nunique() == design_levels
+    paired = bool(every_x.all()) and len(every_x) >= 2 and not independent
+    if paired:
+        design = (
+            f"each of the {len(every_x)} seeds measured at every {x_name}: the per-seed interval, valid whether "
+            "or not a seed's rows share one trained model (--independent: each row its own model, the OLS "
+            "interval)"
+        )
+    elif independent:
+        design = "--independent: each row taken as its own trained model, the OLS t-interval"
+    elif len(every_x) < 2:
+        design = "one seed: the OLS t-interval over its rows"
     else:
-        design_levels = measured_at[x_name].astype(float).round(12).nunique()
-        every_x = measured_at.groupby("seed")[x_name].nunique() == design_levels
-        paired = bool(every_x.all()) and len(every_x) >= 2 and not independent
-        if paired:
-            design = (
-                f"each of the {len(every_x)} seeds measured at every {x_name}: the per-seed interval, valid whether "
-                "or not a seed's rows share one trained model (--independent: each row its own model, the OLS "
-                "interval)"
-            )
-        elif independent:
-            design = "--independent: each row taken as its own trained model, the OLS t-interval"
-        elif len(every_x) < 2:
-            design = "one seed: the OLS t-interval over its rows"
-        else:
-            design = f"seeds not all measured at every {x_name}: each row taken as its own model, the OLS t-interval"
-    strata = "" if paired else rows[x_name].astype(str)
-    rows = rows.assign(stratum=strata)
-    return Prepared(path, rows.reset_index(drop=True), len(table), dropped, paired, design)
+        design = f"seeds not all measured at every {x_name}: each row taken as its own model, the OLS t-interval"
+    return paired, design, rows
 
 
 def _judge(prepared: Prepared, law, x_column: str, y_column: str) -> FileVerdict:

@@ -149,31 +149,51 @@ def search_state(axis: Axis, outcomes: Mapping[float, bool], hint: float | None 
 def _propose(axis: Axis, outcomes: Mapping[float, bool], low: tuple, high: tuple, hint) -> float:
     """The next value: `low` and `high` are (position, value) of lo and hi, or (None, None)."""
     (lo, lo_v), (hi, hi_v) = low, high
-    start, end = axis.pos(axis.start), axis.pos(axis.end)
-    if hint is not None:
-        hint = _snap(axis, hint)
-        if hint not in outcomes:
-            return hint
-        nearby = axis.neighbour(hint, toward_end=not outcomes[hint])
-        if nearby is not None and nearby not in outcomes and _inside(axis, nearby, lo, hi):
-            return nearby
+    warm = _warm_proposal(axis, outcomes, lo, hi, hint) if hint is not None else None
+    if warm is not None:
+        return warm
     if hi is None and lo is None:
+        start, end = axis.pos(axis.start), axis.pos(axis.end)
         return axis.start if axis.scale == "log" else _middle(axis, start, end, axis.start, axis.end)
     if lo is None:  # something holds, nothing fails before it: go toward the failing end
-        if axis.scale == "log":  # (after a warm start) bracket back toward the failing end: ÷2 (×2 for largest)
-            x = axis.between(hi - GALLOP, axis.start, hi_v) if hi - GALLOP > start else None
-            return x if x is not None else axis.start
-        if axis.narrow(axis.start, hi_v):
-            return axis.start
-        return _middle(axis, start, hi, axis.start, hi_v, include_low=True)
+        return _toward_failing_end(axis, hi, hi_v)
     if hi is None:  # only failures: go toward the meeting end
-        if axis.scale == "log":
-            x = axis.between(lo + GALLOP, lo_v, axis.end) if lo + GALLOP < end else None
-            return x if x is not None else axis.end
-        if axis.narrow(lo_v, axis.end):
-            return axis.end
-        return _middle(axis, lo, end, lo_v, axis.end, include_high=True)
+        return _toward_meeting_end(axis, lo, lo_v)
     return _middle(axis, lo, hi, lo_v, hi_v)
+
+
+def _warm_proposal(axis: Axis, outcomes: Mapping[float, bool], lo, hi, hint: float) -> float | None:
+    """The hint until it is evaluated, then its neighbour on the side its outcome points to (while that lies
+    inside the bracket and is not evaluated yet); None once the warm start has nothing left to propose."""
+    hint = _snap(axis, hint)
+    if hint not in outcomes:
+        return hint
+    nearby = axis.neighbour(hint, toward_end=not outcomes[hint])
+    if nearby is not None and nearby not in outcomes and _inside(axis, nearby, lo, hi):
+        return nearby
+    return None
+
+
+def _toward_failing_end(axis: Axis, hi: float, hi_v: float) -> float:
+    """Something holds and nothing fails before it (after a warm start): on a log scale bracket back toward the
+    failing end (÷2, ×2 for largest); on a linear one bisect toward it, the failing end itself once within reach."""
+    if axis.scale == "log":
+        x = axis.between(hi - GALLOP, axis.start, hi_v) if hi - GALLOP > axis.pos(axis.start) else None
+        return x if x is not None else axis.start
+    if axis.narrow(axis.start, hi_v):
+        return axis.start
+    return _middle(axis, axis.pos(axis.start), hi, axis.start, hi_v, include_low=True)
+
+
+def _toward_meeting_end(axis: Axis, lo: float, lo_v: float) -> float:
+    """Only failures so far: on a log scale bracket toward the meeting end (×2, ÷2 for largest); on a linear one
+    bisect toward it, the meeting end itself once within reach."""
+    if axis.scale == "log":
+        x = axis.between(lo + GALLOP, lo_v, axis.end) if lo + GALLOP < axis.pos(axis.end) else None
+        return x if x is not None else axis.end
+    if axis.narrow(lo_v, axis.end):
+        return axis.end
+    return _middle(axis, lo, axis.pos(axis.end), lo_v, axis.end, include_high=True)
 
 
 def _middle(axis: Axis, a: float, b: float, va, vb, include_low=False, include_high=False) -> float:

@@ -63,16 +63,7 @@ def start_ray(address: str | None, quiet: bool = False, dashboard: bool = False)
     `dashboard` (`--dashboard`), whose address is then printed (a cluster's is the cluster's own)."""
     if dashboard and address is None:
         check_dashboard_packages()
-    os.environ.update(QUIET_ENV)
-    # Tune's newer console output prints a box and hints even at verbose=0; the older one does not
-    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
-    host = None if address is None else dial(address)
-    loopback = address is None or (host is not None and _is_loopback(host))
-    if loopback:
-        os.environ.update(LOOPBACK_ENV)  # before ray is imported: it reads this when it starts
-    if address is None:  # a local instance that this command starts
-        for name, value in NICENESS_ENV.items():  # read by the raylet and the workers it starts
-            os.environ.setdefault(name, value)
+    loopback = _ray_environment(address)
     import ray
 
     if ray.is_initialized():
@@ -89,15 +80,37 @@ def start_ray(address: str | None, quiet: bool = False, dashboard: bool = False)
     if address is None:
         with _neutral_directory():  # the dashboard, when asked, on loopback like the rest (it has no authentication)
             context = ray.init(address="local", include_dashboard=dashboard, dashboard_host="127.0.0.1", **common)
-        if dashboard:
-            say_dashboard(context)
-        return
+    else:
+        context = _join_cluster(ray, address, loopback, common)
+    if dashboard:
+        say_dashboard(context)
+
+
+def _ray_environment(address: str | None) -> bool:
+    """Set the environment Ray reads when it starts (before it is imported); whether Ray is to stay on loopback:
+    a local instance, or a cluster whose address (dialled first, see `dial`) is on this machine."""
+    os.environ.update(QUIET_ENV)
+    # Tune's newer console output prints a box and hints even at verbose=0; the older one does not
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
+    host = None if address is None else dial(address)
+    loopback = address is None or (host is not None and _is_loopback(host))
+    if loopback:
+        os.environ.update(LOOPBACK_ENV)  # before ray is imported: it reads this when it starts
+    if address is None:  # a local instance that this command starts
+        for name, value in NICENESS_ENV.items():  # read by the raylet and the workers it starts
+            os.environ.setdefault(name, value)
+    return loopback
+
+
+def _join_cluster(ray, address: str, loopback: bool, common: dict[str, Any]):
+    """`ray.init` at a cluster's address; a cluster that cannot be reached (or refuses this machine's token) is
+    one line naming the address."""
     if loopback and not address.startswith("ray://"):
         common["_node_ip_address"] = "127.0.0.1"  # a cluster on this machine: never look for another address
     auth_error = getattr(ray.exceptions, "AuthenticationError", ConnectionError)  # Ray >= 2.52
     try:
         with _neutral_directory():
-            context = ray.init(address=address, **common)
+            return ray.init(address=address, **common)
     except (ConnectionError, RuntimeError, ValueError, auth_error) as error:
         first_line = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
         token_mode = os.environ.get("RAY_AUTH_MODE", "").lower() == "token"
@@ -105,8 +118,6 @@ def start_ray(address: str | None, quiet: bool = False, dashboard: bool = False)
         raise UserError(
             f"--address {shorten(address)}: no Ray cluster could be reached ({first_line}); {hint}"
         ) from None
-    if dashboard:
-        say_dashboard(context)
 
 
 def check_dashboard_packages() -> None:

@@ -29,6 +29,23 @@ def parse_search(info: StudyInfo, raw: Any, where: str, sweep: Sweep) -> dict[st
     """Validate a `search:` block; return it normalized (every key explicit, values in the params' types).
 
     The normalized form parses to itself, so the frozen sweep.yaml reads back unchanged."""
+    _check_keys(raw, where)
+    metric = raw["metric"]
+    if not isinstance(metric, str) or not metric:
+        raise UserError(f"{where}.metric: expected the name of a final metric of {info.name}, got {shorten(metric)}")
+    mode = raw.get("mode", "min")
+    if mode not in MODES:
+        raise UserError(f"{where}.mode: expected min or max, got {shorten(mode)}")
+    trials = _parse_trials(raw["trials"], where, sweep)
+    seed = coerce_seed(raw.get("seed", 0), f"{where}.seed")
+    space = _parse_space(info, raw["params"], where, sweep)
+    search = {"metric": metric, "mode": mode, "params": space, "trials": trials, "seed": seed}
+    _check_ends(sweep, search, where)
+    return search
+
+
+def _check_keys(raw: Any, where: str) -> None:
+    """A mapping of the known keys, the required ones present."""
     if not isinstance(raw, dict):
         raise UserError(f"{where}: expected a mapping with keys {', '.join(SEARCH_KEYS)}")
     unknown = [k for k in raw if k not in SEARCH_KEYS]
@@ -37,13 +54,10 @@ def parse_search(info: StudyInfo, raw: Any, where: str, sweep: Sweep) -> dict[st
     for required in ("metric", "params", "trials"):
         if required not in raw:
             raise UserError(f"{where}: missing key {shorten(required)}")
-    metric = raw["metric"]
-    if not isinstance(metric, str) or not metric:
-        raise UserError(f"{where}.metric: expected the name of a final metric of {info.name}, got {shorten(metric)}")
-    mode = raw.get("mode", "min")
-    if mode not in MODES:
-        raise UserError(f"{where}.mode: expected min or max, got {shorten(mode)}")
-    trials = raw["trials"]
+
+
+def _parse_trials(trials: Any, where: str, sweep: Sweep) -> int:
+    """Trials per grid point: a positive integer whose configs stay under the sweep's cap."""
     if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
         raise UserError(f"{where}.trials: expected a positive integer (trials per grid point), got {shorten(trials)}")
     total = trials * max(1, len(sweep.cases)) * math.prod(len(v) for v in sweep.grid.values()) * len(sweep.seeds)
@@ -52,8 +66,11 @@ def parse_search(info: StudyInfo, raw: Any, where: str, sweep: Sweep) -> dict[st
             f"{where}.trials: {trials:,} trials per grid point train {total:,} configs, past the cap of "
             f"{sweep.limits.max_configs:,}; lower trials, or raise the cap with --max-configs N"
         )
-    seed = coerce_seed(raw.get("seed", 0), f"{where}.seed")
-    params = raw["params"]
+    return trials
+
+
+def _parse_space(info: StudyInfo, params: Any, where: str, sweep: Sweep) -> dict[str, dict[str, Any]]:
+    """The searched params, each a train- or shape-role param given nowhere else in the sweep, with its range."""
     if not isinstance(params, dict) or not params:
         raise UserError(
             f"{where}.params: expected a mapping of param names to ranges, e.g. lr: {{low: 1.0e-3, high: 0.1}}"
@@ -74,26 +91,33 @@ def parse_search(info: StudyInfo, raw: Any, where: str, sweep: Sweep) -> dict[st
                     f"{key}: {name} is also in {place}; a searched param must not be in fixed, grid or cases"
                 )
         space[name] = _parse_range(p, spec, key)
-    search = {"metric": metric, "mode": mode, "params": space, "trials": trials, "seed": seed}
-    _check_ends(sweep, search, where)
-    return search
+    return space
 
 
 def _parse_range(p, spec: Any, key: str) -> dict[str, Any]:
+    """One searched param's range: {choices: [...]} or {low, high, log}."""
     if not isinstance(spec, dict):
         raise UserError(
             f"{key}: expected {{low: ..., high: ..., log: true|false}} or {{choices: [...]}}, got {shorten(spec)}"
         )
-    if "choices" in spec:
-        if len(spec) > 1:
-            raise UserError(f"{key}: give either choices or low/high, not both")
-        choices = spec["choices"]
-        if not isinstance(choices, list) or not choices:
-            raise UserError(f"{key}.choices: expected a non-empty list ({p.allowed()})")
-        values = [p.coerce(yaml_number(p, v), f"{key}.choices") for v in choices]
-        if len(set(map(repr, values))) != len(values):
-            raise UserError(f"{key}.choices: a value appears twice in {shorten(choices)}")
-        return {"choices": values}
+    return _parse_choices(p, spec, key) if "choices" in spec else _parse_interval(p, spec, key)
+
+
+def _parse_choices(p, spec: dict, key: str) -> dict[str, Any]:
+    """{choices: [...]}: a non-empty list of distinct values of the param, alone in the mapping."""
+    if len(spec) > 1:
+        raise UserError(f"{key}: give either choices or low/high, not both")
+    choices = spec["choices"]
+    if not isinstance(choices, list) or not choices:
+        raise UserError(f"{key}.choices: expected a non-empty list ({p.allowed()})")
+    values = [p.coerce(yaml_number(p, v), f"{key}.choices") for v in choices]
+    if len(set(map(repr, values))) != len(values):
+        raise UserError(f"{key}.choices: a value appears twice in {shorten(choices)}")
+    return {"choices": values}
+
+
+def _parse_interval(p, spec: dict, key: str) -> dict[str, Any]:
+    """{low, high, log}: a numeric param's interval, low < high (and low > 0 on a log scale)."""
     unknown = [k for k in spec if k not in RANGE_KEYS]
     if unknown:
         raise UserError(f"{key}: unknown key {shorten(unknown[0])}; allowed keys: low, high, log (or choices)")

@@ -89,55 +89,94 @@ MAX_DIGEST_BYTES = 200
 
 
 def _file_problem(location: Location, folder: str, fragment: str) -> str | None:
+    """Why one file of a fragment (its runs or its curves file) is damaged, or None: what it is on disk, then its
+    digest, then its content."""
     relative = f"{folder}/{fragment}.parquet"
     path = location.path(relative)
-    if location.local:  # never follow a link or open a FIFO or device: reading one hangs or never ends
-        try:
-            mode = os.lstat(path).st_mode
-        except FileNotFoundError:
-            return "missing (its runs file exists)" if folder == CURVES else "missing"
-        except OSError as error:
-            return f"cannot be read ({error.strerror})"
-        if not stat.S_ISREG(mode):
-            return f"not a regular file ({_kind(mode)})"
+    problem = _local_entry_problem(path, folder) if location.local else None
+    if problem:
+        return problem
     info = location.fs.get_file_info(path)
     if info.type == pafs.FileType.NotFound:
-        return "missing (its runs file exists)" if folder == CURVES else "missing"
+        return _missing(folder)
     if info.type != pafs.FileType.File:
         return "not a regular file"
     if not info.size:
         return "empty (0 bytes)"
     try:
-        problem = _digest_problem(location, relative, info.size)
-        if problem:
-            return problem
-        parquet = pq.ParquetFile(location.fs.open_input_file(path))
-        if DIGESTED_KEY in (parquet.schema_arrow.metadata or {}) and not location.exists(digest_name(relative)):
-            return f"no checksum ({digest_name(relative)} is missing, and the file says it was written with one)"
-        names = set(parquet.schema_arrow.names)
-        needed = {"run_id", "eval_key", "status"} if folder == RUNS else {"run_id", "step", "metric", "value"}
-        if not needed <= names:
-            return f"lacks the columns {', '.join(sorted(needed - names))}"
-        for name in sorted(needed):  # a column of another type breaks every reader downstream
-            kind = parquet.schema_arrow.field(name).type
-            wanted = {"step": pa.types.is_integer, "value": pa.types.is_floating}.get(name, _is_text)
-            if not wanted(kind):
-                return f"column {name} is of type {kind}, not the store's"
-        if folder == RUNS:
-            if parquet.metadata.num_rows == 0:
-                return "holds no rows"
-            if "pack_id" in names:
-                ids = set(parquet.read(columns=["pack_id"]).column("pack_id").unique().to_pylist())
-                own = fragment.split("-", 1)[1] if "-" in fragment else fragment
-                if ids - {own}:
-                    return f"holds rows of another pack ({_first_value(ids - {own})})"
-        elif location.exists(RUNS, f"{fragment}.parquet"):
-            runs_ids = _run_ids(location, RUNS, fragment)
-            foreign = set(parquet.read(columns=["run_id"]).column("run_id").unique().to_pylist()) - runs_ids
-            if foreign:
-                return f"holds curves of configs its runs file lacks ({_first_value(foreign)})"
+        return _digest_problem(location, relative, info.size) or _content_problem(location, folder, fragment)
     except (pa.ArrowException, OSError, ValueError) as error:
         return first_line(error)
+
+
+def _missing(folder: str) -> str:
+    """A missing file (a curves file is looked for only once its runs file was found)."""
+    return "missing (its runs file exists)" if folder == CURVES else "missing"
+
+
+def _local_entry_problem(path: str, folder: str) -> str | None:
+    """A local file that is missing, unreadable or not a regular one, found without following a link or opening
+    the file: reading a FIFO or a device hangs or never ends."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return _missing(folder)
+    except OSError as error:
+        return f"cannot be read ({error.strerror})"
+    if not stat.S_ISREG(mode):
+        return f"not a regular file ({_kind(mode)})"
+    return None
+
+
+def _content_problem(location: Location, folder: str, fragment: str) -> str | None:
+    """What the Parquet file says against what it must be: its digest flag, its columns and their types, and its
+    rows (a runs file's own pack, a curves file's configs in its runs file)."""
+    relative = f"{folder}/{fragment}.parquet"
+    parquet = pq.ParquetFile(location.fs.open_input_file(location.path(relative)))
+    if DIGESTED_KEY in (parquet.schema_arrow.metadata or {}) and not location.exists(digest_name(relative)):
+        return f"no checksum ({digest_name(relative)} is missing, and the file says it was written with one)"
+    problem = _schema_problem(parquet.schema_arrow, folder)
+    if problem:
+        return problem
+    if folder == RUNS:
+        return _runs_rows_problem(parquet, fragment)
+    if location.exists(RUNS, f"{fragment}.parquet"):
+        return _curves_rows_problem(location, parquet, fragment)
+    return None
+
+
+def _schema_problem(schema: pa.Schema, folder: str) -> str | None:
+    """The columns every reader needs, each of the store's type (another type breaks every reader downstream)."""
+    names = set(schema.names)
+    needed = {"run_id", "eval_key", "status"} if folder == RUNS else {"run_id", "step", "metric", "value"}
+    if not needed <= names:
+        return f"lacks the columns {', '.join(sorted(needed - names))}"
+    for name in sorted(needed):
+        kind = schema.field(name).type
+        wanted = {"step": pa.types.is_integer, "value": pa.types.is_floating}.get(name, _is_text)
+        if not wanted(kind):
+            return f"column {name} is of type {kind}, not the store's"
+    return None
+
+
+def _runs_rows_problem(parquet: pq.ParquetFile, fragment: str) -> str | None:
+    """A runs file holds rows, and only rows of its own pack (the fragment's name after its first '-')."""
+    if parquet.metadata.num_rows == 0:
+        return "holds no rows"
+    if "pack_id" in parquet.schema_arrow.names:
+        ids = set(parquet.read(columns=["pack_id"]).column("pack_id").unique().to_pylist())
+        own = fragment.split("-", 1)[1] if "-" in fragment else fragment
+        if ids - {own}:
+            return f"holds rows of another pack ({_first_value(ids - {own})})"
+    return None
+
+
+def _curves_rows_problem(location: Location, parquet: pq.ParquetFile, fragment: str) -> str | None:
+    """A curves file holds curves only of configs its runs file has."""
+    runs_ids = _run_ids(location, RUNS, fragment)
+    foreign = set(parquet.read(columns=["run_id"]).column("run_id").unique().to_pylist()) - runs_ids
+    if foreign:
+        return f"holds curves of configs its runs file lacks ({_first_value(foreign)})"
     return None
 
 

@@ -108,30 +108,16 @@ class ThresholdSpec:
 
 
 def parse_threshold(sweep: Sweep, raw: Any, where: str) -> ThresholdSpec:
-    from iclscale.sweeps.grid import check_at_grid_points
+    """Validate a `threshold:` block (the module docstring says what each key means); every mistake is one line
+    naming the key, checked in the order the keys are listed there."""
     from iclscale.sweeps.yamlsafe import yaml_number
 
     info = sweep.study
-    if not isinstance(raw, dict):
-        raise UserError(f"{where}: expected a mapping with keys {', '.join(KEYS)}, got {shorten(raw)}")
-    unknown = [k for k in raw if k not in KEYS]
-    if unknown:
-        raise UserError(f"{where}.{str(unknown[0])[:40]}: {unknown_name('key', unknown[0], KEYS)}")
-    for key in REQUIRED:
-        if key not in raw:
-            raise UserError(f"{where}: missing key {shorten(key)}")
+    _check_keys(raw, where)
     axis = raw["axis"]
-    if not isinstance(axis, str):
-        raise UserError(f"{where}.axis: expected the name of a param of {info.name}, got {shorten(axis)}")
-    p = info.param(axis, f"{where}.axis")
-    if p.type not in (int, float) or p.choices is not None:
-        raise UserError(f"{where}.axis: {axis} is {p.allowed()}; a threshold axis must be a number")
-    _not_given_elsewhere(sweep, axis, f"{where}.axis")
+    p = _axis_param(sweep, axis, f"{where}.axis")
     low, high = _range(p, raw["range"], f"{where}.range", yaml_number)
-    options = {key: raw.get(key, DEFAULTS[key]) for key in CHOICES}
-    for key, value in options.items():
-        if value not in CHOICES[key]:
-            raise UserError(f"{where}.{key}: expected {' or '.join(CHOICES[key])}, got {shorten(value)}")
+    options = _options(raw, where)
     if options["scale"] == "log" and low <= 0:
         raise UserError(f"{where}.range: a log scale needs low > 0, got {low}")
     resolution = _number(raw["resolution"], f"{where}.resolution", "a resolution")
@@ -145,16 +131,7 @@ def parse_threshold(sweep: Sweep, raw: Any, where: str) -> ThresholdSpec:
     if not isinstance(check_far_end, bool):
         raise UserError(f"{where}.check_far_end: expected true or false, got {shorten(check_far_end)}")
     warm_start, trend = _warm_start(sweep, raw, p.role, f"{where}.warm_start", f"{where}.trend")
-    within = raw.get("within")
-    if within is not None:
-        if isinstance(within, bool) or not isinstance(within, int) or within < 1:
-            raise UserError(f"{where}.within: expected a positive step count, got {shorten(within)}")
-        if p.role == "eval":
-            raise UserError(
-                f"{where}.within: {axis} is an eval-role param, searched on each trained model at its final step; "
-                "'first step meeting the level' would need every record of every searched value, i.e. retraining "
-                "per value: drop within, or grid the eval axis instead"
-            )
+    within = _within(raw.get("within"), axis, p.role, f"{where}.within")
     if p.role == "eval" and options["over"] == "median":
         raise UserError(
             f"{where}.over: {axis} is an eval-role param, searched inside each trained model; the median over "
@@ -164,12 +141,68 @@ def parse_threshold(sweep: Sweep, raw: Any, where: str) -> ThresholdSpec:
         axis, p.role, low, high, resolution, options["scale"], metric, level, options["meets"], within,
         options["find"], options["over"], warm_start, check_far_end, p.type is int, trend,
     )  # fmt: skip
-    if p.role == "eval":
+    _check_range_ends(sweep, spec, where)
+    return spec
+
+
+def _check_keys(raw: Any, where: str) -> None:
+    """A mapping of the known keys, the required ones present."""
+    if not isinstance(raw, dict):
+        raise UserError(f"{where}: expected a mapping with keys {', '.join(KEYS)}, got {shorten(raw)}")
+    unknown = [k for k in raw if k not in KEYS]
+    if unknown:
+        raise UserError(f"{where}.{str(unknown[0])[:40]}: {unknown_name('key', unknown[0], KEYS)}")
+    for key in REQUIRED:
+        if key not in raw:
+            raise UserError(f"{where}: missing key {shorten(key)}")
+
+
+def _axis_param(sweep: Sweep, axis: Any, where: str):
+    """The searched axis's param: a number, given nowhere else in the sweep."""
+    if not isinstance(axis, str):
+        raise UserError(f"{where}: expected the name of a param of {sweep.study.name}, got {shorten(axis)}")
+    p = sweep.study.param(axis, where)
+    if p.type not in (int, float) or p.choices is not None:
+        raise UserError(f"{where}: {axis} is {p.allowed()}; a threshold axis must be a number")
+    _not_given_elsewhere(sweep, axis, where)
+    return p
+
+
+def _options(raw: dict, where: str) -> dict[str, str]:
+    """scale, meets, find and over: each one of its CHOICES (its DEFAULTS entry when not given)."""
+    options = {key: raw.get(key, DEFAULTS[key]) for key in CHOICES}
+    for key, value in options.items():
+        if value not in CHOICES[key]:
+            raise UserError(f"{where}.{key}: expected {' or '.join(CHOICES[key])}, got {shorten(value)}")
+    return options
+
+
+def _within(within: Any, axis: str, role: str, where: str) -> int | None:
+    """`within`: None, or a positive step count on a train- or shape-role axis (an eval axis is searched at the
+    final step only)."""
+    if within is None:
+        return None
+    if isinstance(within, bool) or not isinstance(within, int) or within < 1:
+        raise UserError(f"{where}: expected a positive step count, got {shorten(within)}")
+    if role == "eval":
+        raise UserError(
+            f"{where}: {axis} is an eval-role param, searched on each trained model at its final step; "
+            "'first step meeting the level' would need every record of every searched value, i.e. retraining "
+            "per value: drop within, or grid the eval axis instead"
+        )
+    return within
+
+
+def _check_range_ends(sweep: Sweep, spec: ThresholdSpec, where: str) -> None:
+    """Both ends of the range pass the study's checks at every eval point (an eval axis) or grid point, and
+    `within` is not past the end of any cell's training."""
+    from iclscale.sweeps.grid import check_at_grid_points
+
+    if spec.role == "eval":
         _check_eval_ends(sweep, spec, f"{where}.range")
     else:
-        check_at_grid_points(sweep, axis, [low, high], f"{where}.range: {axis}")
+        check_at_grid_points(sweep, spec.axis, [spec.low, spec.high], f"{where}.range: {spec.axis}")
         _check_within(sweep, spec, f"{where}.within")
-    return spec
 
 
 def _warm_start(sweep: Sweep, raw: dict, role: str, where: str, where_trend: str) -> tuple[bool | str, str | None]:

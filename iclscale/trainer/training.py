@@ -292,13 +292,7 @@ class PackTrainer:
             since, t, reported = 0, 0, time.monotonic()
             while t < self.steps:
                 next_record = record_after[bisect.bisect_right(record_after, t)]
-                # the step count filled in on the device: copied from host memory it would wait for the GPU
-                count = torch.full((), t, dtype=torch.int64)
-                if graph is not None and next_record - t >= graph.steps:
-                    state, _ = replay.call_or_fall_back(graph, runner, (*state, *fixed, count))
-                    done = graph.steps
-                else:
-                    state, done = runner(*state, *fixed, count), 1
+                state, done = _advance(graph, runner, state, fixed, t, next_record)
                 since, t = since + done, t + done
                 if compiling:
                     compiling, reported = False, time.monotonic()
@@ -313,10 +307,7 @@ class PackTrainer:
                     reported = time.monotonic()
                     report(t)
             self.params, self.opt_state, active, diverged_at, _ = state
-            result.compiled = runner is not None and runner.compiled
-            if runner is not None:
-                result.compile_path, result.graphs, result.graph_breaks = runner.path, runner.graphs, runner.breaks
-            result.graphed = graph is not None and graph.replay is not None and not graph.failed
+            _note_how_it_ran(result, runner, graph)
         self.active = active
         result.diverged_step = [step or None for step in diverged_at.tolist()]
         result.status = [OK if s is None else DIVERGED for s in result.diverged_step]
@@ -431,6 +422,25 @@ def make_step(info: StudyInfo, study: Study, module: torch.nn.Module, shape: Map
         return new_params, new_state, ok, diverged_at, loss_sum + torch.where(ok, loss.detach(), 0.0)
 
     return step
+
+
+def _advance(graph, runner: StepRunner, state: tuple, fixed: tuple, t: int, next_record: int) -> tuple[tuple, int]:
+    """From step t toward the next record: one replayed graph of k steps where k steps fit before the record, else
+    one step. The new state and the steps done."""
+    # the step count filled in on the device: copied from host memory it would wait for the GPU
+    count = torch.full((), t, dtype=torch.int64)
+    if graph is not None and next_record - t >= graph.steps:
+        state, _ = replay.call_or_fall_back(graph, runner, (*state, *fixed, count))
+        return state, graph.steps
+    return runner(*state, *fixed, count), 1
+
+
+def _note_how_it_ran(result: PackResult, runner: StepRunner | None, graph: replay.GraphedSteps | None) -> None:
+    """Whether the steps ran compiled (and how: path, graphs, breaks) and whether as replayed CUDA graphs."""
+    result.compiled = runner is not None and runner.compiled
+    if runner is not None:
+        result.compile_path, result.graphs, result.graph_breaks = runner.path, runner.graphs, runner.breaks
+    result.graphed = graph is not None and graph.replay is not None and not graph.failed
 
 
 def _per_config(value: torch.Tensor, like: torch.Tensor) -> torch.Tensor:

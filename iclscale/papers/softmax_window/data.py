@@ -82,10 +82,7 @@ class Tasks:
             case "linear":  # f(x) = L·wᵀx ([C24] §3.1)
                 return c[0] * u
             case "hills":  # F_ν,hills on the circle x = (cos θ, sin θ) ([C24] App J, Fig 1)
-                theta = torch.atan2(x[..., 1], x[..., 0])
-                if self.hills_mode == "frequency":
-                    return torch.cos(c[0] * (theta - c[1]))  # cos(ν(θ − b)): our reading
-                return c[0] * torch.cos(theta - c[1])  # ν·cos(θ − b): the OCR's literal text
+                return self._hills(x, c)
             case "lowrank_linear":  # f(x) = aᵀBᵀx ([C24] Def 4.2)
                 return u
             case "lowrank_affine":  # f(x) = aᵀBᵀx + 2 ([C24] App J.1)
@@ -95,6 +92,13 @@ class Tasks:
             case "lowrank_cos":  # f(x) = cos(4·aᵀBᵀx) ([C24] App J.1)
                 return torch.cos(4.0 * u)
         raise ValueError(f"unknown task class {self.task_class!r}")
+
+    def _hills(self, x: torch.Tensor, c: list[torch.Tensor]) -> torch.Tensor:
+        """F_ν,hills at the angle θ of x, with c = (ν, b): the paper's formula is read two ways (`hills_mode`)."""
+        theta = torch.atan2(x[..., 1], x[..., 0])
+        if self.hills_mode == "frequency":
+            return torch.cos(c[0] * (theta - c[1]))  # cos(ν(θ − b)): our reading
+        return c[0] * torch.cos(theta - c[1])  # ν·cos(θ − b): the OCR's literal text
 
 
 def sample_tasks(
