@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
+from small_demo import train_small_demo
 
 from iclscale.analysis.reader import load_results
 from iclscale.analysis.report import FITS_COLUMNS, fit_sweep_laws
@@ -36,16 +36,7 @@ print(json.dumps({"status": status, "imported": [m for m in ("torch", "ray") if 
 def demo_store(tmp_path_factory):
     """the demo sweep with fewer steps, grid values and seeds (same study, fixed params and laws)."""
     folder = tmp_path_factory.mktemp("demo")
-    raw = yaml.safe_load((ROOT / "iclscale/papers/softmax_window/sweeps/demo.yaml").read_text())
-    raw["fixed"].update(steps=40, tasks_per_iter=4)
-    raw["grid"] = {"n": [50, 200], "sigma": [0.5, 1.0, 2.0]}
-    raw["seeds"] = 2
-    raw["record_every"] = 20
-    sweep_file = folder / "demo_small.yaml"
-    sweep_file.write_text(yaml.safe_dump(raw))
-    store = folder / "store"
-    assert main(["sweep", "run", str(sweep_file), "--executor", "inline", "--out", str(store), "--quiet"]) == 0
-    return store
+    return train_small_demo(folder, folder / "store")
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-import yaml
+from small_demo import train_small_demo
 
 from iclscale.cli import main
 from iclscale.errors import UserError
-from iclscale.paper import find_sweep
 from iclscale.sweeps.archive import MANIFEST, pack, unpack
 
 
@@ -22,15 +21,7 @@ from iclscale.sweeps.archive import MANIFEST, pack, unpack
 def demo_store(tmp_path_factory):
     """The demo sweep shrunk (as test_analysis_report trains it), with its report written."""
     folder = tmp_path_factory.mktemp("demo")
-    raw = yaml.safe_load(find_sweep("demo").read_text())
-    raw["fixed"].update(steps=40, tasks_per_iter=4)
-    raw["grid"] = {"n": [50, 200], "sigma": [0.5, 1.0, 2.0]}
-    raw["seeds"] = 2
-    raw["record_every"] = 20
-    sweep_file = folder / "demo_small.yaml"
-    sweep_file.write_text(yaml.safe_dump(raw))
-    store = folder / "root" / "demo_small"
-    assert main(["sweep", "run", str(sweep_file), "--executor", "inline", "--out", str(store), "--quiet"]) == 0
+    store = train_small_demo(folder, folder / "root" / "demo_small")
     assert main(["report", str(store)]) == 0
     (folder / "root" / "reproduce.jsonl").write_text('{"papers": ["S"], "wall_s": 1.0}\n')
     (folder / "root" / "ledger").mkdir()  # not a results directory: left out
