@@ -26,8 +26,11 @@ from iclscale.sweeps.budget import QUICK
 REPRODUCE_LOG = "reproduce.jsonl"
 """ROOT/reproduce.jsonl: one line per `iclscale reproduce` into the root (papers, budget, start, wall time, how it
 ended), so that a paper's wall time on the machine that ran it is data the ledger reads, summed over resumes."""
-LEDGER_MODULES = ("ledger.py", "ledger_reports.py", "ledger_files.py", "ledger_page.py", "result_pages.py")
-"""The ledger's own modules, which only read reports: their code does not make a report stale."""
+LEDGER_MODULES = (
+    "ledger.py", "ledger_reports.py", "ledger_files.py", "ledger_page.py", "result_pages.py", "sweep_tables.py"
+)  # fmt: skip
+"""The ledger's own modules, which only read reports (and the README tables made from the ledger): their code does
+not make a report stale."""
 
 
 @dataclass
