@@ -37,7 +37,7 @@ details.claim > summary::-webkit-details-marker {{ display: none; }}
 details.claim > summary:hover {{ background: #f5f8fc; }}
 details.claim > summary .id::before {{ content: "▸ "; color: #246; }}
 details.claim[open] > summary .id::before {{ content: "▾ "; }}
-details.claim[open] {{ background: #fafafa; }}
+details.claim[open] {{ background: #fafafa; }} details.claim {{ scroll-margin-top: 2.5em; }}
 .more {{ padding: 0.3em 1em 1em 7em; font-size: 0.9em; }} .more ul {{ margin: 0.2em 0; }}
 .badge {{ display: inline-block; font-size: 0.8em; padding: 0 0.35em; border-radius: 0.3em; margin-left: 0.2em;
   white-space: nowrap; }}
