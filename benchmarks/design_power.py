@@ -74,7 +74,9 @@ def designs() -> list[CatalogueDesign]:
                 if len(levels) < 3:
                     continue
                 x = law.kind.transform(np.asarray(levels)) if law.kind.transform else np.asarray(levels)
-                x = x[x > 0]  # a log-log fit leaves x ≤ 0 out, as the law does
+                x = x[
+                    (x > 0) & np.isfinite(x)
+                ]  # a log-log fit leaves x ≤ 0 (and an infinite level) out, as the law does
                 if len(x) < 3:
                     continue
                 paired = param in sweep.eval
@@ -113,10 +115,10 @@ def table(results) -> str:
     head = " | ".join(f"consistent at sd {sd:g}" for sd in SCATTERS)
     lines = [f"| study | sweep | law | design | {head} |", "|---|---|---|---|" + "---|" * len(SCATTERS)]
     for design, per_sd in by.items():
-        span = math.log10(max(design.x) / min(design.x)) if min(design.x) > 0 else float("nan")
-        shape = f"{design.seeds} seeds × {len(design.x)} x over {span:.2g} decades" + (
-            ", paired" if design.paired else ""
-        )
+        low, high = min(design.x), max(design.x)
+        span = math.log10(high / low) if low > 0 else math.inf
+        over = f"over {span:.2g} decades" if span <= 10 else f"from {low:g} to {high:g}"  # an x level at (or near) 0
+        shape = f"{design.seeds} seeds × {len(design.x)} x {over}" + (", paired" if design.paired else "")
         cells = " | ".join(f"{per_sd[sd]['consistent'] / sum(per_sd[sd].values()):.2f}" for sd in SCATTERS)
         lines.append(f"| {design.study} | {design.sweep} | {design.law.split('.', 1)[1]} | {shape} | {cells} |")
     return "\n".join(lines)
