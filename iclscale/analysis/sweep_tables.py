@@ -17,21 +17,21 @@ BEGIN, END = "<!-- sweeps: {} -->", "<!-- /sweeps: {} -->"
 def size(sweep) -> str:
     """configs × steps as the sweep file plans them; an Optuna search's size is its trials' (their steps are
     searched), and a threshold search trains only part of the grid it lists."""
+    from iclscale.sweeps.cost import config_steps, steps_text
+
     if sweep.search is not None:
         return f"{sweep.search['trials']} trials per search × {len(sweep.seeds)} seeds"
-    steps = [int(config.as_dict().get("steps", 0)) for config in sweep.configs()]
+    steps = config_steps(sweep)
     if not any(steps):
         return f"{len(steps):,} configs, untrained (measured at step 0)"
-    shown = f"{min(steps):,}–{max(steps):,}" if len(set(steps)) > 1 else f"{max(steps, default=0):,}"
-    return f"{len(steps):,} × {shown}" + (" (a threshold search: fewer)" if sweep.threshold is not None else "")
+    fewer = " (a threshold search: fewer)" if sweep.threshold is not None else ""
+    return f"{len(steps):,} × {steps_text(steps)}{fewer}"
 
 
 def duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "not run"
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+    from iclscale.sweeps.cost import duration_text
+
+    return "not run" if seconds is None else duration_text(seconds, minute_decimals=1)
 
 
 def table(paper: Paper) -> str:

@@ -18,6 +18,7 @@ to the nanosecond from the manifest (the ledger's report fingerprint reads them;
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -84,18 +85,13 @@ def pack(root: str | os.PathLike, out_file: str | os.PathLike) -> Packed:
     except OSError as error:
         raise UserError(f"stores pack: {error.filename or root}: cannot be read ({_reason(error)})") from None
     manifest = manifest_bytes(directories, files)
-    temp = out_file.with_name(f".{out_file.name}.{uuid.uuid4().hex}.tmp")
     try:
-        with tarfile.open(temp, "w:xz", format=tarfile.PAX_FORMAT) as tar:
+        with _replacing(out_file) as temp, tarfile.open(temp, "w:xz", format=tarfile.PAX_FORMAT) as tar:
             tar.addfile(_member(MANIFEST, len(manifest), 0), io.BytesIO(manifest))
             for file in files:
                 _add(tar, root, file)
-        os.replace(temp, out_file)
     except OSError as error:
         raise UserError(f"--out {out_file}: cannot be written ({_reason(error)})") from None
-    finally:
-        if temp.exists():
-            temp.unlink()
     return Packed(len(directories), len(files), sum(f.size for f in files), out_file.stat().st_size)
 
 
@@ -398,20 +394,29 @@ def _already_there(out_root: Path, file: PackedFile) -> bool:
 def _write(out_root: Path, file: PackedFile, data) -> None:
     """One file, atomically (a temp file renamed into place), its bytes checked again as written, its mtime set."""
     target = out_root.joinpath(*PurePosixPath(file.path).parts)
-    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha256()
-        with open(temp, "xb") as handle:
-            while chunk := data.read(CHUNK):
-                digest.update(chunk)
-                handle.write(chunk)
-        if digest.hexdigest() != file.sha256:
-            raise UserError(f"{file.path}: its bytes changed between checking and writing; unpack again")
-        os.utime(temp, ns=(file.mtime_ns, file.mtime_ns))
-        os.replace(temp, target)
+        with _replacing(target) as temp:
+            digest = hashlib.sha256()
+            with open(temp, "xb") as handle:
+                while chunk := data.read(CHUNK):
+                    digest.update(chunk)
+                    handle.write(chunk)
+            if digest.hexdigest() != file.sha256:
+                raise UserError(f"{file.path}: its bytes changed between checking and writing; unpack again")
+            os.utime(temp, ns=(file.mtime_ns, file.mtime_ns))
     except OSError as error:
         raise UserError(f"--out {out_root}: {target} cannot be written ({_reason(error)})") from None
+
+
+@contextlib.contextmanager
+def _replacing(target: Path) -> Iterator[Path]:
+    """A temp file beside TARGET, named as the store names its own (so a stopped run's leftover is known as one),
+    moved onto TARGET when the block ends without an error and removed when it does not."""
+    temp = target.with_name(f".{target.name}.{uuid.uuid4().hex}.tmp")
+    try:
+        yield temp
+        os.replace(temp, target)
     finally:
         if temp.exists():
             temp.unlink()

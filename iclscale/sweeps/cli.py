@@ -203,15 +203,13 @@ def cmd_sweeps(args: argparse.Namespace) -> None:
 def size_text(sweep, earlier: dict) -> str:
     """configs × steps of a sweep file, counted without training (a search's configs come from its trials), and
     for a grid the committed run can time (`earlier`, iclscale.sweeps.cost) its predicted wall time."""
-    from iclscale.sweeps.cost import cost_text, predicted_seconds
+    from iclscale.sweeps.cost import config_steps, cost_text, predicted_seconds, steps_text
 
     if sweep.search is not None:
         return f"search, {len(sweep.seeds)} seeds per trial"
-    configs = sweep.configs()
-    steps = [int(c.as_dict().get("steps", 0)) for c in configs]
-    shown = f"{min(steps):,}–{max(steps):,}" if len(set(steps)) > 1 else f"{max(steps, default=0):,}"
-    size = f"{len(configs):,} configs × {shown} steps"
+    steps = config_steps(sweep)
+    size = f"{len(steps):,} configs × {steps_text(steps)} steps"
     if sweep.threshold is not None:  # its work depends on what the search finds
         return size
-    cost = cost_text(predicted_seconds(sweep.name, sweep.study.name, sum(steps), len(configs), earlier))
+    cost = cost_text(predicted_seconds(sweep.name, sweep.study.name, sum(steps), len(steps), earlier))
     return f"{size}; {cost}" if cost else size

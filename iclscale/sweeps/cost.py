@@ -71,10 +71,23 @@ def cost_text(seconds: float | None) -> str:
     """'≈ 12 min (the committed run's rate, 2 cores)', or '' without a prediction."""
     if seconds is None:
         return ""
+    return f"≈ {duration_text(max(seconds, 1))} (at the committed run's rate)"
+
+
+def duration_text(seconds: float, minute_decimals: int = 0) -> str:
+    """A wall time as a reader takes it in: seconds under 90 s, minutes under 90 min, hours past that."""
     if seconds < 90:
-        amount = f"{max(seconds, 1):.0f} s"
-    elif seconds < 5400:
-        amount = f"{seconds / 60:.0f} min"
-    else:
-        amount = f"{seconds / 3600:.1f} h"
-    return f"≈ {amount} (at the committed run's rate)"
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.{minute_decimals}f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def config_steps(sweep) -> list[int]:
+    """Each config's training steps as the sweep file plans them (its grid, counted without training)."""
+    return [int(config.as_dict().get("steps", 0)) for config in sweep.configs()]
+
+
+def steps_text(steps: list[int]) -> str:
+    """'1,000', or '1,000–2,000' where the configs train for different numbers of steps."""
+    return f"{min(steps):,}–{max(steps):,}" if len(set(steps)) > 1 else f"{max(steps, default=0):,}"
